@@ -1,0 +1,83 @@
+"""Atomic output: write to a temporary sibling, then rename over the target.
+
+An interrupted run leaves either the old file or no file, never half a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+__all__ = ["atomic_path", "atomic_dir", "write_json", "write_parquet"]
+
+
+@contextlib.contextmanager
+def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path next to *target*; rename it onto *target* on success."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp_path.unlink()
+        raise
+
+
+@contextlib.contextmanager
+def atomic_dir(target: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary directory; on success it replaces *target* as a whole."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        yield tmp
+        if target.exists():
+            old = target.with_name(f".{target.name}.old")
+            if old.exists():
+                shutil.rmtree(old)
+            os.replace(target, old)
+            os.replace(tmp, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _default(o: Any):
+    import numpy as np
+
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def write_json(target: str | os.PathLike, obj: Any) -> None:
+    with atomic_path(target) as tmp:
+        tmp.write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=_default) + "\n",
+                       encoding="utf-8")
+
+
+def write_parquet(target: str | os.PathLike, table) -> None:
+    """Write a pyarrow Table (or anything with ``to_arrow()``) atomically."""
+    import pyarrow.parquet as pq
+
+    with atomic_path(target) as tmp:
+        pq.write_table(table, tmp, compression="zstd")

@@ -1,0 +1,50 @@
+"""The ``repetend`` command: one entry point, subcommands thin over the library.
+
+Each ``*_cmd`` module holds the subcommands of one part of the package and
+exports them in ``COMMANDS``; their heavy imports live inside the functions so
+that ``repetend --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from ..errors import RepetendError
+
+__all__ = ["main"]
+
+_MODULES = ("tokenize_cmd", "synth_cmd", "phrases_cmd", "dups_cmd", "report_cmd", "scan_cmd")
+
+
+class _Group(click.Group):
+    """Prints repetend's own errors as one clear line, without a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except RepetendError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        except KeyboardInterrupt:  # pragma: no cover - interactive
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="repetend")
+def main() -> None:
+    """Find the text that repeats across a corpus: boilerplate phrases and near-duplicates."""
+
+
+for _name in _MODULES:
+    try:
+        _mod = importlib.import_module(f".{_name}", __name__)
+    except ModuleNotFoundError as _exc:  # a part not written yet
+        if _exc.name != f"{__name__}.{_name}":
+            raise
+        continue
+    for _cmd in _mod.COMMANDS:
+        main.add_command(_cmd)

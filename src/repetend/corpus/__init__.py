@@ -1,0 +1,6 @@
+"""Corpus in, tokens out: readers, tokenizers and the token store."""
+
+from .record import ReadStats, Record
+from .store import TokenStore, build_store, open_store
+
+__all__ = ["ReadStats", "Record", "TokenStore", "build_store", "open_store"]

@@ -1,0 +1,388 @@
+"""The token store: a corpus tokenized once, mined many times.
+
+On disk (a directory)::
+
+    meta.json           format version, unit, summary (documents, tokens, read stats)
+    tokens.npy          int32 [n_tokens]    token ids, documents back to back
+    doc_offsets.npy     int64 [n_docs + 1]  document d owns tokens[doc_offsets[d]:doc_offsets[d+1]]
+    vocab.parquet       token (string), df (int32), count (int64); the row number is the id
+    docs.parquet        doc_id, url, host, n_tokens, source, record_no
+    text.bin            the original texts, UTF-8, back to back
+    text_offsets.npy    int64 [n_docs + 1]  byte offsets into text.bin
+
+The arrays are memory-mapped on open, so a store larger than RAM can be read.
+Per-token character offsets are not stored: the surface form of a token span
+is recovered by tokenizing that one document again (:meth:`TokenStore.token_spans`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .._atomic import atomic_dir
+from .._jit import jit
+from ..errors import InputError
+from .record import ReadStats, Record, host_of
+from .tokenizer import Unit, tokenize_batch
+
+__all__ = ["FORMAT_VERSION", "TokenStore", "build_store", "open_store"]
+
+FORMAT_VERSION = 1
+_NPY_HEADER = 128  # bytes reserved for the .npy header of a streamed array
+
+
+@jit
+def _document_frequency(tokens, doc_offsets, vocab_size):
+    df = np.zeros(vocab_size, dtype=np.int32)
+    last = np.full(vocab_size, -1, dtype=np.int64)
+    for d in range(doc_offsets.shape[0] - 1):
+        for p in range(doc_offsets[d], doc_offsets[d + 1]):
+            t = tokens[p]
+            if last[t] != d:
+                last[t] = d
+                df[t] += 1
+    return df
+
+
+def _npy_header(dtype: np.dtype, n: int) -> bytes:
+    """A version-1.0 .npy header padded to exactly ``_NPY_HEADER`` bytes."""
+    d = "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }" % (np.dtype(dtype).str, n)
+    body_len = _NPY_HEADER - 10
+    d = d.ljust(body_len - 1) + "\n"
+    return b"\x93NUMPY\x01\x00" + body_len.to_bytes(2, "little") + d.encode("latin1")
+
+
+class _Vocabulary:
+    """Maps 64-bit token hashes to dense int32 ids in first-seen order."""
+
+    def __init__(self) -> None:
+        self.sorted_hashes = np.empty(0, dtype=np.uint64)
+        self.sorted_ids = np.empty(0, dtype=np.int32)
+        self.strings: list[str] = []
+        self.counts: list[np.ndarray] = []
+
+    def __len__(self) -> int:
+        return len(self.strings)
+
+    def ids_for(self, batch) -> np.ndarray:
+        h = batch.hashes
+        if h.size == 0:
+            return np.empty(0, dtype=np.int32)
+        uniq, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+        pos = np.searchsorted(self.sorted_hashes, uniq)
+        pos_c = np.minimum(pos, max(self.sorted_hashes.size - 1, 0))
+        found = (self.sorted_hashes.size > 0) & (self.sorted_hashes[pos_c] == uniq) if self.sorted_hashes.size else np.zeros(uniq.size, bool)
+        ids = np.empty(uniq.size, dtype=np.int32)
+        ids[found] = self.sorted_ids[pos_c[found]]
+        new = np.flatnonzero(~found)
+        if new.size:
+            start = len(self.strings)
+            if start + new.size >= 2**31:
+                raise InputError("vocabulary exceeds 2^31 distinct tokens")
+            new_ids = np.arange(start, start + new.size, dtype=np.int32)
+            ids[new] = new_ids
+            self.strings.extend(batch.strings(first[new]))
+            ins = np.searchsorted(self.sorted_hashes, uniq[new])
+            self.sorted_hashes = np.insert(self.sorted_hashes, ins, uniq[new])
+            self.sorted_ids = np.insert(self.sorted_ids, ins, new_ids)
+        return ids[inverse.reshape(-1)]
+
+
+@dataclass
+class TokenStore:
+    """A tokenized corpus (see the module docstring for the layout)."""
+
+    tokens: npt.NDArray[np.int32]
+    doc_offsets: npt.NDArray[np.int64]
+    vocab: list[str]
+    df: npt.NDArray[np.int32]
+    docs: pa.Table
+    text_blob: np.ndarray            # uint8 (memory-mapped when opened from disk)
+    text_offsets: npt.NDArray[np.int64]
+    unit: str = "word"
+    lang: str | None = None
+    summary: dict = field(default_factory=dict)
+    path: Path | None = None
+
+    # -- shape -----------------------------------------------------------------
+    @property
+    def n_docs(self) -> int:
+        return int(self.doc_offsets.shape[0] - 1)
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.tokens.shape[0])
+
+    @property
+    def doc_lengths(self) -> npt.NDArray[np.int64]:
+        return np.diff(self.doc_offsets)
+
+    @property
+    def doc_ids(self) -> list[str]:
+        return self.docs.column("doc_id").to_pylist()
+
+    @property
+    def has_urls(self) -> bool:
+        col = self.docs.column("url")
+        return col.null_count < len(col)
+
+    # -- per document ------------------------------------------------------------
+    def doc_tokens(self, d: int) -> npt.NDArray[np.int32]:
+        return self.tokens[self.doc_offsets[d]:self.doc_offsets[d + 1]]
+
+    def text(self, d: int) -> str:
+        a, b = int(self.text_offsets[d]), int(self.text_offsets[d + 1])
+        return bytes(self.text_blob[a:b]).decode("utf-8")
+
+    def token_spans(self, d: int) -> npt.NDArray[np.int64]:
+        """Character offsets ``[n, 2]`` of document *d*'s tokens in its original text."""
+        from .tokenizer import token_spans
+
+        spans = token_spans(self.text(d), unit=self.unit, lang=self.lang)
+        n = int(self.doc_offsets[d + 1] - self.doc_offsets[d])
+        if spans.shape[0] != n:  # the store was made by another tokenizer
+            raise InputError(
+                f"document {d}: {spans.shape[0]} tokens on re-tokenization, {n} in the store",
+                path=str(self.path) if self.path else None)
+        return spans
+
+    def surface(self, d: int, start: int, end: int) -> str:
+        """Original text (case, punctuation) of tokens ``start:end`` of document *d*
+        (token positions relative to the document)."""
+        if end <= start:
+            return ""
+        spans = self.token_spans(d)
+        return self.text(d)[int(spans[start, 0]):int(spans[end - 1, 1])]
+
+    def token_strings(self, ids: Iterable[int]) -> list[str]:
+        return [self.vocab[int(i)] for i in ids]
+
+    def doc_of_position(self, pos: npt.ArrayLike) -> np.ndarray:
+        """Document index of global token position(s)."""
+        return np.searchsorted(self.doc_offsets, pos, side="right") - 1
+
+    # -- construction ------------------------------------------------------------
+    @classmethod
+    def from_texts(cls, texts: Sequence[str], ids: Sequence[str] | None = None,
+                   urls: Sequence[str | None] | None = None, *, unit: Unit = "word",
+                   lang: str | None = None) -> "TokenStore":
+        """An in-memory store from a list of texts (ids default to ``"0"``, ``"1"``, …)."""
+        n = len(texts)
+        ids = [str(i) for i in range(n)] if ids is None else list(ids)
+        urls = [None] * n if urls is None else list(urls)
+        records = (Record(id=ids[i], text=texts[i], url=urls[i], source="<memory>", record_no=i)
+                   for i in range(n))
+        return build_store(records, unit=unit, lang=lang)
+
+    # -- persistence -------------------------------------------------------------
+    def save(self, path: str | os.PathLike) -> Path:
+        path = Path(path)
+        with atomic_dir(path) as tmp:
+            np.save(tmp / "tokens.npy", np.ascontiguousarray(self.tokens))
+            np.save(tmp / "doc_offsets.npy", self.doc_offsets)
+            np.save(tmp / "text_offsets.npy", self.text_offsets)
+            np.asarray(self.text_blob).tofile(tmp / "text.bin")
+            _write_vocab(tmp, self.vocab, self.df, None)
+            pq.write_table(self.docs, tmp / "docs.parquet", compression="zstd")
+            _write_meta(tmp, self.unit, self.lang, self.summary)
+        self.path = path
+        return path
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, mmap: bool = True) -> "TokenStore":
+        path = Path(path)
+        meta_file = path / "meta.json"
+        if not meta_file.is_file():
+            raise InputError("not a repetend token store (no meta.json)", path=str(path))
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise InputError(
+                f"token store format {meta.get('format_version')} cannot be read by this "
+                f"repetend (format {FORMAT_VERSION}); tokenize the corpus again",
+                path=str(path))
+        mode = "r" if mmap else None
+        vocab_t = pq.read_table(path / "vocab.parquet")
+        blob_path = path / "text.bin"
+        if blob_path.stat().st_size:
+            blob = np.memmap(blob_path, dtype=np.uint8, mode="r") if mmap else np.fromfile(blob_path, np.uint8)
+        else:
+            blob = np.empty(0, np.uint8)
+        return cls(
+            tokens=np.load(path / "tokens.npy", mmap_mode=mode),
+            doc_offsets=np.load(path / "doc_offsets.npy"),
+            vocab=vocab_t.column("token").to_pylist(),
+            df=vocab_t.column("df").to_numpy().astype(np.int32),
+            docs=pq.read_table(path / "docs.parquet"),
+            text_blob=blob,
+            text_offsets=np.load(path / "text_offsets.npy"),
+            unit=meta.get("unit", "word"),
+            lang=meta.get("lang"),
+            summary=meta.get("summary", {}),
+            path=path,
+        )
+
+
+def _write_vocab(dirpath: Path, vocab: list[str], df: np.ndarray, counts: np.ndarray | None) -> None:
+    cols = {"token": pa.array(vocab, type=pa.string()), "df": pa.array(np.asarray(df, np.int32))}
+    if counts is not None:
+        cols["count"] = pa.array(np.asarray(counts, np.int64))
+    pq.write_table(pa.table(cols), dirpath / "vocab.parquet", compression="zstd")
+
+
+def _write_meta(dirpath: Path, unit: str, lang: str | None, summary: dict) -> None:
+    meta = {"format_version": FORMAT_VERSION, "unit": unit, "lang": lang, "summary": summary}
+    (dirpath / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n",
+                                       encoding="utf-8")
+
+
+def _batches(records: Iterable[Record], batch_chars: int) -> Iterator[list[Record]]:
+    batch: list[Record] = []
+    size = 0
+    for r in records:
+        batch.append(r)
+        size += len(r.text)
+        if size >= batch_chars:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+class _Sink:
+    """Where the token and text streams go: memory lists, or files on disk."""
+
+    def __init__(self, directory: Path | None):
+        self.dir = directory
+        self.n_tokens = 0
+        self.n_bytes = 0
+        if directory is None:
+            self.tok_parts: list[np.ndarray] = []
+            self.text_parts: list[bytes] = []
+        else:
+            self.tok_f = open(directory / "tokens.npy", "wb")
+            self.tok_f.write(b"\0" * _NPY_HEADER)
+            self.text_f = open(directory / "text.bin", "wb")
+
+    def add(self, ids: np.ndarray, texts: list[bytes]) -> None:
+        self.n_tokens += ids.size
+        if self.dir is None:
+            self.tok_parts.append(ids)
+            self.text_parts.extend(texts)
+        else:
+            ids.astype(np.int32, copy=False).tofile(self.tok_f)
+            for t in texts:
+                self.text_f.write(t)
+        self.n_bytes += sum(len(t) for t in texts)
+
+    def finish(self):
+        if self.dir is None:
+            tokens = np.concatenate(self.tok_parts) if self.tok_parts else np.empty(0, np.int32)
+            blob = np.frombuffer(b"".join(self.text_parts), dtype=np.uint8)
+            return tokens.astype(np.int32, copy=False), blob
+        self.tok_f.seek(0)
+        self.tok_f.write(_npy_header(np.int32, self.n_tokens))
+        self.tok_f.close()
+        self.text_f.close()
+        tokens = np.load(self.dir / "tokens.npy", mmap_mode="r")
+        blob_path = self.dir / "text.bin"
+        blob = np.memmap(blob_path, np.uint8, mode="r") if self.n_bytes else np.empty(0, np.uint8)
+        return tokens, blob
+
+
+def build_store(records: Iterable[Record], *, out: str | os.PathLike | None = None,
+                unit: Unit = "word", lang: str | None = None, batch_chars: int = 8_000_000,
+                read_stats: ReadStats | None = None, progress=None) -> TokenStore:
+    """Tokenize *records* into a :class:`TokenStore`.
+
+    Memory during the build is bounded by ``batch_chars`` (the text of one
+    batch and its tokens) plus the vocabulary; with ``out`` the tokens and texts
+    are streamed to disk and the returned store is memory-mapped from there.
+    ``progress`` is called with the number of characters of each finished batch.
+    """
+    vocab = _Vocabulary()
+    offsets = [np.zeros(1, dtype=np.int64)]
+    text_offsets = [np.zeros(1, dtype=np.int64)]
+    doc_cols: dict[str, list] = {k: [] for k in ("doc_id", "url", "host", "source", "record_no")}
+    empty_docs = 0
+    out_path = Path(out) if out is not None else None
+    ctx = atomic_dir(out_path) if out_path is not None else None
+    tmpdir = ctx.__enter__() if ctx is not None else None
+    try:
+        sink = _Sink(tmpdir)
+        tok_base = 0
+        byte_base = 0
+        for batch in _batches(records, batch_chars):
+            texts = [r.text for r in batch]
+            tb = tokenize_batch(texts, unit=unit, lang=lang)
+            ids = vocab.ids_for(tb)
+            encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
+            sink.add(ids, encoded)
+            offsets.append(tb.doc_offsets[1:] + tok_base)
+            tok_base += int(tb.doc_offsets[-1])
+            lens = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
+            text_offsets.append(np.cumsum(lens) + byte_base)
+            byte_base += int(lens.sum())
+            for r in batch:
+                doc_cols["doc_id"].append(r.id)
+                doc_cols["url"].append(r.url)
+                doc_cols["host"].append(host_of(r.url))
+                doc_cols["source"].append(r.source)
+                doc_cols["record_no"].append(r.record_no)
+            empty_docs += int(np.count_nonzero(np.diff(tb.doc_offsets) == 0))
+            if progress is not None:
+                progress(sum(len(t) for t in texts))
+        tokens, blob = sink.finish()
+        doc_offsets = np.concatenate(offsets)
+        t_offsets = np.concatenate(text_offsets)
+        df = _document_frequency(np.asarray(tokens), doc_offsets, len(vocab))
+        counts = np.bincount(np.asarray(tokens), minlength=len(vocab)).astype(np.int64)
+        n_tok = np.diff(doc_offsets)
+        docs = pa.table({
+            "doc_id": pa.array(doc_cols["doc_id"], pa.string()),
+            "url": pa.array(doc_cols["url"], pa.string()),
+            "host": pa.array(doc_cols["host"], pa.string()),
+            "n_tokens": pa.array(n_tok.astype(np.int64)),
+            "source": pa.array(doc_cols["source"], pa.string()),
+            "record_no": pa.array(doc_cols["record_no"], pa.int64()),
+        })
+        summary = {
+            "documents": int(doc_offsets.size - 1),
+            "tokens": int(tokens.shape[0]),
+            "vocabulary": len(vocab),
+            "bytes": int(byte_base),
+            "empty_documents": empty_docs,
+            "unit": unit,
+            "read": read_stats.as_dict() if read_stats is not None else None,
+        }
+        store = TokenStore(tokens=tokens, doc_offsets=doc_offsets, vocab=vocab.strings, df=df,
+                           docs=docs, text_blob=blob, text_offsets=t_offsets, unit=unit, lang=lang,
+                           summary=summary)
+        if tmpdir is not None:
+            np.save(tmpdir / "doc_offsets.npy", doc_offsets)
+            np.save(tmpdir / "text_offsets.npy", t_offsets)
+            _write_vocab(tmpdir, vocab.strings, df, counts)
+            pq.write_table(docs, tmpdir / "docs.parquet", compression="zstd")
+            _write_meta(tmpdir, unit, lang, summary)
+            del store, tokens, blob
+    except BaseException:
+        if ctx is not None:
+            ctx.__exit__(*__import__("sys").exc_info())
+        raise
+    if ctx is not None:
+        ctx.__exit__(None, None, None)
+        return TokenStore.open(out_path)
+    return store
+
+
+def open_store(path: str | os.PathLike) -> TokenStore:
+    return TokenStore.open(path)
+

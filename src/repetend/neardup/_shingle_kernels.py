@@ -1,0 +1,98 @@
+"""Compiled kernels for shingling: token hashes and per-document shingle sets."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import jit, pjit, prange
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+
+
+@jit
+def fnv1a64_spans(data, offsets):
+    """FNV-1a 64 of each byte span ``data[offsets[i]:offsets[i+1]]``."""
+    n = offsets.shape[0] - 1
+    out = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        h = _FNV_OFFSET
+        for j in range(offsets[i], offsets[i + 1]):
+            h ^= np.uint64(data[j])
+            h *= _FNV_PRIME
+        out[i] = h
+    return out
+
+
+@jit
+def splitmix64(x):
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    z = x
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@jit
+def _shingle_hash(tok_hash, tokens, start, k):
+    h = np.uint64(k)
+    for j in range(start, start + k):
+        h = splitmix64(h ^ tok_hash[tokens[j]])
+    return h
+
+
+@jit
+def shingle_counts(doc_offsets, k):
+    """Number of (not yet deduplicated) shingles of each document.
+
+    A document of n >= k tokens has n - k + 1 windows; a non-empty document
+    shorter than k is one shingle (all its tokens); an empty one has none.
+    """
+    n_docs = doc_offsets.shape[0] - 1
+    out = np.empty(n_docs, dtype=np.int64)
+    for d in range(n_docs):
+        n = doc_offsets[d + 1] - doc_offsets[d]
+        if n >= k:
+            out[d] = n - k + 1
+        elif n > 0:
+            out[d] = 1
+        else:
+            out[d] = 0
+    return out
+
+
+@pjit
+def shingle_fill(tokens, doc_offsets, tok_hash, k, raw_offsets, raw, uniq_counts):
+    """Fill ``raw`` with each document's shingle hashes, sorted and deduplicated
+    in place at the front of its segment; the distinct count goes to ``uniq_counts``."""
+    n_docs = doc_offsets.shape[0] - 1
+    for d in prange(n_docs):
+        a = doc_offsets[d]
+        n = doc_offsets[d + 1] - a
+        o = raw_offsets[d]
+        m = raw_offsets[d + 1] - o
+        if m == 0:
+            uniq_counts[d] = 0
+            continue
+        if n >= k:
+            for i in range(m):
+                raw[o + i] = _shingle_hash(tok_hash, tokens, a + i, k)
+        else:
+            raw[o] = _shingle_hash(tok_hash, tokens, a, n)
+        seg = np.sort(raw[o:o + m])
+        c = 0
+        for i in range(m):
+            if i == 0 or seg[i] != seg[i - 1]:
+                raw[o + c] = seg[i]
+                c += 1
+        uniq_counts[d] = c
+
+
+@pjit
+def compact(raw, raw_offsets, uniq_counts, offsets, out):
+    n_docs = uniq_counts.shape[0]
+    for d in prange(n_docs):
+        o = raw_offsets[d]
+        p = offsets[d]
+        for i in range(uniq_counts[d]):
+            out[p + i] = raw[o + i]
