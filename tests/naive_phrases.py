@@ -1,0 +1,44 @@
+"""Brute-force maximal contiguous frequent phrases: the oracle for every engine.
+
+Obviously correct and slow (enumerates every n-gram of every length).
+Returns {phrase tuple: (df, sorted list of global occurrence starts)} for the
+maximal frequent phrases of length >= min_len.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+
+def naive_phrases(tokens, doc_offsets, min_docs, min_len):
+    tokens = [int(t) for t in np.asarray(tokens)]
+    docs = [(int(doc_offsets[d]), int(doc_offsets[d + 1])) for d in range(len(doc_offsets) - 1)]
+    occ = defaultdict(list)      # phrase -> global starts
+    docset = defaultdict(set)    # phrase -> documents
+    for d, (a, b) in enumerate(docs):
+        for i in range(a, b):
+            for j in range(i + 1, b + 1):
+                p = tuple(tokens[i:j])
+                occ[p].append(i)
+                docset[p].add(d)
+    frequent = {p for p, ds in docset.items() if len(ds) >= min_docs}
+    extended = set()  # frequent phrases with a frequent one-token extension
+    for p in frequent:
+        if len(p) >= 2:
+            if p[1:] in frequent:
+                extended.add(p[1:])
+            if p[:-1] in frequent:
+                extended.add(p[:-1])
+    return {p: (len(docset[p]), sorted(occ[p]))
+            for p in frequent - extended if len(p) >= min_len}
+
+
+def naive_coverage(tokens, doc_offsets, answer):
+    """Per-position coverage (bool array) of the occurrences in *answer*."""
+    mask = np.zeros(len(tokens), dtype=bool)
+    for p, (_, starts) in answer.items():
+        for s in starts:
+            mask[s:s + len(p)] = True
+    return mask
