@@ -322,7 +322,8 @@ def build_store(records: Iterable[Record], *, out: str | os.PathLike | None = No
         byte_base = 0
         for batch in _batches(records, batch_chars):
             texts = [r.text for r in batch]
-            tb = tokenize_batch(texts, unit=unit, lang=lang)
+            tb = tokenize_batch(texts, unit=unit, lang=lang,
+                                names=[r.id for r in batch] if unit == "code" else None)
             ids = vocab.ids_for(tb)
             encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
             sink.add(ids, encoded)

@@ -32,7 +32,8 @@ def _h(s: str) -> int:
     return int.from_bytes(hashlib.blake2b(s.encode(), digest_size=8).digest(), "little")
 
 
-def tokenize_batch(texts: Sequence[str], unit: Unit = "word", lang: str | None = None) -> TokenizedBatch:
+def tokenize_batch(texts: Sequence[str], unit: Unit = "word", lang: str | None = None,
+                   names: Sequence[str] | None = None) -> TokenizedBatch:
     toks: list[str] = []
     offs = [0]
     for t in texts:
@@ -40,3 +41,7 @@ def tokenize_batch(texts: Sequence[str], unit: Unit = "word", lang: str | None =
         offs.append(len(toks))
     return TokenizedBatch(np.array([_h(s) for s in toks], dtype=np.uint64),
                           np.array(offs, dtype=np.int64), toks)
+
+
+def token_spans(text: str, unit: Unit = "word", lang: str | None = None, name: str | None = None) -> np.ndarray:
+    raise NotImplementedError("placeholder")
