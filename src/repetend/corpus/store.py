@@ -283,6 +283,15 @@ class _Sink:
                 self.text_f.write(t)
         self.n_bytes += sum(len(t) for t in texts)
 
+    def __enter__(self) -> "_Sink":
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        if self.dir is not None:
+            self.tok_f.close()
+            self.text_f.close()
+        return False
+
     def finish(self):
         if self.dir is None:
             tokens = np.concatenate(self.tok_parts) if self.tok_parts else np.empty(0, np.int32)
@@ -292,7 +301,10 @@ class _Sink:
         self.tok_f.write(_npy_header(np.int32, self.n_tokens))
         self.tok_f.close()
         self.text_f.close()
-        tokens = np.load(self.dir / "tokens.npy", mmap_mode="r")
+        if self.n_tokens:
+            tokens = np.load(self.dir / "tokens.npy", mmap_mode="r")
+        else:  # an empty array cannot be memory-mapped
+            tokens = np.empty(0, np.int32)
         blob_path = self.dir / "text.bin"
         blob = np.memmap(blob_path, np.uint8, mode="r") if self.n_bytes else np.empty(0, np.uint8)
         return tokens, blob
@@ -305,28 +317,35 @@ def build_store(records: Iterable[Record], *, out: str | os.PathLike | None = No
 
     Memory during the build is bounded by ``batch_chars`` (the text of one
     batch and its tokens) plus the vocabulary; with ``out`` the tokens and texts
-    are streamed to disk and the returned store is memory-mapped from there.
+    are streamed to disk (the directory appears only when the build succeeds)
+    and the returned store is memory-mapped from there.
     ``progress`` is called with the number of characters of each finished batch.
     """
+    kw = dict(unit=unit, lang=lang, batch_chars=batch_chars, read_stats=read_stats,
+              progress=progress)
+    if out is None:
+        return _build(records, None, **kw)
+    with atomic_dir(out) as tmp:
+        _build(records, tmp, **kw)
+    return TokenStore.open(out)
+
+
+def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
+           progress) -> TokenStore | None:
     vocab = _Vocabulary()
     offsets = [np.zeros(1, dtype=np.int64)]
     text_offsets = [np.zeros(1, dtype=np.int64)]
-    doc_cols: dict[str, list] = {k: [] for k in ("doc_id", "url", "host", "source", "record_no")}
+    doc_cols: dict[str, list] = {k: [] for k in ("doc_id", "url", "source", "record_no")}
     empty_docs = 0
-    out_path = Path(out) if out is not None else None
-    ctx = atomic_dir(out_path) if out_path is not None else None
-    tmpdir = ctx.__enter__() if ctx is not None else None
-    try:
-        sink = _Sink(tmpdir)
-        tok_base = 0
-        byte_base = 0
+    tok_base = 0
+    byte_base = 0
+    with _Sink(tmpdir) as sink:
         for batch in _batches(records, batch_chars):
             texts = [r.text for r in batch]
             tb = tokenize_batch(texts, unit=unit, lang=lang,
                                 names=[r.id for r in batch] if unit == "code" else None)
-            ids = vocab.ids_for(tb)
             encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
-            sink.add(ids, encoded)
+            sink.add(vocab.ids_for(tb), encoded)
             offsets.append(tb.doc_offsets[1:] + tok_base)
             tok_base += int(tb.doc_offsets[-1])
             lens = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
@@ -335,53 +354,43 @@ def build_store(records: Iterable[Record], *, out: str | os.PathLike | None = No
             for r in batch:
                 doc_cols["doc_id"].append(r.id)
                 doc_cols["url"].append(r.url)
-                doc_cols["host"].append(host_of(r.url))
                 doc_cols["source"].append(r.source)
                 doc_cols["record_no"].append(r.record_no)
             empty_docs += int(np.count_nonzero(np.diff(tb.doc_offsets) == 0))
             if progress is not None:
                 progress(sum(len(t) for t in texts))
         tokens, blob = sink.finish()
-        doc_offsets = np.concatenate(offsets)
-        t_offsets = np.concatenate(text_offsets)
-        df = _document_frequency(np.asarray(tokens), doc_offsets, len(vocab))
-        counts = np.bincount(np.asarray(tokens), minlength=len(vocab)).astype(np.int64)
-        n_tok = np.diff(doc_offsets)
-        docs = pa.table({
-            "doc_id": pa.array(doc_cols["doc_id"], pa.string()),
-            "url": pa.array(doc_cols["url"], pa.string()),
-            "host": pa.array(doc_cols["host"], pa.string()),
-            "n_tokens": pa.array(n_tok.astype(np.int64)),
-            "source": pa.array(doc_cols["source"], pa.string()),
-            "record_no": pa.array(doc_cols["record_no"], pa.int64()),
-        })
-        summary = {
-            "documents": int(doc_offsets.size - 1),
-            "tokens": int(tokens.shape[0]),
-            "vocabulary": len(vocab),
-            "bytes": int(byte_base),
-            "empty_documents": empty_docs,
-            "unit": unit,
-            "read": read_stats.as_dict() if read_stats is not None else None,
-        }
-        store = TokenStore(tokens=tokens, doc_offsets=doc_offsets, vocab=vocab.strings, df=df,
-                           docs=docs, text_blob=blob, text_offsets=t_offsets, unit=unit, lang=lang,
-                           summary=summary)
-        if tmpdir is not None:
-            np.save(tmpdir / "doc_offsets.npy", doc_offsets)
-            np.save(tmpdir / "text_offsets.npy", t_offsets)
-            _write_vocab(tmpdir, vocab.strings, df, counts)
-            pq.write_table(docs, tmpdir / "docs.parquet", compression="zstd")
-            _write_meta(tmpdir, unit, lang, summary)
-            del store, tokens, blob
-    except BaseException:
-        if ctx is not None:
-            ctx.__exit__(*__import__("sys").exc_info())
-        raise
-    if ctx is not None:
-        ctx.__exit__(None, None, None)
-        return TokenStore.open(out_path)
-    return store
+    doc_offsets = np.concatenate(offsets)
+    t_offsets = np.concatenate(text_offsets)
+    df = _document_frequency(np.asarray(tokens), doc_offsets, len(vocab))
+    docs = pa.table({
+        "doc_id": pa.array(doc_cols["doc_id"], pa.string()),
+        "url": pa.array(doc_cols["url"], pa.string()),
+        "host": pa.array([host_of(u) for u in doc_cols["url"]], pa.string()),
+        "n_tokens": pa.array(np.diff(doc_offsets)),
+        "source": pa.array(doc_cols["source"], pa.string()),
+        "record_no": pa.array(doc_cols["record_no"], pa.int64()),
+    })
+    summary = {
+        "documents": int(doc_offsets.size - 1),
+        "tokens": int(tokens.shape[0]),
+        "vocabulary": len(vocab),
+        "bytes": int(byte_base),
+        "empty_documents": empty_docs,
+        "unit": unit,
+        "read": read_stats.as_dict() if read_stats is not None else None,
+    }
+    if tmpdir is None:
+        return TokenStore(tokens=tokens, doc_offsets=doc_offsets, vocab=vocab.strings, df=df,
+                          docs=docs, text_blob=blob, text_offsets=t_offsets, unit=unit,
+                          lang=lang, summary=summary)
+    counts = np.bincount(np.asarray(tokens), minlength=len(vocab)).astype(np.int64)
+    np.save(tmpdir / "doc_offsets.npy", doc_offsets)
+    np.save(tmpdir / "text_offsets.npy", t_offsets)
+    _write_vocab(tmpdir, vocab.strings, df, counts)
+    pq.write_table(docs, tmpdir / "docs.parquet", compression="zstd")
+    _write_meta(tmpdir, unit, lang, summary)
+    return None
 
 
 def open_store(path: str | os.PathLike) -> TokenStore:
