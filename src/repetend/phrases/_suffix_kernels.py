@@ -1,0 +1,298 @@
+"""Compiled kernels of the ``suffix`` phrase engine (arrays and scalars only).
+
+The text the suffix array is built over is the token array with every id
+shifted by one and a separator ``0`` after each document (see
+:func:`build_text`).  All LCP values are clamped at separators, so an
+LCP-interval never spans a document boundary.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from repetend._jit import jit
+
+SEP = 0
+
+
+@jit
+def build_text(tokens, doc_offsets):
+    """``tokens + 1`` with a ``0`` after every document; int32 ``[n + n_docs]``."""
+    n_docs = doc_offsets.shape[0] - 1
+    m = tokens.shape[0] + n_docs
+    text = np.empty(m, dtype=np.int32)
+    q = 0
+    for d in range(n_docs):
+        for p in range(doc_offsets[d], doc_offsets[d + 1]):
+            text[q] = tokens[p] + 1
+            q += 1
+        text[q] = SEP
+        q += 1
+    return text
+
+
+@jit
+def kasai_clamped(text, sa):
+    """LCP array (Kasai et al. 2001) whose comparisons stop at separators.
+
+    ``lcp[i]`` is the longest common prefix of suffixes ``sa[i-1]`` and
+    ``sa[i]`` that contains no separator; ``lcp[0] = 0``.  Returns ``(lcp,
+    rank)``; ``rank`` is returned so the caller can reuse its memory.
+    """
+    m = text.shape[0]
+    rank = np.empty(m, dtype=np.int32)
+    for i in range(m):
+        rank[sa[i]] = i
+    lcp = np.zeros(m, dtype=np.int32)
+    h = 0
+    for p in range(m):
+        r = rank[p]
+        if r == 0:
+            h = 0
+            continue
+        q = sa[r - 1]
+        # the text ends with a separator, so p + h and q + h stay in range
+        while text[p + h] != SEP and text[p + h] == text[q + h]:
+            h += 1
+        lcp[r] = h
+        if h > 0:
+            h -= 1
+    return lcp, rank
+
+
+@jit
+def docs_in_sa_order(sa, doc_offsets, scratch):
+    """Document of every suffix in SA order (``-1`` for separator suffixes).
+
+    ``scratch`` (int32 ``[m]``) is overwritten with the document of every text
+    position and reused as the output.
+    """
+    n_docs = doc_offsets.shape[0] - 1
+    q = 0
+    for d in range(n_docs):
+        for _ in range(doc_offsets[d], doc_offsets[d + 1]):
+            scratch[q] = d
+            q += 1
+        scratch[q] = -1
+        q += 1
+    m = sa.shape[0]
+    out = np.empty(m, dtype=np.int32)
+    for i in range(m):
+        out[i] = scratch[sa[i]]
+    return out
+
+
+@jit
+def _grow(a, size):
+    b = np.empty(max(2 * a.shape[0], size), dtype=a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@jit
+def frequent_leaves(sa, lcp, docsa, doc_offsets, min_docs, min_len):
+    """Bottom-up LCP-interval traversal (Abouelhoda, Kurtz & Ohlebusch 2004)
+    with distinct-document counting (Hui 1992).
+
+    For every suffix in SA order, the previous suffix of the same document is
+    looked up; one correction is charged to their lowest common ancestor, the
+    deepest open interval whose left bound is at or before the previous
+    suffix (a binary search on the stack, so no RMQ structure is needed).
+    ``df(interval) = size - corrections inside it``.
+
+    Returns the intervals ``(lb, rb, length, df)`` that are frequent
+    (``df >= min_docs``) and have no frequent child: exactly the right-maximal
+    frequent strings.  Only those with ``length >= min_len`` are returned.
+    For ``min_docs <= 1`` a single suffix is frequent too and is reported as
+    an interval ``[i, i]`` of its length to the document end.
+    These intervals are disjoint (the leaves of the frequent top of the tree).
+    """
+    m = sa.shape[0]
+    n_docs = doc_offsets.shape[0] - 1
+    prev = np.full(max(n_docs, 1), -1, dtype=np.int64)
+    cap = 64
+    st_lcp = np.empty(cap, dtype=np.int64)
+    st_lb = np.empty(cap, dtype=np.int64)
+    st_corr = np.empty(cap, dtype=np.int64)
+    st_flag = np.empty(cap, dtype=np.bool_)
+    top = 0
+    st_lcp[0] = 0
+    st_lb[0] = 0
+    st_corr[0] = 0
+    st_flag[0] = False
+
+    ocap = 1024
+    out_lb = np.empty(ocap, dtype=np.int64)
+    out_rb = np.empty(ocap, dtype=np.int64)
+    out_len = np.empty(ocap, dtype=np.int64)
+    out_df = np.empty(ocap, dtype=np.int64)
+    n_out = 0
+    n_frequent = 0
+    max_depth = 1
+    pending_leaf = False
+
+    for i in range(m + 1):
+        # boundary between suffix i-1 and suffix i (a virtual 0 at the end)
+        if i > 0:
+            cur = lcp[i] if i < m else -1
+            lb = i - 1
+            child_corr = 0
+            child_flag = pending_leaf
+            pending_leaf = False
+            while top >= 0 and cur < st_lcp[top]:
+                # pop the interval [st_lb[top], i - 1]
+                ell = st_lcp[top]
+                ilb = st_lb[top]
+                size = i - ilb
+                corr = st_corr[top]
+                df = size - corr
+                flag = st_flag[top]
+                top -= 1
+                lb = ilb
+                freq = df >= min_docs
+                if freq:
+                    n_frequent += 1
+                    if not flag and ell >= min_len:
+                        if n_out == out_lb.shape[0]:
+                            out_lb = _grow(out_lb, n_out + 1)
+                            out_rb = _grow(out_rb, n_out + 1)
+                            out_len = _grow(out_len, n_out + 1)
+                            out_df = _grow(out_df, n_out + 1)
+                        out_lb[n_out] = ilb
+                        out_rb[n_out] = i - 1
+                        out_len[n_out] = ell
+                        out_df[n_out] = df
+                        n_out += 1
+                if top >= 0 and cur <= st_lcp[top]:
+                    st_corr[top] += corr
+                    st_flag[top] = st_flag[top] or freq
+                else:
+                    child_corr += corr
+                    child_flag = child_flag or freq
+            if i == m:
+                break
+            if cur > st_lcp[top]:
+                top += 1
+                if top == st_lcp.shape[0]:
+                    st_lcp = _grow(st_lcp, top + 1)
+                    st_lb = _grow(st_lb, top + 1)
+                    st_corr = _grow(st_corr, top + 1)
+                    st_flag = _grow(st_flag, top + 1)
+                st_lcp[top] = cur
+                st_lb[top] = lb
+                st_corr[top] = child_corr
+                st_flag[top] = child_flag
+                if top + 1 > max_depth:
+                    max_depth = top + 1
+            else:
+                st_corr[top] += child_corr
+                st_flag[top] = st_flag[top] or child_flag
+        # suffix i
+        d = docsa[i]
+        if d < 0:
+            continue
+        j = prev[d]
+        prev[d] = i
+        if j >= 0:
+            # deepest stack entry with lb <= j: the LCA of suffixes j and i
+            lo = 0
+            hi = top
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if st_lb[mid] <= j:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            st_corr[lo] += 1
+        if min_docs <= 1:
+            rem = doc_offsets[d + 1] + d - sa[i]
+            nxt = lcp[i + 1] if i + 1 < m else 0
+            here = lcp[i]
+            parent = here if here > nxt else nxt
+            if rem > parent:
+                n_frequent += 1
+                if rem >= min_len:
+                    if n_out == out_lb.shape[0]:
+                        out_lb = _grow(out_lb, n_out + 1)
+                        out_rb = _grow(out_rb, n_out + 1)
+                        out_len = _grow(out_len, n_out + 1)
+                        out_df = _grow(out_df, n_out + 1)
+                    out_lb[n_out] = i
+                    out_rb[n_out] = i
+                    out_len[n_out] = rem
+                    out_df[n_out] = 1
+                    n_out += 1
+                if nxt > here:
+                    pending_leaf = True
+                else:
+                    st_flag[top] = True
+    return (out_lb[:n_out].copy(), out_rb[:n_out].copy(), out_len[:n_out].copy(),
+            out_df[:n_out].copy(), n_frequent, max_depth)
+
+
+@jit
+def left_maximal(text, sa, docsa, lbs, rbs, min_docs, n_docs):
+    """Keep the intervals whose string has no frequent one-token left extension.
+
+    For interval k, the occurrences are grouped by their preceding token (an
+    occurrence at a document start has none); the string is left-maximal iff
+    every group covers fewer than ``min_docs`` documents.  The intervals are
+    disjoint, so the total work is ``O(m log m)`` (one sort per interval).
+    """
+    k = lbs.shape[0]
+    keep = np.zeros(k, dtype=np.bool_)
+    biggest = 0
+    for c in range(k):
+        s = rbs[c] - lbs[c] + 1
+        if s > biggest:
+            biggest = s
+    keys = np.empty(biggest, dtype=np.int64)
+    nd = np.int64(max(n_docs, 1))
+    for c in range(k):
+        cnt = 0
+        for i in range(lbs[c], rbs[c] + 1):
+            p = sa[i]
+            if p == 0:
+                continue
+            a = text[p - 1]
+            if a == SEP:
+                continue
+            keys[cnt] = np.int64(a) * nd + docsa[i]
+            cnt += 1
+        if cnt < min_docs:
+            keep[c] = True
+            continue
+        buf = keys[:cnt]
+        buf.sort()
+        ok = True
+        run_docs = 1
+        for t in range(1, cnt + 1):
+            if t == cnt or buf[t] // nd != buf[t - 1] // nd:
+                if run_docs >= min_docs:
+                    ok = False
+                    break
+                run_docs = 1
+            elif buf[t] != buf[t - 1]:
+                run_docs += 1
+        keep[c] = ok
+    return keep
+
+
+@jit
+def emit_occurrences(sa, docsa, lbs, rbs):
+    """Occurrence starts of the kept intervals as original token positions,
+    sorted per interval; returns ``(occ_offsets, occ_starts)``."""
+    k = lbs.shape[0]
+    offsets = np.empty(k + 1, dtype=np.int64)
+    offsets[0] = 0
+    for c in range(k):
+        offsets[c + 1] = offsets[c] + rbs[c] - lbs[c] + 1
+    starts = np.empty(offsets[k], dtype=np.int64)
+    for c in range(k):
+        o = offsets[c]
+        for i in range(lbs[c], rbs[c] + 1):
+            # position in the separated text minus the separators before it
+            starts[o] = np.int64(sa[i]) - docsa[i]
+            o += 1
+        starts[offsets[c]:offsets[c + 1]].sort()
+    return offsets, starts
