@@ -1,0 +1,114 @@
+"""``repetend tokenize`` (corpus → token store) and ``repetend info`` (a store's summary)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ._common import input_options, is_store, load_store
+
+__all__ = ["COMMANDS", "info", "tokenize", "format_summary"]
+
+
+def _n(x) -> str:
+    return f"{int(x):,}" if x is not None else "?"
+
+
+def format_summary(summary: dict, where: str | None = None) -> str:
+    """A short human summary of a token store's ``summary`` (see ``build_store``)."""
+    read = summary.get("read") or {}
+    lines = []
+    head = (f"{_n(summary.get('documents'))} documents, {_n(summary.get('tokens'))} tokens, "
+            f"vocabulary {_n(summary.get('vocabulary'))}")
+    if summary.get("unit"):
+        head += f" ({summary['unit']} tokens)"
+    if where:
+        head += f" → {where}"
+    lines.append(head)
+    if read:
+        files = read.get("files", 0)
+        lines.append(
+            f"read {_n(files)} file{'s' if files != 1 else ''}: "
+            f"{_n(read.get('malformed', 0))} malformed skipped "
+            f"({_n(read.get('missing_text', 0))} without text), "
+            f"{_n(read.get('empty', 0))} empty, "
+            f"{_n(read.get('invalid_utf8', 0))} with invalid UTF-8 (replaced)"
+            + (f", {_n(read['skipped_non_response'])} WARC records not HTML responses"
+               if read.get("skipped_non_response") else "")
+            + (f", {_n(read['skipped_binary'])} binary files skipped"
+               if read.get("skipped_binary") else ""))
+        errors = read.get("errors") or []
+        if errors:
+            lines.append("first messages:")
+            lines.extend(f"  {e}" for e in errors[:5])
+            if len(errors) > 5:
+                lines.append(f"  … {len(errors) - 5} more in summary.json")
+    if summary.get("empty_documents"):
+        k = summary["empty_documents"]
+        lines.append(f"{_n(k)} document{'s have' if k != 1 else ' has'} no tokens")
+    return "\n".join(lines)
+
+
+@click.command("tokenize")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--out", "-o", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Directory of the token store to write (replaced atomically if it is one).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@input_options
+def tokenize(inputs, out: Path, as_json: bool, quiet: bool, **opts):
+    """Read INPUT... (JSONL[.gz|.zst], Parquet, CSV/TSV, a directory of text files,
+    WARC, WET, or globs of these) and write a token store to --out.
+
+    The store is tokenized once and mined many times (phrases, dups, report).
+    Malformed records are counted and skipped (--on-error fail stops at the first);
+    the counts and the first messages are printed and kept in OUT/summary.json.
+    """
+    from .._atomic import write_json
+    from ..errors import ParameterError
+
+    if out.exists() and not is_store(out) and (out.is_file() or any(out.iterdir())):
+        raise ParameterError(f"--out {out} exists and is not a token store; "
+                             "refusing to replace it (choose a new directory)")
+    if len(inputs) == 1 and is_store(inputs[0]):
+        raise ParameterError(f"{inputs[0]} is already a token store "
+                             "(see it with: repetend info)")
+    out_res = out.resolve()
+    for i in inputs:
+        p = Path(i)
+        if p.exists() and p.resolve() == out_res:
+            raise ParameterError(f"--out {out} is also an input")
+    from ..corpus.readers import expand_inputs
+
+    expand_inputs(inputs, opts.get("fmt"), opts.get("glob"))  # bad paths fail before any work
+    store = load_store(inputs, out=out, quiet=quiet, **opts)
+    summary = dict(store.summary)
+    write_json(out / "summary.json", summary)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        click.echo(format_summary(summary, str(out)))
+
+
+@click.command("info")
+@click.argument("store", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def info(store: Path, as_json: bool):
+    """Print the summary of a token STORE (documents, tokens, vocabulary, read counts)."""
+    from ..errors import InputError
+
+    if not store.exists():
+        raise InputError("no such file or directory", path=str(store))
+    if not is_store(store):
+        raise InputError("not a repetend token store (no meta.json / tokens.npy)",
+                         path=str(store))
+    meta = json.loads((store / "meta.json").read_text(encoding="utf-8"))
+    summary = meta.get("summary") or {}
+    if as_json:
+        click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        click.echo(format_summary(summary, str(store)))
+
+
+COMMANDS = [tokenize, info]

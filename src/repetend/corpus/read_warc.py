@@ -1,0 +1,193 @@
+"""WARC and Common Crawl WET readers (extra ``warc``: warcio, trafilatura, lxml_html_clean).
+
+A WET file holds the text of crawled pages after the HTML was dropped — what
+seed 000 calls the index text; each ``conversion`` record becomes one
+document with its ``WARC-Target-URI`` as url.  A WARC file holds the raw
+responses; ``response`` (and ``resource``) records whose payload is HTML are
+turned into text, every other record (requests, metadata, images, PDFs,
+revisits, the ``warcinfo`` header) is counted in ``skipped_non_response``.
+
+The document id is the record's ``WARC-Record-ID`` (``urn:uuid:…``), or
+``"{file name}:{record_no}"`` when a record has none.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from pathlib import Path
+from typing import Any, ClassVar, Iterator, Literal
+
+from ..errors import InputError, ParameterError, require
+from .readers import Reader, _decode
+from .record import Record
+
+__all__ = ["WarcReader", "WetReader", "html_to_text"]
+
+_DROP = frozenset({"script", "style", "noscript", "template", "svg", "math", "iframe",
+                   "object", "embed", "canvas", "head", "select"})
+_BLOCK = frozenset({
+    "address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "div",
+    "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4",
+    "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "option", "p", "pre", "section",
+    "summary", "table", "tbody", "td", "tfoot", "th", "thead", "title", "tr", "ul",
+})
+_SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200b\u3000]+")
+_HTML_TYPES = ("text/html", "application/xhtml")
+
+
+def _tree_text(tree: Any) -> str:
+    """All visible text of an lxml HTML tree, one line per block element, the
+    ``<title>`` first (the layout of a Common Crawl WET record)."""
+    from lxml import etree
+
+    parts: list[str] = []
+    title = tree.find(".//title")
+    if title is not None and title.text:
+        parts.append(title.text)
+        parts.append("\n")
+    body = tree.find(".//body")
+    root = body if body is not None else tree
+    walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
+    for event, el in walker:
+        tag = el.tag if isinstance(el.tag, str) else None
+        if event in ("comment", "pi"):
+            if el.tail:
+                parts.append(el.tail)
+            continue
+        name = tag.lower().rpartition("}")[2] if tag else ""
+        if event == "start":
+            if name in _DROP:
+                walker.skip_subtree()
+                continue
+            if name in _BLOCK:
+                parts.append("\n")
+            if el.text:
+                parts.append(el.text)
+        else:
+            if name in _BLOCK:
+                parts.append("\n")
+            if el.tail and el is not root:
+                parts.append(el.tail)
+    lines = (_SPACES.sub(" ", ln).strip() for ln in "".join(parts).split("\n"))
+    return "\n".join(ln for ln in lines if ln)
+
+
+def html_to_text(html: bytes | str, mode: Literal["all", "main"] = "all") -> str:
+    """Text of an HTML page.
+
+    ``"all"``: every visible text (menus, footers, banners included — the
+    boilerplate that phrase mining looks for), one line per block, like the
+    Common Crawl WET extraction.  ``"main"``: the main content only
+    (``trafilatura.extract``).  Encoding detection and parsing are trafilatura's.
+    """
+    trafilatura = require("trafilatura", "warc", "reading HTML from WARC files")
+    from trafilatura.utils import load_html
+
+    if mode not in ("all", "main"):
+        raise ParameterError(f"html mode must be 'all' or 'main', not {mode!r}")
+    tree = load_html(html)
+    if tree is None:
+        return ""
+    if mode == "main":
+        return trafilatura.extract(tree, include_comments=False, include_tables=True,
+                                   deduplicate=False) or ""
+    return _tree_text(tree)
+
+
+def _record_id(record: Any) -> str | None:
+    rid = record.rec_headers.get_header("WARC-Record-ID")
+    return rid.strip().strip("<>") if rid else None
+
+
+class _WarcBase(Reader):
+    """Iterates the records of a (gzipped or plain) WARC file."""
+
+    wanted: ClassVar[tuple[str, ...]] = ()
+
+    def read_file(self, path: Path) -> Iterator[Record]:
+        require("warcio", "warc", f"reading {path.name}")
+        from warcio.archiveiterator import ArchiveIterator
+        from warcio.exceptions import ArchiveLoadFailed
+
+        record_no = -1
+        with open(path, "rb") as fh:
+            it = iter(ArchiveIterator(fh, check_digests=False))
+            while True:
+                try:
+                    record = next(it)
+                    record_no += 1
+                    if record.rec_type not in self.wanted:
+                        self.stats.skipped_non_response += 1
+                        continue
+                    rec = self.convert(path, record_no, record)
+                except StopIteration:
+                    break
+                except ArchiveLoadFailed as exc:
+                    if record_no < 0:
+                        raise InputError(f"not a WARC file ({exc})", path=str(path)) from None
+                    self.stream_failed(path, f"after WARC record {record_no}", exc)
+                    break
+                except (EOFError, zlib.error, OSError, ValueError) as exc:
+                    self.stream_failed(path, f"WARC record {record_no}", exc)
+                    break
+                if rec is not None:
+                    yield rec
+
+    def convert(self, path: Path, record_no: int, record: Any) -> Record | None:
+        raise NotImplementedError
+
+
+class WetReader(_WarcBase):
+    """Common Crawl WET: ``conversion`` records (plain text + ``WARC-Target-URI``)."""
+
+    fmt = "wet"
+    wanted = ("conversion",)
+
+    def convert(self, path: Path, record_no: int, record: Any) -> Record | None:
+        text, bad = _decode(record.content_stream().read())
+        url = record.rec_headers.get_header("WARC-Target-URI")
+        return self.make(path, record_no, text, _record_id(record), url, invalid_utf8=bad)
+
+
+class WarcReader(_WarcBase):
+    """WARC: HTML ``response`` / ``resource`` records turned into text.
+
+    Parameters
+    ----------
+    html
+        ``"all"`` (default) keeps all visible text like a WET file; ``"main"``
+        keeps trafilatura's main content.
+    """
+
+    fmt = "warc"
+    wanted = ("response", "resource")
+
+    def __init__(self, *, html: Literal["all", "main"] = "all", **kw: Any) -> None:
+        super().__init__(**kw)
+        if html not in ("all", "main"):
+            raise ParameterError(f"html must be 'all' or 'main', not {html!r}")
+        self.html = html
+        require("trafilatura", "warc", "reading HTML from WARC files")
+
+    def convert(self, path: Path, record_no: int, record: Any) -> Record | None:
+        if record.rec_type == "response":
+            if record.http_headers is None:
+                self.stats.skipped_non_response += 1
+                return None
+            ctype = record.http_headers.get_header("Content-Type") or ""
+            status = record.http_headers.get_statuscode() or ""
+            if not status.startswith("2"):
+                self.stats.skipped_non_response += 1
+                return None
+        else:
+            ctype = record.rec_headers.get_header("Content-Type") or ""
+        payload = record.content_stream().read()
+        if not ctype.lower().startswith(_HTML_TYPES) and not (
+                not ctype and payload[:512].lstrip()[:15].lower().startswith((b"<!doctype html",
+                                                                               b"<html"))):
+            self.stats.skipped_non_response += 1
+            return None
+        text = html_to_text(payload, self.html)
+        url = record.rec_headers.get_header("WARC-Target-URI")
+        return self.make(path, record_no, text, _record_id(record), url)
