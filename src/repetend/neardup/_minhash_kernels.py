@@ -1,0 +1,108 @@
+"""Compiled kernels for MinHash signatures (see :mod:`repetend.neardup.minhash`).
+
+Only ``@jit`` functions over arrays and scalars live here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import jit, pjit, prange
+
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def _crc_table() -> np.ndarray:
+    t = np.zeros(256, dtype=np.uint32)
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
+        t[i] = c
+    return t
+
+
+_CRC_TABLE = _crc_table()  # CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), as zlib
+
+
+@jit
+def splitmix64(x):
+    """SplitMix64 output function: ``mix(x + 0x9E3779B97F4A7C15)`` (Steele et al. 2014)."""
+    z = x + _GAMMA
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@jit
+def crc32_u64(x):
+    """CRC-32 of the 8 little-endian bytes of ``x`` (equals ``zlib.crc32(x.to_bytes(8, 'little'))``)."""
+    c = np.uint32(0xFFFFFFFF)
+    for i in range(8):
+        byte = np.uint32((x >> np.uint64(8 * i)) & np.uint64(0xFF))
+        c = _CRC_TABLE[(c ^ byte) & np.uint32(0xFF)] ^ (c >> np.uint32(8))
+    return c ^ np.uint32(0xFFFFFFFF)
+
+
+@jit
+def permutation_seeds(seed, k):
+    """The first k outputs of the SplitMix64 generator started at state ``seed``:
+    ``seeds[i] = splitmix64(seed + i * 0x9E3779B97F4A7C15)``."""
+    out = np.empty(k, dtype=np.uint64)
+    s = np.uint64(seed)
+    for i in range(k):
+        out[i] = splitmix64(s)
+        s = s + _GAMMA
+    return out
+
+
+@pjit
+def signatures(hashes, offsets, seeds, fold_crc, mask, out):
+    """MinHash signature of every document, one document per ``prange`` iteration.
+
+    ``out[d, i] = (min over shingles h of d of splitmix64(f(h) ^ seeds[i])) & mask``
+    with ``f`` the identity or the CRC-32 fold. Documents without shingles get
+    ``mask`` in every position (the sentinel; callers also keep an empty mask).
+    """
+    n = offsets.shape[0] - 1
+    k = seeds.shape[0]
+    for d in prange(n):
+        mins = np.full(k, _MAX, dtype=np.uint64)
+        for p in range(offsets[d], offsets[d + 1]):
+            h = hashes[p]
+            if fold_crc:
+                h = np.uint64(crc32_u64(h))
+            for i in range(k):
+                v = splitmix64(h ^ seeds[i])
+                if v < mins[i]:
+                    mins[i] = v
+        for i in range(k):
+            out[d, i] = mins[i] & mask
+
+
+@pjit
+def match_counts(sig, a, b, out):
+    """Number of equal signature positions of each pair (a[i], b[i])."""
+    k = sig.shape[1]
+    for i in prange(a.shape[0]):
+        c = 0
+        x = a[i]
+        y = b[i]
+        for j in range(k):
+            if sig[x, j] == sig[y, j]:
+                c += 1
+        out[i] = c
+
+
+@pjit
+def set_fingerprints(hashes, offsets, out):
+    """A 64-bit fingerprint of each document's whole (sorted) shingle set."""
+    n = offsets.shape[0] - 1
+    for d in prange(n):
+        h = np.uint64(offsets[d + 1] - offsets[d])
+        for p in range(offsets[d], offsets[d + 1]):
+            h = splitmix64(h ^ hashes[p])
+        out[d] = h

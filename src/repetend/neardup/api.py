@@ -1,0 +1,363 @@
+"""The near-duplicate entry point: one config, one call, one result.
+
+``find_near_duplicates(store_or_sets, NearDupConfig(...))`` runs the stages of
+seed 004 / seed 003 — shingles → (signatures → band buckets →) candidates →
+exact verification → clusters — with one of four methods:
+
+``minhash`` (default)
+    MinHash signatures (:mod:`.minhash`), LSH banding (:mod:`.lsh`), every
+    candidate verified by exact Jaccard on the full shingle sets: no false
+    positive reaches the output; a pair is lost only with probability
+    1 − P(J) (S-curve), or when a huge bucket was capped (counted).
+``allpairs``
+    Exact all-pairs with size and prefix filters (``repetend.neardup.allpairs``).
+``broder``
+    Broder's mod-m sampled shingles and sort-based clustering (``repetend.neardup.broder``).
+``exact``
+    Canonical-form checksums (``repetend.neardup.exact``): identical documents only;
+    the threshold does not apply.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from .._atomic import atomic_path, write_json, write_parquet
+from ..errors import ParameterError, RepetendError
+from .clusters import Clusters, clusters_from_pairs, containment_pairs
+from .lsh import check_banding, lsh_candidates, lsh_params, lsh_threshold, s_curve
+from .minhash import DEFAULT_SEED, minhash_signatures
+from .pairs import Pairs, verify_pairs
+from .shingles import ShingleSets, shingle_sets, token_hashes
+
+__all__ = ["NearDupConfig", "NearDupResult", "find_near_duplicates"]
+
+Method = Literal["minhash", "allpairs", "broder", "exact"]
+METHODS = ("minhash", "allpairs", "broder", "exact")
+CANDIDATES_LIMIT = 200_000
+
+
+@dataclass(slots=True)
+class NearDupConfig:
+    """Parameters of a near-duplicate search (shared by the local and Spark paths).
+
+    ``bands``/``rows`` None → chosen by :func:`repetend.neardup.lsh.lsh_params`
+    (P(threshold) >= ``min_recall``).  ``bbits`` None → full 64-bit signature
+    values.  ``containment`` is the threshold of the containment pairs reported
+    apart (max containment >= it, Jaccard < ``threshold``).
+    """
+
+    method: Method = "minhash"
+    threshold: float = 0.8
+    shingle: int = 5
+    num_perm: int = 128
+    bands: int | None = None
+    rows: int | None = None
+    hash: Literal["splitmix64", "crc32"] = "splitmix64"
+    bbits: int | None = None
+    seed: int = DEFAULT_SEED
+    max_bucket: int | None = 200
+    min_shingles: int = 3
+    containment: float = 0.8
+    min_recall: float = 0.98
+    exact_hash: Literal["xxh64", "crc32"] = "xxh64"
+
+    def validate(self) -> "NearDupConfig":
+        if self.method not in METHODS:
+            raise ParameterError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
+        if not 0.0 < float(self.threshold) <= 1.0:
+            raise ParameterError(f"threshold must be in (0, 1], got {self.threshold}")
+        if not 0.0 < float(self.containment) <= 1.0:
+            raise ParameterError(f"containment threshold must be in (0, 1], got {self.containment}")
+        if int(self.shingle) < 1:
+            raise ParameterError(f"shingle size k must be >= 1, got {self.shingle}")
+        if int(self.num_perm) < 1:
+            raise ParameterError(f"num_perm must be >= 1, got {self.num_perm}")
+        if self.bbits is not None and not 1 <= int(self.bbits) <= 64:
+            raise ParameterError(f"bbits must be in 1..64, got {self.bbits}")
+        if self.hash not in ("splitmix64", "crc32"):
+            raise ParameterError(f"hash must be 'splitmix64' or 'crc32', got {self.hash!r}")
+        if self.exact_hash not in ("xxh64", "crc32"):
+            raise ParameterError(f"exact_hash must be 'xxh64' or 'crc32', got {self.exact_hash!r}")
+        if self.max_bucket is not None and self.max_bucket != 0 and int(self.max_bucket) < 3:
+            raise ParameterError(f"max_bucket must be None, 0 or >= 3, got {self.max_bucket}")
+        if int(self.min_shingles) < 1:
+            raise ParameterError(f"min_shingles must be >= 1, got {self.min_shingles}")
+        if not 0.0 <= float(self.min_recall) <= 1.0:
+            raise ParameterError(f"min_recall must be in [0, 1], got {self.min_recall}")
+        check_banding(int(self.num_perm), self.bands, self.rows)
+        return self
+
+    def banding(self) -> tuple[int, int]:
+        """(bands, rows): the user's, completed, or the chooser's."""
+        b, r = check_banding(int(self.num_perm), self.bands, self.rows)
+        if b is None:
+            p = lsh_params(self.threshold, self.num_perm, min_recall=self.min_recall)
+            b, r = p.bands, p.rows
+        return int(b), int(r)
+
+
+def _peak_rss() -> int:
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+
+
+@dataclass(slots=True)
+class NearDupResult:
+    """Verified pairs, candidates with their true Jaccard, clusters, containment, summary.
+
+    ``candidates`` holds every candidate the method examined with its exact
+    resemblance and containments, and ``candidate_estimate`` the MinHash
+    estimate of each (NaN for methods without signatures) — what the report
+    needs to put real pairs on the S-curve and draw the chord picture.
+    """
+
+    pairs: Pairs
+    candidates: Pairs
+    candidate_estimate: npt.NDArray[np.float64]
+    clusters: Clusters
+    containment: Pairs
+    summary: dict
+    config: NearDupConfig
+    doc_ids: list[str] | None = None
+    lengths: npt.NDArray[np.int64] | None = None
+    signatures: object = field(default=None, repr=False)
+
+    def _ids(self, idx: np.ndarray) -> list[str]:
+        if self.doc_ids is None:
+            return [str(int(i)) for i in idx]
+        ids = self.doc_ids
+        return [ids[int(i)] for i in idx]
+
+    def _pairs_table(self, p: Pairs):
+        import pyarrow as pa
+
+        return pa.table({
+            "a": pa.array(self._ids(p.a), pa.string()),
+            "b": pa.array(self._ids(p.b), pa.string()),
+            "a_index": pa.array(p.a, pa.int64()),
+            "b_index": pa.array(p.b, pa.int64()),
+            "jaccard": pa.array(p.jaccard, pa.float64()),
+            "containment_ab": pa.array(p.containment_ab, pa.float64()),
+            "containment_ba": pa.array(p.containment_ba, pa.float64()),
+            "method": pa.array([self.config.method] * len(p), pa.string()),
+        })
+
+    def to_arrow(self, what: Literal["pairs", "clusters", "containment", "candidates"] = "pairs",
+                 *, candidates_limit: int | None = None):
+        """One result table as a pyarrow Table (schemas in ``docs/neardup.md``)."""
+        import pyarrow as pa
+
+        if what == "pairs":
+            return self._pairs_table(self.pairs)
+        if what == "containment":
+            return self._pairs_table(self.containment)
+        if what == "clusters":
+            c = self.clusters
+            docs = np.flatnonzero(c.cluster_id >= 0)
+            cid = c.cluster_id[docs]
+            return pa.table({
+                "doc_index": pa.array(docs, pa.int64()),
+                "doc_id": pa.array(self._ids(docs), pa.string()),
+                "cluster_id": pa.array(cid, pa.int64()),
+                "cluster_size": pa.array(c.sizes[cid], pa.int64()),
+                "is_representative": pa.array(c.is_representative()[docs], pa.bool_()),
+            })
+        if what == "candidates":
+            p = self.candidates
+            idx = np.arange(len(p))
+            if candidates_limit is not None and len(p) > candidates_limit:
+                rng = np.random.default_rng(0)
+                idx = np.sort(rng.choice(len(p), size=candidates_limit, replace=False))
+            return pa.table({
+                "a_index": pa.array(p.a[idx], pa.int64()),
+                "b_index": pa.array(p.b[idx], pa.int64()),
+                "jaccard": pa.array(p.jaccard[idx], pa.float64()),
+                "estimate": pa.array(self.candidate_estimate[idx], pa.float64()),
+            })
+        raise ParameterError(f"unknown table {what!r}: pairs, clusters, containment or candidates")
+
+    def to_pandas(self, what: Literal["pairs", "clusters", "containment", "candidates"] = "pairs"):
+        """One result table as a pandas DataFrame (needs pandas)."""
+        from ..errors import require
+
+        require("pandas", "pandas", "NearDupResult.to_pandas")
+        return self.to_arrow(what).to_pandas()
+
+    def write(self, directory: str | Path, format: Literal["parquet", "jsonl"] = "parquet",
+              candidates_limit: int = CANDIDATES_LIMIT) -> dict[str, Path]:
+        """Write ``pairs``, ``clusters``, ``containment``, ``candidates`` and
+        ``summary.json`` into *directory*, each file atomically.  At most
+        ``candidates_limit`` candidate rows are written (a uniform sample with a
+        fixed seed when there are more; the summary says so)."""
+        if format not in ("parquet", "jsonl"):
+            raise ParameterError(f"format must be parquet or jsonl, got {format!r}")
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        written: dict[str, Path] = {}
+        for name in ("pairs", "clusters", "containment", "candidates"):
+            table = self.to_arrow(name, candidates_limit=candidates_limit)
+            target = d / f"{name}.{format}"
+            if format == "parquet":
+                write_parquet(target, table)
+            else:
+                _write_jsonl(target, table)
+            written[name] = target
+        summary = dict(self.summary)
+        summary["candidates_written"] = min(len(self.candidates), int(candidates_limit))
+        summary["candidates_sampled"] = len(self.candidates) > int(candidates_limit)
+        write_json(d / "summary.json", summary)
+        written["summary"] = d / "summary.json"
+        return written
+
+
+def _write_jsonl(target: Path, table) -> None:
+    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        for row in table.to_pylist():
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _lazy(module: str, name: str, method: str):
+    import importlib
+
+    try:
+        mod = importlib.import_module(f"repetend.neardup.{module}")
+        return getattr(mod, name)
+    except (ImportError, AttributeError) as exc:
+        raise RepetendError(
+            f"method {method!r} needs repetend.neardup.{module}.{name}, which is not available "
+            f"in this installation ({exc})") from exc
+
+
+def _with_estimates(sig, p: Pairs) -> np.ndarray:
+    if sig is None or len(p) == 0:
+        return np.full(len(p), np.nan)
+    return sig.estimate(p.a, p.b)
+
+
+def find_near_duplicates(data, config: NearDupConfig | None = None, **overrides) -> NearDupResult:
+    """Find near-duplicate documents: verified pairs, clusters, containment pairs.
+
+    Parameters
+    ----------
+    data : TokenStore or ShingleSets
+        A token store (shingled here with ``config.shingle``) or ready shingle sets
+        (their own k is used; method ``exact`` needs a store).
+    config : NearDupConfig, optional
+        Parameters; keyword ``overrides`` replace single fields.
+
+    Returns
+    -------
+    NearDupResult
+
+    Notes
+    -----
+    Seeds 001/003/004; Broder (1997) for resemblance and containment; Indyk &
+    Motwani (1998) and Rajaraman & Ullman (MMDS ch. 3) for banding; Li & König
+    (2010) for b-bit signatures.  Verification is exact, so the output has no
+    false positives; MinHash-LSH recall at resemblance s is P(s) (S-curve).
+    """
+    cfg = replace(config or NearDupConfig(), **overrides).validate()
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+    store = None
+    if isinstance(data, ShingleSets):
+        sets = data
+        lengths = sets.sizes.astype(np.int64)
+        doc_ids = None
+        n_tokens = None
+    elif hasattr(data, "tokens") and hasattr(data, "doc_offsets"):
+        store = data
+        tok_hash = token_hashes(store.vocab)
+        sets = shingle_sets(store.tokens, store.doc_offsets, tok_hash, int(cfg.shingle))
+        lengths = store.doc_lengths.astype(np.int64)
+        n_tokens = lengths
+        doc_ids = store.doc_ids
+    else:
+        raise ParameterError(f"expected a TokenStore or ShingleSets, got {type(data).__name__}")
+    timings["shingles"] = time.perf_counter() - t0
+    n = int(sets.offsets.shape[0] - 1)
+    sizes = sets.sizes.astype(np.int64)
+    t = float(cfg.threshold)
+    summary: dict = {"method": cfg.method, "parameters": asdict(cfg), "documents": n,
+                     "shingle_k": int(sets.k), "shingles": int(sets.hashes.shape[0]),
+                     "threshold": t}
+    sig = None
+    tc = time.perf_counter()
+    if cfg.method == "minhash":
+        bands, rows = cfg.banding()
+        bits = 64 if cfg.bbits is None else int(cfg.bbits)
+        sig = minhash_signatures(sets, int(cfg.num_perm), seed=cfg.seed, hash=cfg.hash, bits=bits)
+        timings["signatures"] = time.perf_counter() - tc
+        tl = time.perf_counter()
+        cand = lsh_candidates(sig, sizes, bands, rows, max_bucket=cfg.max_bucket,
+                              min_shingles=int(cfg.min_shingles), sets=sets)
+        timings["lsh"] = time.perf_counter() - tl
+        tv = time.perf_counter()
+        candidates = verify_pairs(sets, cand.a, cand.b)
+        timings["verify"] = time.perf_counter() - tv
+        pairs = candidates.select(candidates.jaccard >= t)
+        grid = np.round(np.arange(1, 21) * 0.05, 2)
+        summary.update({
+            "num_perm": int(cfg.num_perm), "bits": bits, "hash": cfg.hash,
+            "bands": bands, "rows": rows,
+            "lsh_threshold": lsh_threshold(bands, rows),
+            "p_at_threshold": s_curve(t, bands, rows),
+            "s_curve": [[float(s), float(p)] for s, p in zip(grid, s_curve(grid, bands, rows))],
+            "signature_bytes": sig.nbytes,
+            "lsh": cand.stats,
+            "capped_buckets": cand.stats["capped_buckets"],
+            "pairs_not_enumerated": cand.stats["pairs_not_enumerated"],
+        })
+    elif cfg.method == "allpairs":
+        all_pairs = _lazy("allpairs", "all_pairs", "allpairs")
+        candidates = all_pairs(sets, t)
+        pairs = candidates.select(candidates.jaccard >= t)
+        timings["pairs"] = time.perf_counter() - tc
+    elif cfg.method == "broder":
+        broder_pairs = _lazy("broder", "broder_pairs", "broder")
+        if n_tokens is None:
+            raise ParameterError("method 'broder' needs a TokenStore (document lengths in words)")
+        candidates = broder_pairs(sets, n_tokens, t, verify=True)
+        pairs = candidates.select(candidates.jaccard >= t)
+        timings["pairs"] = time.perf_counter() - tc
+    else:  # exact
+        if store is None:
+            raise ParameterError("method 'exact' needs a TokenStore (it checksums the text)")
+        groups = _lazy("exact", "exact_duplicate_groups", "exact")
+        label = np.asarray(groups(store, hash=cfg.exact_hash), dtype=np.int64)
+        if label.shape[0] != n:
+            raise RepetendError(f"exact_duplicate_groups returned {label.shape[0]} labels for {n} documents")
+        dup = np.flatnonzero(label != np.arange(n))
+        candidates = verify_pairs(sets, label[dup], dup)
+        pairs = candidates
+        timings["pairs"] = time.perf_counter() - tc
+    pairs = pairs.sorted()
+    tk = time.perf_counter()
+    clusters = clusters_from_pairs(n, pairs.a, pairs.b, lengths)
+    contain = containment_pairs(candidates, t, float(cfg.containment)).sorted()
+    timings["clusters"] = time.perf_counter() - tk
+    estimate = _with_estimates(sig, candidates)
+    timings["total"] = time.perf_counter() - t0
+    summary.update({
+        "candidates": len(candidates),
+        "verified_pairs": len(pairs),
+        "clusters": clusters.n_clusters,
+        "documents_in_clusters": clusters.documents_in_clusters,
+        "duplicates_to_drop": clusters.duplicates,
+        "largest_cluster": int(clusters.sizes.max()) if clusters.n_clusters else 0,
+        "containment_pairs": len(contain),
+        "containment_threshold": float(cfg.containment),
+        "timings_s": {k: round(v, 4) for k, v in timings.items()},
+        "peak_rss_bytes": _peak_rss(),
+    })
+    summary.setdefault("capped_buckets", 0)
+    return NearDupResult(pairs, candidates, estimate, clusters, contain, summary, cfg,
+                         doc_ids, lengths, sig)

@@ -1,0 +1,333 @@
+"""Locality-sensitive hashing over MinHash signatures: bands, buckets, candidates.
+
+Banding (Rajaraman & Ullman, *Mining of Massive Datasets*, ch. 3; seed 003):
+the signature is cut into *b* bands of *r* values; each band of each document
+is hashed to a 64-bit key (:func:`repetend.neardup._lsh_kernels.band_keys`);
+documents with equal keys in a band share a bucket, and a pair is a candidate
+when it shares at least one bucket.  A pair of resemblance s becomes a
+candidate with probability ``P(s) = 1 − (1 − s^r)^b`` (:func:`s_curve`), whose
+steep part lies near ``(1/b)^(1/r)`` (:func:`lsh_threshold`).
+
+Buckets are grouped by sorting the keys of each band (``np.argsort``), never
+with Python dictionaries; pairs are emitted by a compiled kernel.
+
+Huge buckets
+    A bucket of ``m >= max_bucket`` documents would give m(m−1)/2 candidates
+    (seed 003: a thousand template-only files are half a million pairs).  Such a
+    bucket emits only ``2m − 3`` pairs: its members ordered by (shingle count,
+    index), a *star* from the first of them to every other member and a *chain*
+    between neighbours in that order.  Members similar to that first member, or
+    to their size-neighbour, are found; the cluster of a bucket of true copies
+    stays connected; pairs among the other members are not enumerated.  The
+    number of capped buckets and of pairs not enumerated is reported.
+    ``max_bucket=None`` (or 0) disables the cap.
+
+Near-empty documents
+    Seed 003 warns that empty and almost empty documents collide by chance.
+    Documents without shingles never enter a bucket (their signature is a
+    sentinel).  Documents with ``1 <= size < min_shingles`` shingles are kept
+    out of the bands and matched *exactly* instead: they are grouped by a
+    fingerprint of their whole set (a star per group of identical sets, verified
+    afterwards).  Two different sets of fewer than m shingles, or such a set and
+    a larger one, have J <= (m−1)/m, so for thresholds t > (m−1)/m (m = 3: t >
+    2/3, which includes the default 0.8) this loses nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ParameterError
+from . import _lsh_kernels as K
+from . import _minhash_kernels as MK
+
+__all__ = [
+    "LSHCandidates",
+    "LSHParams",
+    "lsh_candidates",
+    "lsh_params",
+    "lsh_threshold",
+    "s_curve",
+]
+
+
+def s_curve(s: npt.ArrayLike, bands: int, rows: int):
+    """Probability ``1 − (1 − s^r)^b`` that a pair of resemblance s becomes a candidate."""
+    s = np.asarray(s, dtype=np.float64)
+    out = 1.0 - (1.0 - s ** int(rows)) ** int(bands)
+    return float(out) if out.ndim == 0 else out
+
+
+def lsh_threshold(bands: int, rows: int) -> float:
+    """The resemblance ``(1/b)^(1/r)`` near which the S-curve rises."""
+    return float((1.0 / bands) ** (1.0 / rows))
+
+
+@dataclass(frozen=True, slots=True)
+class LSHParams:
+    """A banding (b, r) and what it costs.
+
+    ``fp_area`` = ∫₀ᵗ P(s) ds (weight of dissimilar pairs that become candidates),
+    ``fn_area`` = ∫ₜ¹ (1 − P(s)) ds (weight of similar pairs that are missed),
+    ``p_at_threshold`` = P(t), the recall for pairs exactly at the threshold.
+    """
+
+    bands: int
+    rows: int
+    threshold: float          # the target t
+    lsh_threshold: float      # (1/b)^(1/r)
+    p_at_threshold: float
+    fp_area: float
+    fn_area: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+_GRID = 1001
+
+
+def _areas(threshold: float, b: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    lo = np.linspace(0.0, threshold, _GRID)
+    hi = np.linspace(threshold, 1.0, _GRID)
+    b = b[:, None].astype(np.float64)
+    r = r[:, None].astype(np.float64)
+    p_lo = 1.0 - (1.0 - lo[None, :] ** r) ** b
+    p_hi = 1.0 - (1.0 - hi[None, :] ** r) ** b
+    fp = np.trapezoid(p_lo, lo, axis=1)
+    fn = np.trapezoid(1.0 - p_hi, hi, axis=1)
+    return fp, fn
+
+
+def _make(threshold: float, b: int, r: int) -> LSHParams:
+    fp, fn = _areas(threshold, np.array([b]), np.array([r]))
+    return LSHParams(int(b), int(r), float(threshold), lsh_threshold(b, r),
+                     s_curve(threshold, b, r), float(fp[0]), float(fn[0]))
+
+
+def _check_threshold(threshold: float) -> None:
+    if not (0.0 < float(threshold) <= 1.0):
+        raise ParameterError(f"threshold must be in (0, 1], got {threshold}")
+
+
+def check_banding(num_perm: int, bands: int | None, rows: int | None) -> tuple[int | None, int | None]:
+    """Validate a user's bands/rows against K; fill the missing one when the other is given."""
+    if int(num_perm) < 1:
+        raise ParameterError(f"num_perm must be >= 1, got {num_perm}")
+    for name, v in (("bands", bands), ("rows", rows)):
+        if v is not None and int(v) < 1:
+            raise ParameterError(f"{name} must be >= 1, got {v}")
+    if bands is not None and rows is None:
+        if num_perm % bands:
+            raise ParameterError(f"num_perm={num_perm} is not divisible into {bands} bands")
+        rows = num_perm // bands
+    elif rows is not None and bands is None:
+        if num_perm % rows:
+            raise ParameterError(f"num_perm={num_perm} is not divisible into bands of {rows} rows")
+        bands = num_perm // rows
+    if bands is not None and rows is not None and bands * rows > num_perm:
+        raise ParameterError(
+            f"{bands} bands x {rows} rows = {bands * rows} signature values, "
+            f"but num_perm is only {num_perm}")
+    return bands, rows
+
+
+def lsh_params(threshold: float, num_perm: int, fp_weight: float = 0.5, fn_weight: float = 0.5,
+               *, min_recall: float | None = 0.98) -> LSHParams:
+    """Choose (bands, rows) with ``bands·rows <= num_perm`` for a resemblance threshold.
+
+    Parameters
+    ----------
+    threshold : float
+        Target resemblance t in (0, 1].
+    num_perm : int
+        Signature length K.
+    fp_weight, fn_weight : float
+        Weights of the false-positive area ∫₀ᵗ P and the false-negative area
+        ∫ₜ¹ (1 − P) in the cost that is minimised.
+    min_recall : float or None
+        Only bandings with ``P(t) >= min_recall`` are eligible (default 0.98); if
+        none is, the one with the largest P(t) is returned.  ``None`` gives
+        exactly datasketch's rule (``_optimal_param``).
+
+    Notes
+    -----
+    datasketch minimises ``fp_weight·FP + fn_weight·FN`` alone, which at
+    t = 0.8 and K = 128 puts the curve's midpoint near t and misses a sizeable
+    share of pairs just above t.  Here a missed pair cannot be recovered while an
+    extra candidate is removed by exact verification (seed 003: "the threshold
+    should stand a little below the wanted similarity"), so P(t) itself must be
+    high; the cost of that choice is the larger ``fp_area`` (more candidates to
+    verify), which ``repetend lsh-params`` prints beside datasketch's choice.
+    """
+    _check_threshold(threshold)
+    if int(num_perm) < 1:
+        raise ParameterError(f"num_perm must be >= 1, got {num_perm}")
+    if min_recall is not None and not 0.0 <= min_recall <= 1.0:
+        raise ParameterError(f"min_recall must be in [0, 1], got {min_recall}")
+    bs, rs = [], []
+    for b in range(1, num_perm + 1):
+        for r in range(1, num_perm // b + 1):
+            bs.append(b)
+            rs.append(r)
+    b = np.array(bs)
+    r = np.array(rs)
+    fp, fn = _areas(float(threshold), b, r)
+    cost = fp_weight * fp + fn_weight * fn
+    p_t = 1.0 - (1.0 - float(threshold) ** r.astype(np.float64)) ** b
+    if min_recall is not None:
+        ok = p_t >= min_recall
+        if ok.any():
+            cost = np.where(ok, cost, np.inf)
+        else:
+            cost = -p_t
+    # ties: lowest cost, then most signature values used, then fewer bands
+    i = int(np.lexsort((b, -(b * r), np.round(cost, 12)))[0])
+    return _make(float(threshold), int(b[i]), int(r[i]))
+
+
+@dataclass(slots=True)
+class LSHCandidates:
+    """Candidate pairs (a < b, distinct, sorted) and what the banding saw."""
+
+    a: npt.NDArray[np.int64]
+    b: npt.NDArray[np.int64]
+    stats: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return int(self.a.shape[0])
+
+
+def _runs(sorted_keys: np.ndarray) -> np.ndarray:
+    """Start offsets of runs of equal keys (plus the end), runs of length >= 2 only."""
+    n = sorted_keys.shape[0]
+    if n == 0:
+        return np.zeros(1, dtype=np.int64)
+    cut = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
+    starts = np.concatenate(([0], cut, [n])).astype(np.int64)
+    return starts
+
+
+def _emit(members: np.ndarray, starts: np.ndarray, sizes: np.ndarray, cap: int, stats: dict):
+    lens = np.diff(starts)
+    keep = lens >= 2
+    if not keep.any():
+        return None
+    # keep only runs of >= 2 members, as contiguous (members, starts) again
+    sel_starts = starts[:-1][keep]
+    sel_lens = lens[keep]
+    idx = np.repeat(sel_starts, sel_lens) + (np.arange(sel_lens.sum()) -
+                                             np.repeat(np.cumsum(sel_lens) - sel_lens, sel_lens))
+    mem = np.ascontiguousarray(members[idx], dtype=np.int64)
+    st = np.zeros(sel_lens.size + 1, dtype=np.int64)
+    np.cumsum(sel_lens, out=st[1:])
+    counts = K.bucket_pair_counts(st, np.int64(cap))
+    po = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=po[1:])
+    total = int(po[-1])
+    out_a = np.empty(total, dtype=np.int64)
+    out_b = np.empty(total, dtype=np.int64)
+    K.bucket_pairs(mem, st, sizes, np.int64(cap), po, out_a, out_b)
+    if cap > 0:
+        big = sel_lens >= cap
+        stats["capped_buckets"] += int(big.sum())
+        m = sel_lens[big].astype(np.int64)
+        stats["pairs_not_enumerated"] += int((m * (m - 1) // 2 - (2 * m - 3)).sum())
+        stats["largest_bucket"] = max(stats["largest_bucket"], int(sel_lens.max()))
+    else:
+        stats["largest_bucket"] = max(stats["largest_bucket"], int(sel_lens.max()))
+    stats["buckets_with_pairs"] += int(sel_lens.size)
+    return out_a, out_b
+
+
+def _unique_pairs(parts: list[tuple[np.ndarray, np.ndarray]], n: int):
+    if not parts:
+        z = np.empty(0, dtype=np.int64)
+        return z, z.copy(), 0
+    a = np.concatenate([p[0] for p in parts])
+    b = np.concatenate([p[1] for p in parts])
+    raw = int(a.size)
+    key = np.unique(a * np.int64(n) + b)
+    return key // n, key % n, raw
+
+
+def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
+                   max_bucket: int | None = 200, min_shingles: int = 3,
+                   sets=None) -> LSHCandidates:
+    """Candidate pairs of documents from banded MinHash signatures.
+
+    Parameters
+    ----------
+    signatures : MinHashSignatures or ndarray [n_docs, K]
+        The signatures (any unsigned dtype).
+    sizes : array of int
+        Shingle-set size of each document (0 = empty: never a candidate).
+    bands, rows : int
+        The banding; ``bands * rows <= K`` (the first ``bands*rows`` values are used).
+    max_bucket : int or None
+        Buckets of this many documents or more emit a star + chain only (module docs).
+    min_shingles : int
+        Documents with fewer shingles skip the bands and are grouped by exact set
+        identity (needs ``sets``; without it they are banded like the others).
+    sets : ShingleSets, optional
+        The shingle sets, for the exact grouping of near-empty documents.
+
+    Returns
+    -------
+    LSHCandidates
+        Distinct pairs ``a < b`` sorted by (a, b), and ``stats``: documents banded,
+        near-empty documents, empty documents, buckets with pairs, capped buckets,
+        pairs not enumerated, largest bucket, raw pairs before deduplication.
+    """
+    values = getattr(signatures, "values", signatures)
+    values = np.ascontiguousarray(values)
+    if values.ndim != 2:
+        raise ParameterError("signatures must be a 2-d array [n_docs, num_perm]")
+    n, k = values.shape
+    check_banding(k, bands, rows)
+    sizes = np.ascontiguousarray(sizes, dtype=np.int64)
+    if sizes.shape[0] != n:
+        raise ParameterError(f"sizes has {sizes.shape[0]} entries for {n} signatures")
+    cap = 0 if max_bucket is None else int(max_bucket)
+    if cap < 0 or cap == 1 or cap == 2:
+        raise ParameterError(f"max_bucket must be None, 0 or >= 3, got {max_bucket}")
+    if min_shingles < 1:
+        raise ParameterError(f"min_shingles must be >= 1, got {min_shingles}")
+    tiny_limit = int(min_shingles) if sets is not None else 1
+    banded = np.flatnonzero(sizes >= tiny_limit).astype(np.int64)
+    tiny = np.flatnonzero((sizes >= 1) & (sizes < tiny_limit)).astype(np.int64)
+    stats = {"documents": int(n), "banded_documents": int(banded.size),
+             "near_empty_documents": int(tiny.size),
+             "empty_documents": int(np.count_nonzero(sizes == 0)),
+             "bands": int(bands), "rows": int(rows), "max_bucket": cap or None,
+             "min_shingles": int(min_shingles),
+             "buckets_with_pairs": 0, "capped_buckets": 0, "pairs_not_enumerated": 0,
+             "largest_bucket": 0}
+    parts = []
+    if banded.size >= 2:
+        keys = np.empty((banded.size, int(bands)), dtype=np.uint64)
+        K.band_keys(values, banded, int(bands), int(rows), keys)
+        for j in range(int(bands)):
+            col = keys[:, j]
+            order = np.argsort(col, kind="stable")
+            got = _emit(banded[order], _runs(col[order]), sizes, cap, stats)
+            if got is not None:
+                parts.append(got)
+    if tiny.size >= 2:
+        fp = np.empty(n, dtype=np.uint64)
+        MK.set_fingerprints(np.ascontiguousarray(sets.hashes, dtype=np.uint64),
+                            np.ascontiguousarray(sets.offsets, dtype=np.int64), fp)
+        f = fp[tiny]
+        order = np.argsort(f, kind="stable")
+        # identical sets: a star per group (cap 3 turns every group of >= 3 into star + chain)
+        got = _emit(tiny[order], _runs(f[order]), sizes, 3, {"capped_buckets": 0,
+                    "pairs_not_enumerated": 0, "largest_bucket": 0, "buckets_with_pairs": 0})
+        if got is not None:
+            parts.append(got)
+    a, b, raw = _unique_pairs(parts, max(n, 1))
+    stats["raw_pairs"] = raw
+    stats["candidates"] = int(a.size)
+    return LSHCandidates(a, b, stats)
