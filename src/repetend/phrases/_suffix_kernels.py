@@ -83,13 +83,6 @@ def docs_in_sa_order(sa, doc_offsets, scratch):
 
 
 @jit
-def _grow(a, size):
-    b = np.empty(max(2 * a.shape[0], size), dtype=a.dtype)
-    b[:a.shape[0]] = a
-    return b
-
-
-@jit
 def frequent_leaves(sa, lcp, docsa, doc_offsets, min_docs, min_len):
     """Bottom-up LCP-interval traversal (Abouelhoda, Kurtz & Ohlebusch 2004)
     with distinct-document counting (Hui 1992).
@@ -110,7 +103,16 @@ def frequent_leaves(sa, lcp, docsa, doc_offsets, min_docs, min_len):
     m = sa.shape[0]
     n_docs = doc_offsets.shape[0] - 1
     prev = np.full(max(n_docs, 1), -1, dtype=np.int64)
-    cap = 64
+    # the stack depth is bounded by the longest document + 2; the intervals
+    # reported are disjoint and hold >= min_docs suffixes each.  Allocating
+    # both once keeps the loop free of array reassignments (which cost a
+    # reference-count update per iteration).
+    longest = 0
+    for d in range(n_docs):
+        ln = doc_offsets[d + 1] - doc_offsets[d]
+        if ln > longest:
+            longest = ln
+    cap = longest + 2
     st_lcp = np.empty(cap, dtype=np.int64)
     st_lb = np.empty(cap, dtype=np.int64)
     st_corr = np.empty(cap, dtype=np.int64)
@@ -121,7 +123,7 @@ def frequent_leaves(sa, lcp, docsa, doc_offsets, min_docs, min_len):
     st_corr[0] = 0
     st_flag[0] = False
 
-    ocap = 1024
+    ocap = m // max(min_docs, 1) + 1
     out_lb = np.empty(ocap, dtype=np.int64)
     out_rb = np.empty(ocap, dtype=np.int64)
     out_len = np.empty(ocap, dtype=np.int64)
@@ -153,11 +155,6 @@ def frequent_leaves(sa, lcp, docsa, doc_offsets, min_docs, min_len):
                 if freq:
                     n_frequent += 1
                     if not flag and ell >= min_len:
-                        if n_out == out_lb.shape[0]:
-                            out_lb = _grow(out_lb, n_out + 1)
-                            out_rb = _grow(out_rb, n_out + 1)
-                            out_len = _grow(out_len, n_out + 1)
-                            out_df = _grow(out_df, n_out + 1)
                         out_lb[n_out] = ilb
                         out_rb[n_out] = i - 1
                         out_len[n_out] = ell
@@ -173,11 +170,6 @@ def frequent_leaves(sa, lcp, docsa, doc_offsets, min_docs, min_len):
                 break
             if cur > st_lcp[top]:
                 top += 1
-                if top == st_lcp.shape[0]:
-                    st_lcp = _grow(st_lcp, top + 1)
-                    st_lb = _grow(st_lb, top + 1)
-                    st_corr = _grow(st_corr, top + 1)
-                    st_flag = _grow(st_flag, top + 1)
                 st_lcp[top] = cur
                 st_lb[top] = lb
                 st_corr[top] = child_corr
@@ -212,11 +204,6 @@ def frequent_leaves(sa, lcp, docsa, doc_offsets, min_docs, min_len):
             if rem > parent:
                 n_frequent += 1
                 if rem >= min_len:
-                    if n_out == out_lb.shape[0]:
-                        out_lb = _grow(out_lb, n_out + 1)
-                        out_rb = _grow(out_rb, n_out + 1)
-                        out_len = _grow(out_len, n_out + 1)
-                        out_df = _grow(out_df, n_out + 1)
                     out_lb[n_out] = i
                     out_rb[n_out] = i
                     out_len[n_out] = rem
