@@ -35,7 +35,8 @@ from typing import Literal, Protocol, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ParameterError
+from .._atomic import write_parquet
+from ..errors import ParameterError, require
 
 __all__ = ["ExactDuplicates", "canonical_form", "checksums", "exact_duplicate_groups",
            "exact_duplicates"]
@@ -130,11 +131,20 @@ class ExactDuplicates:
         """Documents that repeat an earlier one (what deduplication removes)."""
         return int(np.count_nonzero(self.labels != np.arange(self.labels.size)))
 
-    def to_pandas(self):
-        import pandas as pd
+    def to_arrow(self):
+        """Columns ``doc``, ``group`` (the label), ``checksum``."""
+        import pyarrow as pa
 
-        return pd.DataFrame({"doc": np.arange(self.labels.size), "group": self.labels,
-                             "checksum": self.checksums})
+        return pa.table({"doc": np.arange(self.labels.size, dtype=np.int64),
+                         "group": self.labels, "checksum": self.checksums})
+
+    def to_pandas(self):
+        require("pandas", "all", "ExactDuplicates.to_pandas()")
+        return self.to_arrow().to_pandas()
+
+    def to_parquet(self, path) -> None:
+        """Write :meth:`to_arrow` atomically."""
+        write_parquet(path, self.to_arrow())
 
 
 def exact_duplicates(source: _TextSource | Sequence[str], hash: HashName = "xxh64") -> ExactDuplicates:
