@@ -1,47 +1,383 @@
-"""Batch tokenization (PLACEHOLDER: pure-Python; the tokenizer helper replaces
-this module with the compiled scanner, keeping the same contract)."""
+"""Batch tokenization: a compiled UTF-8 scanner with the reference definition.
+
+Word tokens (``unit="word"``, the default) follow
+:mod:`repetend.corpus.tokenize_ref` exactly: Unicode NFC, ``str.lower``, a token
+is a maximal run of L*/N*/M* characters, every Han ideograph and kana is a
+token of its own (seed 000, part 2: "lower-case, cut at everything that is not
+a letter or a digit").  ``unit="char"`` gives character tokens for character
+k-gram shingles (seed 001); ``unit="code"`` gives programming-language tokens
+with comments dropped (seed 003, :mod:`repetend.corpus.code_tokens`).
+
+How the word scanner works
+--------------------------
+Python does the C-speed parts per batch (one ``encode`` per document and one
+``join``); a numba kernel then decodes the UTF-8, lowers each code point
+through a table, classifies it (separator / word / single-character token) and
+emits byte spans and FNV-1a 64 hashes of the lowered token bytes, in parallel
+over documents and over ~1 MiB pieces of long documents.  The same pass runs
+the NFC quick check (NFC_Quick_Check and canonical order); the rare documents
+that may not be NFC, or hold U+0130 or U+03A3 (whose ``str.lower`` is not a
+per-character table lookup), are normalized and lowered in Python and scanned
+again.  See ``docs/tokenizer.md``.
+
+Lone surrogates (text decoded with ``errors="surrogateescape"`` or
+``"surrogatepass"``) are encoded with ``"surrogatepass"``; they are category
+Cs, so in word tokens they separate, and in char tokens each is a token whose
+hash is that of its surrogatepass bytes (what
+:func:`repetend.neardup.shingles.token_hashes` computes for the same string).
+"""
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
-from .tokenize_ref import tokenize_reference
+from ..errors import ParameterError
+from . import _tokenizer_kernels as K
+from .unicode_table import tables
+
+__all__ = ["TokenizedBatch", "Unit", "token_spans", "tokenize", "tokenize_batch"]
 
 Unit = Literal["word", "char", "code"]
-
-
-def tokenize(text: str) -> list[str]:
-    return tokenize_reference(text)
+_UNITS = ("word", "char", "code")
+_SEGMENT_BYTES = 1 << 20
+_ENC = "surrogatepass"
 
 
 @dataclass(slots=True)
 class TokenizedBatch:
-    hashes: np.ndarray        # uint64, one per token
-    doc_offsets: np.ndarray   # int64, len(texts) + 1
-    _strings: list
+    """Tokens of a batch of documents.
+
+    Attributes
+    ----------
+    hashes : ndarray of uint64
+        FNV-1a 64 of each token's normalized UTF-8 bytes, documents back to back.
+    doc_offsets : ndarray of int64, length ``len(texts) + 1``
+        Document ``d`` owns tokens ``doc_offsets[d]:doc_offsets[d + 1]``.
+    """
+
+    hashes: npt.NDArray[np.uint64]
+    doc_offsets: npt.NDArray[np.int64]
+    _buf: bytes = b""
+    _start: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
+    _end: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
+    _doc_raw: npt.NDArray[np.bool_] = field(default_factory=lambda: np.empty(0, bool))
+    _unit: str = "word"
+    _strings: list | None = None
+
+    def __len__(self) -> int:
+        return int(self.hashes.shape[0])
 
     def strings(self, token_indices) -> list[str]:
-        return [self._strings[int(i)] for i in token_indices]
+        """The normalized strings of the tokens at *token_indices* (batch-global)."""
+        idx = np.asarray(token_indices, dtype=np.int64).reshape(-1)
+        if self._strings is not None:
+            return [self._strings[i] for i in idx.tolist()]
+        if idx.size and (idx.min() < 0 or idx.max() >= self.hashes.shape[0]):
+            raise IndexError("token index out of range")
+        docs = np.searchsorted(self.doc_offsets, idx, side="right") - 1
+        raw = self._doc_raw[docs].tolist()
+        buf = self._buf
+        out = []
+        for s, e, r in zip(self._start[idx].tolist(), self._end[idx].tolist(), raw):
+            t = buf[s:e].decode("utf-8", _ENC)
+            if r:  # the kernel lowered this document on the fly
+                t = t.lower()
+            if self._unit == "char" and t.isspace():
+                t = " "
+            out.append(t)
+        return out
+
+    def tokens(self, d: int) -> list[str]:
+        """All token strings of document *d*."""
+        return self.strings(np.arange(self.doc_offsets[d], self.doc_offsets[d + 1]))
 
 
-def _h(s: str) -> int:
-    return int.from_bytes(hashlib.blake2b(s.encode(), digest_size=8).digest(), "little")
+def _check_unit(unit: str) -> None:
+    if unit not in _UNITS:
+        raise ParameterError(f"unit must be one of {', '.join(_UNITS)}; got {unit!r}")
+
+
+def _nfc_lower(text: str) -> str:
+    if not text.isascii() and not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    return text.lower()
+
+
+def _segments(buf: np.ndarray, doc_a: np.ndarray, doc_b: np.ndarray, docs: np.ndarray,
+              split: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Segments (a, b, doc) covering the given documents; every document has at
+    least one (possibly empty) segment; long documents are cut when *split*."""
+    seg_a, seg_b, seg_d = [doc_a[docs]], [doc_b[docs]], [docs]
+    if split:
+        long = docs[(doc_b[docs] - doc_a[docs]) > 2 * _SEGMENT_BYTES]
+        if long.size:
+            keep = (doc_b[docs] - doc_a[docs]) <= 2 * _SEGMENT_BYTES
+            seg_a, seg_b, seg_d = [doc_a[docs][keep]], [doc_b[docs][keep]], [docs[keep]]
+            for d in long.tolist():
+                cuts = K.split_points(buf, np.int64(doc_a[d]), np.int64(doc_b[d]),
+                                      np.int64(_SEGMENT_BYTES))
+                seg_a.append(cuts[:-1])
+                seg_b.append(cuts[1:])
+                seg_d.append(np.full(cuts.size - 1, d, dtype=np.int64))
+    a = np.concatenate(seg_a).astype(np.int64)
+    b = np.concatenate(seg_b).astype(np.int64)
+    d = np.concatenate(seg_d).astype(np.int64)
+    return a, b, d
+
+
+def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
+    T = tables()
+    kunit = K.UNIT_WORD if unit == "word" else K.UNIT_CHAR
+    n_docs = len(texts)
+    enc = [t.encode("utf-8", _ENC) for t in texts]
+    lens = np.fromiter(map(len, enc), dtype=np.int64, count=n_docs)
+    doc_a = np.zeros(n_docs, dtype=np.int64)
+    if n_docs:
+        np.cumsum(lens[:-1], out=doc_a[1:])
+    doc_b = doc_a + lens
+    blob = b"".join(enc)
+    del enc
+    buf = np.frombuffer(blob, dtype=np.uint8)
+    split = kunit == K.UNIT_WORD
+    all_docs = np.arange(n_docs, dtype=np.int64)
+    seg_a, seg_b, seg_d = _segments(buf, doc_a, doc_b, all_docs, split)
+    seg_low = np.ones(seg_a.size, dtype=np.uint8)
+    counts, seg_flag = K.count_segments(buf, seg_a, seg_b, seg_low, kunit,
+                                        T.flags, T.lflags, T.lower, T.ccc)
+    doc_raw = np.ones(n_docs, dtype=bool)
+    bad = np.unique(seg_d[seg_flag != 0])
+    if bad.size:
+        # not (surely) NFC, or İ / Σ: normalize and lower in Python, append the
+        # bytes to the buffer and scan them without the in-kernel lowering
+        fixed = [_nfc_lower(texts[d]).encode("utf-8", _ENC) for d in bad.tolist()]
+        flens = np.fromiter(map(len, fixed), dtype=np.int64, count=len(fixed))
+        base = len(blob)
+        blob = blob + b"".join(fixed)
+        del fixed
+        buf = np.frombuffer(blob, dtype=np.uint8)
+        starts = np.zeros(bad.size, dtype=np.int64)
+        np.cumsum(flens[:-1], out=starts[1:])
+        doc_a[bad] = base + starts
+        doc_b[bad] = doc_a[bad] + flens
+        doc_raw[bad] = False
+        keep = ~np.isin(seg_d, bad)
+        na, nb, nd = _segments(buf, doc_a, doc_b, bad, split)
+        nlow = np.zeros(na.size, dtype=np.uint8)
+        ncounts, _ = K.count_segments(buf, na, nb, nlow, kunit, T.flags, T.lflags, T.lower, T.ccc)
+        seg_a = np.concatenate([seg_a[keep], na])
+        seg_b = np.concatenate([seg_b[keep], nb])
+        seg_d = np.concatenate([seg_d[keep], nd])
+        seg_low = np.concatenate([seg_low[keep], nlow])
+        counts = np.concatenate([counts[keep], ncounts])
+        order = np.lexsort((seg_a, seg_d))
+        seg_a, seg_b, seg_d = seg_a[order], seg_b[order], seg_d[order]
+        seg_low, counts = seg_low[order], counts[order]
+    seg_pos = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=seg_pos[1:])
+    n_tok = int(seg_pos[-1])
+    doc_offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    if n_docs:
+        per_doc = np.zeros(n_docs, dtype=np.int64)
+        np.add.at(per_doc, seg_d, counts)
+        np.cumsum(per_doc, out=doc_offsets[1:])
+    out_start = np.empty(n_tok, dtype=np.int64)
+    out_end = np.empty(n_tok, dtype=np.int64)
+    out_hash = np.empty(n_tok, dtype=np.uint64)
+    K.fill_segments(buf, seg_a, seg_b, seg_low, seg_pos[:-1], kunit, T.flags, T.lflags,
+                    T.lower, T.ccc, out_start, out_end, out_hash)
+    return TokenizedBatch(out_hash, doc_offsets, blob, out_start, out_end, doc_raw, unit)
 
 
 def tokenize_batch(texts: Sequence[str], unit: Unit = "word", lang: str | None = None,
                    names: Sequence[str] | None = None) -> TokenizedBatch:
-    toks: list[str] = []
-    offs = [0]
-    for t in texts:
-        toks.extend(tokenize_reference(t))
-        offs.append(len(toks))
-    return TokenizedBatch(np.array([_h(s) for s in toks], dtype=np.uint64),
-                          np.array(offs, dtype=np.int64), toks)
+    """Tokenize a batch of documents.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The documents.  Lone surrogates are allowed (see the module docstring).
+    unit : {"word", "char", "code"}
+        ``"word"``: the reference definition (:mod:`repetend.corpus.tokenize_ref`);
+        ``"char"``: every character of the NFC lower-cased text, each whitespace
+        run one ``" "`` token, leading and trailing whitespace dropped;
+        ``"code"``: Pygments tokens without comments and whitespace, case kept
+        (needs the ``code`` extra).
+    lang : str, optional
+        Pygments lexer name for ``unit="code"`` (else chosen from *names*).
+    names : sequence of str, optional
+        File names of the documents (``unit="code"``: the extension picks the lexer).
+
+    Returns
+    -------
+    TokenizedBatch
+        ``hashes`` (FNV-1a 64 of each token's normalized UTF-8, equal to
+        :func:`repetend.neardup.shingles.token_hashes` of the strings) and
+        ``doc_offsets``; ``strings(indices)`` gives the token strings.
+
+    Notes
+    -----
+    Linear in the text length (no recursion); parallel over documents and over
+    ~1 MiB pieces of long documents.  Tokenization per seed 000, part 2.
+    """
+    _check_unit(unit)
+    if names is not None and len(names) != len(texts):
+        raise ParameterError(f"names has {len(names)} entries for {len(texts)} texts")
+    if unit == "code":
+        from .code_tokens import code_tokenize_batch
+
+        toks, offsets = code_tokenize_batch(texts, lang=lang, names=names)
+        return TokenizedBatch(hash_strings(toks), offsets, _strings=toks, _unit="code")
+    return _scan_batch(texts, unit)
 
 
-def token_spans(text: str, unit: Unit = "word", lang: str | None = None, name: str | None = None) -> np.ndarray:
-    raise NotImplementedError("placeholder")
+def tokenize(text: str) -> list[str]:
+    """Word tokens of *text* (NFC, lower case, runs of letters/digits/marks).
+
+    >>> tokenize("Все права защищены.")
+    ['все', 'права', 'защищены']
+    >>> tokenize("© 2024 Company_Name")
+    ['2024', 'company', 'name']
+    """
+    tb = _scan_batch([text], "word")
+    return tb.strings(np.arange(len(tb)))
+
+
+def hash_strings(strings: Sequence[str]) -> npt.NDArray[np.uint64]:
+    """FNV-1a 64 of each string's UTF-8 (surrogatepass) bytes."""
+    enc = [s.encode("utf-8", _ENC) for s in strings]
+    offsets = np.zeros(len(enc) + 1, dtype=np.int64)
+    if enc:
+        np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=len(enc)), out=offsets[1:])
+    data = np.frombuffer(b"".join(enc), dtype=np.uint8)
+    return K.fnv1a64_spans(data, offsets)
+
+
+# -- spans in the original text ------------------------------------------------------
+
+def _scan_chars(text_bytes: bytes, lower: int, kunit: int) -> np.ndarray:
+    """Character spans [n, 2] of one text's tokens (a single serial segment)."""
+    T = tables()
+    buf = np.frombuffer(text_bytes, dtype=np.uint8)
+    a = np.zeros(1, dtype=np.int64)
+    b = np.array([buf.size], dtype=np.int64)
+    low = np.array([lower], dtype=np.uint8)
+    counts, flag = K.count_segments(buf, a, b, low, kunit, T.flags, T.lflags, T.lower, T.ccc)
+    n = int(counts[0])
+    start = np.empty(n, dtype=np.int64)
+    end = np.empty(n, dtype=np.int64)
+    h = np.empty(n, dtype=np.uint64)
+    K.scan_segment(buf, np.int64(0), np.int64(buf.size), np.int64(lower), kunit, T.flags,
+                   T.lflags, T.lower, T.ccc, True, True, np.int64(0), start, end, h, np.int64(0))
+    return np.stack([start, end], axis=1), int(flag[0])
+
+
+def _nfc_map(text: str) -> tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """NFC of *text* segment by segment, and the pieces that changed.
+
+    Cuts before every character with ccc = 0 and NFC_Quick_Check = Yes (a
+    normalization boundary: NFC of the concatenation is the concatenation of the
+    NFCs).  Returns the normalized text and, for every segment whose NFC
+    differs, its original ``[oa, ob)`` and normalized ``[na, nb)`` ranges.
+    """
+    T = tables()
+    cps = np.frombuffer(text.encode("utf-32-le", _ENC), dtype=np.uint32)
+    n = cps.size
+    bound = (T.ccc[cps] == 0) & ((T.flags[cps] & K.NOT_QC_YES) == 0)
+    if n:
+        bound[0] = True
+    starts = np.flatnonzero(bound)
+    ends = np.append(starts[1:], n)
+    # a one-character segment starting at a boundary character is already NFC
+    cand = np.flatnonzero((ends - starts > 1) | ~bound[starts])
+    pieces: list[str] = []
+    oa, ob, na, nb = [], [], [], []
+    prev = 0
+    shift = 0
+    for s in cand.tolist():
+        a, b = int(starts[s]), int(ends[s])
+        seg = text[a:b]
+        ns = unicodedata.normalize("NFC", seg)
+        if ns == seg:
+            continue
+        pieces.append(text[prev:a])
+        pieces.append(ns)
+        prev = b
+        oa.append(a)
+        ob.append(b)
+        na.append(a + shift)
+        nb.append(a + shift + len(ns))
+        shift += len(ns) - (b - a)
+    pieces.append(text[prev:])
+    arr = [np.array(x, dtype=np.int64) for x in (oa, ob, na, nb)]
+    return "".join(pieces), *arr
+
+
+def _map_spans_slow(text: str, kunit: int) -> np.ndarray:
+    """Spans of a text that is not NFC or holds U+0130 / U+03A3."""
+    nfc, oa, ob, na, nb = _nfc_map(text)
+    low = nfc.lower()
+    spans, _ = _scan_chars(low.encode("utf-8", _ENC), 0, kunit)
+    if spans.shape[0] == 0:
+        return spans
+    T = tables()
+    # lowered index -> NFC index: only characters with a longer lower case shift
+    if len(low) != len(nfc):
+        ncps = np.frombuffer(nfc.encode("utf-32-le", _ENC), dtype=np.uint32)
+        llen = T.lower_len[ncps].astype(np.int64)
+        where = np.flatnonzero(llen > 1)
+        extra_cnt = llen[where] - 1
+        # low positions of the extra characters of each expanding character
+        low_pos = where + np.concatenate([[0], np.cumsum(extra_cnt)[:-1]])
+        extra = np.concatenate([np.arange(p + 1, p + 1 + c) for p, c in
+                                zip(low_pos.tolist(), extra_cnt.tolist())]).astype(np.int64)
+
+        def l2n(j):
+            return j - np.searchsorted(extra, j, side="right")
+    else:
+        def l2n(j):
+            return j
+    first = l2n(spans[:, 0])          # NFC index of the first character
+    last = l2n(spans[:, 1] - 1)       # NFC index of the last character
+    if oa.size:
+        k = np.searchsorted(na, first, side="right") - 1
+        kc = np.maximum(k, 0)
+        inside = (k >= 0) & (first < nb[kc])
+        after = np.where(k >= 0, ob[kc] - nb[kc], 0)
+        o_first = np.where(inside, oa[kc], first + after)
+        k = np.searchsorted(na, last, side="right") - 1
+        kc = np.maximum(k, 0)
+        inside = (k >= 0) & (last < nb[kc])
+        after = np.where(k >= 0, ob[kc] - nb[kc], 0)
+        o_last_end = np.where(inside, ob[kc], last + 1 + after)
+    else:
+        o_first, o_last_end = first, last + 1
+    return np.stack([o_first, o_last_end], axis=1).astype(np.int64)
+
+
+def token_spans(text: str, unit: Unit = "word", lang: str | None = None,
+                name: str | None = None) -> npt.NDArray[np.int64]:
+    """Character offsets ``[n_tokens, 2]`` of the tokens in the ORIGINAL *text*.
+
+    The tokens and their order are those :func:`tokenize_batch` gives for this
+    text, so ``text[s:e]`` is the surface form (case and punctuation kept) of
+    token i.  Fast path: the scanner counts characters while it scans the text
+    (NFC texts without U+0130 / U+03A3).  Otherwise the text is normalized per
+    normalization segment and lowered with an index map; a token that starts or
+    ends inside a segment whose NFC differs (a composed character) is widened
+    to that whole segment, so ``text[s:e]`` always covers the token.
+    """
+    _check_unit(unit)
+    if unit == "code":
+        from .code_tokens import code_token_spans
+
+        return code_token_spans(text, lang=lang, name=name)
+    kunit = K.UNIT_WORD if unit == "word" else K.UNIT_CHAR
+    spans, flag = _scan_chars(text.encode("utf-8", _ENC), 1, kunit)
+    if flag:
+        spans = _map_spans_slow(text, kunit)
+    return spans

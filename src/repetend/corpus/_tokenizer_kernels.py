@@ -1,0 +1,227 @@
+"""Compiled scanners of the tokenizer: UTF-8 bytes in, token spans and FNV-1a 64 hashes out.
+
+Only ``@jit`` functions over arrays and scalars.  The input is valid UTF-8 as
+produced by ``str.encode("utf-8", "surrogatepass")``, so lone surrogates arrive
+as 3-byte sequences (decoded as U+D800..U+DFFF, category Cs, a separator).
+
+A *segment* ``buf[a:b]`` is scanned in one of two modes:
+
+* ``lower=1``: the bytes are the original text; the kernel lowers each code
+  point through the ``lower`` table and classifies it with ``lflags``; it also
+  reports (``flag``) when the text may not be NFC or needs a context-dependent
+  lower-casing, in which case the caller redoes that document in Python.
+* ``lower=0``: the bytes are already NFC and lower-cased; classify with ``flags``.
+
+Positions written are byte offsets into ``buf`` (``chars=False``) or code-point
+offsets counted from ``char_base`` (``chars=True``; one code point is one
+Python ``str`` character).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import jit, pjit, prange
+
+FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+FNV_PRIME = np.uint64(0x100000001B3)
+
+WORD = 1
+SINGLE = 2
+SPACE = 4
+NOT_QC_YES = 8
+SPECIAL_LOWER = 16
+
+UNIT_WORD = 0
+UNIT_CHAR = 1
+
+
+@jit(inline="always")
+def _fnv_byte(h, b):
+    return (h ^ np.uint64(b)) * FNV_PRIME
+
+
+@jit(inline="always")
+def _fnv_cp(h, cp):
+    """Feed the UTF-8 encoding of code point *cp* (surrogates as by surrogatepass)."""
+    if cp < 0x80:
+        h = _fnv_byte(h, cp)
+    elif cp < 0x800:
+        h = _fnv_byte(h, 0xC0 | (cp >> 6))
+        h = _fnv_byte(h, 0x80 | (cp & 0x3F))
+    elif cp < 0x10000:
+        h = _fnv_byte(h, 0xE0 | (cp >> 12))
+        h = _fnv_byte(h, 0x80 | ((cp >> 6) & 0x3F))
+        h = _fnv_byte(h, 0x80 | (cp & 0x3F))
+    else:
+        h = _fnv_byte(h, 0xF0 | (cp >> 18))
+        h = _fnv_byte(h, 0x80 | ((cp >> 12) & 0x3F))
+        h = _fnv_byte(h, 0x80 | ((cp >> 6) & 0x3F))
+        h = _fnv_byte(h, 0x80 | (cp & 0x3F))
+    return h
+
+
+@jit
+def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc,
+                 fill, chars, char_base, out_start, out_end, out_hash, pos):
+    """Scan ``buf[a:b]``; return ``(n_tokens, flag)``.
+
+    With ``fill`` the tokens are written at ``out_*[pos:pos + n_tokens]``.
+    ``flag`` is 1 when (lower mode only) the segment may not be NFC or holds a
+    character whose lower-casing is context dependent.
+    """
+    n = 0
+    flag = 0
+    last_ccc = 0
+    in_tok = False
+    tstart = 0
+    h = FNV_OFFSET
+    space_run = False
+    space_start = 0
+    i = a
+    ci = char_base
+    while i < b:
+        c0 = buf[i]
+        if c0 < 0x80:
+            cp = np.int64(c0)
+            w = 1
+        elif c0 < 0xE0:
+            cp = (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F)
+            w = 2
+        elif c0 < 0xF0:
+            cp = ((np.int64(c0 & 0x0F) << 12) | (np.int64(buf[i + 1] & 0x3F) << 6)
+                  | np.int64(buf[i + 2] & 0x3F))
+            w = 3
+        else:
+            cp = ((np.int64(c0 & 0x07) << 18) | (np.int64(buf[i + 1] & 0x3F) << 12)
+                  | (np.int64(buf[i + 2] & 0x3F) << 6) | np.int64(buf[i + 3] & 0x3F))
+            w = 4
+        p = ci if chars else i
+        if lower:
+            f = lflags[cp]
+            if f & (NOT_QC_YES | SPECIAL_LOWER):
+                flag = 1
+            cc = ccc[cp]
+            if cc != 0 and last_ccc > cc:
+                flag = 1
+            last_ccc = cc
+            lcp = np.int64(lowtab[cp])
+        else:
+            f = flags[cp]
+            lcp = cp
+        if unit == UNIT_WORD:
+            if f & SINGLE:
+                if in_tok:
+                    if fill:
+                        out_start[pos + n] = tstart
+                        out_end[pos + n] = p
+                        out_hash[pos + n] = h
+                    n += 1
+                    in_tok = False
+                if fill:
+                    out_start[pos + n] = p
+                    out_end[pos + n] = ci + 1 if chars else i + w
+                    out_hash[pos + n] = _fnv_cp(FNV_OFFSET, lcp)
+                n += 1
+            elif f & WORD:
+                if not in_tok:
+                    in_tok = True
+                    tstart = p
+                    h = FNV_OFFSET
+                if fill:
+                    h = _fnv_cp(h, lcp)
+            elif in_tok:
+                if fill:
+                    out_start[pos + n] = tstart
+                    out_end[pos + n] = p
+                    out_hash[pos + n] = h
+                n += 1
+                in_tok = False
+        else:  # UNIT_CHAR: every character a token, whitespace runs one " "
+            if f & SPACE:
+                if not space_run:
+                    space_run = True
+                    space_start = p
+            else:
+                if space_run:
+                    if n > 0:  # no leading space token
+                        if fill:
+                            out_start[pos + n] = space_start
+                            out_end[pos + n] = p
+                            out_hash[pos + n] = _fnv_byte(FNV_OFFSET, 0x20)
+                        n += 1
+                    space_run = False
+                if fill:
+                    out_start[pos + n] = p
+                    out_end[pos + n] = ci + 1 if chars else i + w
+                    out_hash[pos + n] = _fnv_cp(FNV_OFFSET, lcp)
+                n += 1
+        i += w
+        ci += 1
+    if in_tok:
+        if fill:
+            out_start[pos + n] = tstart
+            out_end[pos + n] = ci if chars else b
+            out_hash[pos + n] = h
+        n += 1
+    return n, flag
+
+
+@pjit
+def count_segments(buf, seg_a, seg_b, seg_lower, unit, flags, lflags, lowtab, ccc):
+    """Token count and NFC/lower flag of every segment (parallel over segments)."""
+    m = seg_a.shape[0]
+    counts = np.zeros(m, dtype=np.int64)
+    seg_flag = np.zeros(m, dtype=np.uint8)
+    dummy_i = np.empty(0, dtype=np.int64)
+    dummy_h = np.empty(0, dtype=np.uint64)
+    for s in prange(m):
+        n, f = scan_segment(buf, seg_a[s], seg_b[s], seg_lower[s], unit, flags, lflags,
+                            lowtab, ccc, False, False, 0, dummy_i, dummy_i, dummy_h, 0)
+        counts[s] = n
+        seg_flag[s] = f
+    return counts, seg_flag
+
+
+@pjit
+def fill_segments(buf, seg_a, seg_b, seg_lower, seg_pos, unit, flags, lflags, lowtab, ccc,
+                  out_start, out_end, out_hash):
+    """Write every segment's tokens (byte spans and hashes) at ``seg_pos``."""
+    m = seg_a.shape[0]
+    for s in prange(m):
+        scan_segment(buf, seg_a[s], seg_b[s], seg_lower[s], unit, flags, lflags,
+                     lowtab, ccc, True, False, 0, out_start, out_end, out_hash, seg_pos[s])
+
+
+@jit
+def split_points(buf, a, b, target):
+    """Cut ``buf[a:b]`` into pieces of about *target* bytes at ASCII space or
+    newline bytes (always separators in the word unit, and never inside a
+    multi-byte UTF-8 sequence).  Returns the cut positions, ``a`` and ``b`` included."""
+    cuts = [a]
+    p = a + target
+    while p < b:
+        while p < b and buf[p] != 0x20 and buf[p] != 0x0A:
+            p += 1
+        if p >= b:
+            break
+        cuts.append(p)
+        p += target
+    cuts.append(b)
+    out = np.empty(len(cuts), dtype=np.int64)
+    for k in range(len(cuts)):
+        out[k] = cuts[k]
+    return out
+
+
+@jit
+def fnv1a64_spans(data, offsets):
+    """FNV-1a 64 of ``data[offsets[i]:offsets[i+1]]`` for every i."""
+    n = offsets.shape[0] - 1
+    out = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        h = FNV_OFFSET
+        for j in range(offsets[i], offsets[i + 1]):
+            h = _fnv_byte(h, data[j])
+        out[i] = h
+    return out

@@ -1,0 +1,167 @@
+"""Per-code-point lookup tables for the compiled tokenizer.
+
+Built once per process from the running Python's :mod:`unicodedata` (so the
+compiled scanner and the reference tokenizer always agree on the Unicode
+version), cached on disk in the user cache directory keyed by
+``unicodedata.unidata_version``, and kept in memory afterwards.  Building from
+scratch takes about 0.5 s; loading the cache about 10 ms.
+
+Tables (all of length ``0x110000``, indexed by code point):
+
+``flags`` (uint8)
+    ``WORD``   the character's category is L*, N* or M* (it belongs to a token);
+    ``SINGLE`` a word character in a Han / Hiragana / Katakana range
+    (:func:`repetend.corpus.tokenize_ref.is_single_char_token`): a token alone;
+    ``SPACE``  ``str.isspace()`` (the ``char`` unit collapses runs of these);
+    ``NOT_QC_YES`` NFC_Quick_Check is No or Maybe (the text may not be NFC);
+    ``SPECIAL_LOWER`` ``str.lower`` of this character is not a context-free
+    single code point (U+0130 expands to two, U+03A3 depends on Final_Sigma).
+``lflags`` (uint8)
+    ``WORD | SINGLE | SPACE`` of the *lower-cased* character, with
+    ``NOT_QC_YES | SPECIAL_LOWER`` of the character itself: one lookup per
+    character on the fast path, which lowers inside the kernel.
+``lower`` (int32)
+    the single code point ``chr(c).lower()`` (``c`` itself for SPECIAL_LOWER).
+``ccc`` (uint8)
+    canonical combining class (for the NFC canonical-order check).
+``lower_len`` (uint8)
+    ``len(chr(c).lower())`` (1 except U+0130).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .tokenize_ref import is_single_char_token
+
+__all__ = ["UnicodeTables", "tables", "WORD", "SINGLE", "SPACE", "NOT_QC_YES", "SPECIAL_LOWER"]
+
+WORD = 1
+SINGLE = 2
+SPACE = 4
+NOT_QC_YES = 8
+SPECIAL_LOWER = 16
+
+_TABLE_VERSION = 1
+_N = 0x110000
+
+
+@dataclass(frozen=True)
+class UnicodeTables:
+    flags: np.ndarray
+    lflags: np.ndarray
+    lower: np.ndarray
+    ccc: np.ndarray
+    lower_len: np.ndarray
+
+
+def _cache_dir() -> Path:
+    if os.environ.get("REPETEND_CACHE_DIR"):
+        return Path(os.environ["REPETEND_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "repetend"
+
+
+def _cache_file() -> Path:
+    return _cache_dir() / (
+        f"unicode-{unicodedata.unidata_version}-py{sys.version_info[0]}{sys.version_info[1]}"
+        f"-v{_TABLE_VERSION}.npz")
+
+
+def build_tables() -> UnicodeTables:
+    """Build the tables from :mod:`unicodedata` (about 0.5 s)."""
+    chars = [chr(c) for c in range(_N)]
+    cat = unicodedata.category
+    flags = np.zeros(_N, dtype=np.uint8)
+    word = np.fromiter((cat(ch)[0] in "LNM" for ch in chars), dtype=bool, count=_N)
+    flags[word] = WORD
+    # single-character tokens: only inside the CJK / kana ranges
+    for lo, hi in ((0x3040, 0x30FF), (0x31F0, 0x31FF), (0xFF66, 0xFF9F), (0x3400, 0x4DBF),
+                   (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3FFFF)):
+        rng = np.arange(lo, hi + 1)
+        sel = rng[word[lo:hi + 1]]
+        flags[sel] |= SINGLE
+    assert all(is_single_char_token(chr(c)) for c in np.flatnonzero(flags & SINGLE)[::997])
+    space = np.fromiter((ch.isspace() for ch in chars), dtype=bool, count=_N)
+    flags[space] |= SPACE
+
+    ccc = np.fromiter(map(unicodedata.combining, chars), dtype=np.uint8, count=_N)
+
+    # NFC_Quick_Check != Yes: "No" = cannot occur in NFC (NFC(c) != c);
+    # "Maybe" = second element of a primary composite, plus Hangul V and T jamo.
+    isnorm = unicodedata.is_normalized
+    not_yes = np.fromiter((not isnorm("NFC", ch) for ch in chars), dtype=bool, count=_N)
+    decomp = unicodedata.decomposition
+    normalize = unicodedata.normalize
+    for c in range(_N):
+        d = decomp(chars[c])
+        if d and d[0] != "<":
+            parts = d.split()
+            if len(parts) == 2 and normalize("NFC", chars[c]) == chars[c]:
+                not_yes[int(parts[1], 16)] = True
+    not_yes[0x1161:0x1176] = True
+    not_yes[0x11A8:0x11C3] = True
+    flags[not_yes] |= NOT_QC_YES
+
+    low_strs = [ch.lower() for ch in chars]
+    lower_len = np.fromiter(map(len, low_strs), dtype=np.uint8, count=_N)
+    lower = np.arange(_N, dtype=np.int32)
+    changed = [c for c in range(_N) if low_strs[c] != chars[c]]
+    for c in changed:
+        s = low_strs[c]
+        if len(s) == 1:
+            lower[c] = ord(s)
+        else:
+            flags[c] |= SPECIAL_LOWER
+    # Final_Sigma: str.lower maps U+03A3 to U+03C3 or U+03C2 depending on context
+    flags[0x03A3] |= SPECIAL_LOWER
+    lower[0x03A3] = 0x03A3
+    lflags = (flags[lower] & (WORD | SINGLE | SPACE)) | (flags & (NOT_QC_YES | SPECIAL_LOWER))
+    return UnicodeTables(flags, lflags.astype(np.uint8), lower, ccc, lower_len)
+
+
+def _load(path: Path) -> UnicodeTables | None:
+    try:
+        with np.load(path) as z:
+            t = UnicodeTables(*(np.ascontiguousarray(z[k]) for k in
+                                ("flags", "lflags", "lower", "ccc", "lower_len")))
+    except Exception:  # missing or corrupt cache: rebuild
+        return None
+    if any(a.shape != (_N,) for a in (t.flags, t.lflags, t.lower, t.ccc, t.lower_len)):
+        return None
+    return t
+
+
+def _save(path: Path, t: UnicodeTables) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp.npz")
+        with os.fdopen(fd, "wb") as fh:
+            np.savez_compressed(fh, flags=t.flags, lflags=t.lflags, lower=t.lower,
+                                ccc=t.ccc, lower_len=t.lower_len)
+        os.replace(tmp, path)
+    except OSError:  # read-only home etc.: the tables are rebuilt next time
+        pass
+
+
+_TABLES: UnicodeTables | None = None
+
+
+def tables() -> UnicodeTables:
+    """The process-wide tables (loaded from the cache or built and cached)."""
+    global _TABLES
+    if _TABLES is None:
+        path = _cache_file()
+        t = _load(path)
+        if t is None:
+            t = build_tables()
+            _save(path, t)
+        _TABLES = t
+    return _TABLES
