@@ -27,8 +27,8 @@ Near-empty documents
     Documents without shingles never enter a bucket (their signature is a
     sentinel).  Documents with ``1 <= size < min_shingles`` shingles are kept
     out of the bands and matched *exactly* instead: they are grouped by a
-    fingerprint of their whole set (a star per group of identical sets, verified
-    afterwards).  Two different sets of fewer than m shingles, or such a set and
+    fingerprint of their whole set (each group of identical sets is one more
+    bucket, under the same cap, verified afterwards).  Two different sets of fewer than m shingles, or such a set and
     a larger one, have J <= (m−1)/m, so for thresholds t > (m−1)/m (m = 3: t >
     2/3, which includes the default 0.8) this loses nothing.
 """
@@ -322,9 +322,8 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
                             np.ascontiguousarray(sets.offsets, dtype=np.int64), fp)
         f = fp[tiny]
         order = np.argsort(f, kind="stable")
-        # identical sets: a star per group (cap 3 turns every group of >= 3 into star + chain)
-        got = _emit(tiny[order], _runs(f[order]), sizes, 3, {"capped_buckets": 0,
-                    "pairs_not_enumerated": 0, "largest_bucket": 0, "buckets_with_pairs": 0})
+        # identical sets form one bucket each, under the same cap as the bands
+        got = _emit(tiny[order], _runs(f[order]), sizes, cap, stats)
         if got is not None:
             parts.append(got)
     a, b, raw = _unique_pairs(parts, max(n, 1))

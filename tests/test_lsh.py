@@ -1,0 +1,150 @@
+"""LSH banding: grouping vs a dict-of-bands twin, the S-curve, the cap, the chooser."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from naive_neardup import naive_pairs, sets_from_python
+from repetend.errors import ParameterError
+from repetend.neardup.lsh import (
+    _make,
+    lsh_candidates,
+    lsh_params,
+    lsh_threshold,
+    s_curve,
+)
+from repetend.neardup.minhash import minhash_signatures
+
+
+def twin_candidates(values: np.ndarray, eligible, bands: int, rows: int) -> set[tuple[int, int]]:
+    """Plain Python: one dict per band from the band's value tuple to its documents."""
+    out = set()
+    for j in range(bands):
+        buckets: dict[tuple, list[int]] = {}
+        for d in eligible:
+            key = tuple(int(v) for v in values[d, j * rows:(j + 1) * rows])
+            buckets.setdefault(key, []).append(d)
+        for docs in buckets.values():
+            out.update(itertools.combinations(sorted(docs), 2))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 25), bands=st.integers(1, 5), rows=st.integers(1, 4),
+       alphabet=st.integers(1, 4), spare=st.integers(0, 3))
+def test_candidates_equal_dict_of_bands_twin(data, n, bands, rows, alphabet, spare):
+    k = bands * rows + spare
+    values = np.array(data.draw(st.lists(st.lists(st.integers(0, alphabet - 1), min_size=k, max_size=k),
+                                         min_size=n, max_size=n)), dtype=np.uint64).reshape(n, k)
+    sizes = np.array(data.draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)), dtype=np.int64)
+    got = lsh_candidates(values, sizes, bands, rows, max_bucket=None, min_shingles=1)
+    want = twin_candidates(values, [d for d in range(n) if sizes[d] > 0], bands, rows)
+    assert set(zip(got.a.tolist(), got.b.tolist())) == want
+    assert np.all(got.a < got.b)
+    assert len(got) == len(want) == got.stats["candidates"]
+
+
+def test_s_curve_and_threshold_formulas():
+    assert s_curve(0.8, 12, 4) == pytest.approx(0.998, abs=5e-4)   # seed 003's figures
+    assert s_curve(0.2, 12, 4) == pytest.approx(0.019, abs=5e-4)
+    assert lsh_threshold(12, 4) == pytest.approx((1 / 12) ** 0.25)
+    s = np.linspace(0, 1, 11)
+    assert np.all(np.diff(s_curve(s, 16, 3)) >= 0)
+
+
+@pytest.mark.parametrize("s_num,bands,rows", [(30, 16, 4), (50, 16, 4), (70, 16, 4),
+                                              (80, 16, 4), (60, 8, 8), (90, 20, 6)])
+def test_candidate_rate_follows_the_s_curve(s_num, bands, rows):
+    """Pairs of sets with known resemblance s become candidates with probability P(s)."""
+    rng = np.random.default_rng(s_num * 100 + bands)
+    union, n_pairs = 100, 400
+    py = []
+    for p in range(n_pairs):
+        ids = (rng.permutation(union) + p * union).tolist()
+        common, rest = ids[:s_num], ids[s_num:]
+        py.append(set(common) | set(rest[:len(rest) // 2]))
+        py.append(set(common) | set(rest[len(rest) // 2:]))
+    ss = sets_from_python(py)
+    sig = minhash_signatures(ss, bands * rows, seed=rng.integers(2**63))
+    got = lsh_candidates(sig, ss.sizes, bands, rows, max_bucket=None, min_shingles=1)
+    hits = np.count_nonzero((got.a % 2 == 0) & (got.b == got.a + 1))
+    p = s_curve(s_num / union, bands, rows)
+    sigma = np.sqrt(p * (1 - p) / n_pairs)
+    assert abs(hits / n_pairs - p) <= 4 * sigma + 1.0 / n_pairs
+    # pairs of different sets are disjoint: no other candidates
+    assert len(got) == hits
+
+
+def test_huge_bucket_is_capped_and_stays_connected():
+    m = 300
+    py = [{1, 2, 3, 4, 5, 6, 7, 8}] * m + [{100 + i, 200 + i, 300 + i} for i in range(20)]
+    ss = sets_from_python(py)
+    sig = minhash_signatures(ss, 32)
+    capped = lsh_candidates(sig, ss.sizes, 8, 4, max_bucket=50)
+    assert capped.stats["capped_buckets"] == 8          # one huge bucket per band
+    assert len(capped) <= 2 * m - 3
+    assert capped.stats["pairs_not_enumerated"] == 8 * (m * (m - 1) // 2 - (2 * m - 3))
+    # the candidate graph over the identical documents is connected
+    from repetend.neardup._uf import components
+
+    lab = components(len(py), capped.a, capped.b)
+    assert np.all(lab[:m] == 0)
+    full = lsh_candidates(sig, ss.sizes, 8, 4, max_bucket=None)
+    assert len(full) == m * (m - 1) // 2
+    assert full.stats["capped_buckets"] == 0
+
+
+def test_near_empty_documents_are_matched_by_exact_identity():
+    # all sets smaller than min_shingles=3: no banding, exact for t > 2/3
+    rng = np.random.default_rng(5)
+    py = [set(rng.integers(0, 4, size=rng.integers(0, 3)).tolist()) for _ in range(60)]
+    ss = sets_from_python(py)
+    sig = minhash_signatures(ss, 16)
+    got = lsh_candidates(sig, ss.sizes, 4, 4, min_shingles=3, sets=ss)
+    assert got.stats["banded_documents"] == 0
+    from repetend.neardup.pairs import verify_pairs
+
+    v = verify_pairs(ss, got.a, got.b)
+    found = {(a, b) for a, b, j in zip(v.a.tolist(), v.b.tolist(), v.jaccard) if j >= 0.7}
+    assert found == set(naive_pairs(py, 0.7))
+
+
+def test_chooser_reaches_recall_at_the_threshold():
+    for t in (0.5, 0.7, 0.8, 0.9):
+        for k in (48, 128):
+            p = lsh_params(t, k)
+            assert p.bands * p.rows <= k
+            assert p.p_at_threshold >= 0.98
+            assert p.p_at_threshold == pytest.approx(s_curve(t, p.bands, p.rows))
+            assert p.lsh_threshold < t
+
+
+def test_chooser_without_recall_floor_is_datasketchs_rule():
+    dl = pytest.importorskip("datasketch.lsh")
+    for t in (0.3, 0.5, 0.8, 0.9):
+        p = lsh_params(t, 64, min_recall=None)
+        want = dl._optimal_param(t, 64, 0.5, 0.5)
+        if (p.bands, p.rows) != want:  # only a near tie may be decided otherwise
+            q = _make(t, *want)
+            assert abs((p.fp_area + p.fn_area) - (q.fp_area + q.fn_area)) <= 1e-6
+
+
+@pytest.mark.parametrize("call", [
+    lambda: lsh_params(0.0, 128),
+    lambda: lsh_params(1.5, 128),
+    lambda: lsh_params(0.8, 0),
+    lambda: lsh_candidates(np.zeros((3, 8), np.uint64), [1, 1, 1], 3, 3),
+    lambda: lsh_candidates(np.zeros((3, 8), np.uint64), [1, 1, 1], 3, None),
+    lambda: lsh_candidates(np.zeros((3, 8), np.uint64), [1, 1, 1], 2, 2, max_bucket=2),
+    lambda: lsh_candidates(np.zeros((3, 8), np.uint64), [1, 1, 1], 2, 2, min_shingles=0),
+    lambda: lsh_candidates(np.zeros(8, np.uint64), [1], 2, 2),
+    lambda: lsh_candidates(np.zeros((3, 8), np.uint64), [1, 1], 2, 2),
+])
+def test_parameter_errors(call):
+    with pytest.raises(ParameterError):
+        call()
