@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Iterator, Literal
 
 from ..errors import InputError, ParameterError, require
-from .readers import Reader, _decode
+from .readers import Reader, _decode, open_binary
 from .record import Record
 
 __all__ = ["WarcReader", "WetReader", "html_to_text"]
@@ -95,6 +95,22 @@ def html_to_text(html: bytes | str, mode: Literal["all", "main"] = "all") -> str
     return _tree_text(tree)
 
 
+class _Truncated(Exception):
+    """A record's block is shorter than its Content-Length (the file was cut)."""
+
+
+def _payload(record: Any) -> bytes:
+    """The (decoded) payload of a record; raises :class:`_Truncated` if the file
+    ended inside it (warcio itself returns the short block silently)."""
+    if record.rec_headers.get_header("Content-Length") is None:
+        raise _Truncated("the record has no Content-Length (its header is cut)")
+    data = record.content_stream().read()
+    left = getattr(record.raw_stream, "limit", 0)
+    if isinstance(left, int) and left > 0:
+        raise _Truncated(f"{left} bytes of the record are missing")
+    return data
+
+
 def _record_id(record: Any) -> str | None:
     rid = record.rec_headers.get_header("WARC-Record-ID")
     return rid.strip().strip("<>") if rid else None
@@ -110,6 +126,7 @@ class _WarcBase(Reader):
         from warcio.archiveiterator import ArchiveIterator
         from warcio.exceptions import ArchiveLoadFailed
 
+        self._check_magic(path)
         record_no = -1
         with open(path, "rb") as fh:
             it = iter(ArchiveIterator(fh, check_digests=False))
@@ -128,7 +145,7 @@ class _WarcBase(Reader):
                         raise InputError(f"not a WARC file ({exc})", path=str(path)) from None
                     self.stream_failed(path, f"after WARC record {record_no}", exc)
                     break
-                except (EOFError, zlib.error, OSError, ValueError) as exc:
+                except (EOFError, zlib.error, OSError, ValueError, _Truncated) as exc:
                     self.stream_failed(path, f"WARC record {record_no}", exc)
                     break
                 if rec is not None:
@@ -136,6 +153,19 @@ class _WarcBase(Reader):
 
     def convert(self, path: Path, record_no: int, record: Any) -> Record | None:
         raise NotImplementedError
+
+    @staticmethod
+    def _check_magic(path: Path) -> None:
+        """A WARC starts with ``WARC/`` (an ARC with ``filedesc://``), also inside gzip."""
+        try:
+            with open_binary(path) as fh:
+                head = fh.read(16)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"cannot read ({type(exc).__name__}: {exc})", path=str(path)) from None
+        head = head.lstrip(b"\r\n")
+        if head and not head.startswith((b"WARC/", b"filedesc://")):
+            raise InputError(f"not a WARC file (it starts with {head[:12]!r}, not 'WARC/')",
+                             path=str(path))
 
 
 class WetReader(_WarcBase):
@@ -145,7 +175,7 @@ class WetReader(_WarcBase):
     wanted = ("conversion",)
 
     def convert(self, path: Path, record_no: int, record: Any) -> Record | None:
-        text, bad = _decode(record.content_stream().read())
+        text, bad = _decode(_payload(record))
         url = record.rec_headers.get_header("WARC-Target-URI")
         return self.make(path, record_no, text, _record_id(record), url, invalid_utf8=bad)
 
@@ -182,7 +212,7 @@ class WarcReader(_WarcBase):
                 return None
         else:
             ctype = record.rec_headers.get_header("Content-Type") or ""
-        payload = record.content_stream().read()
+        payload = _payload(record)
         if not ctype.lower().startswith(_HTML_TYPES) and not (
                 not ctype and payload[:512].lstrip()[:15].lower().startswith((b"<!doctype html",
                                                                                b"<html"))):
