@@ -1,0 +1,551 @@
+"""The phrases API: :class:`PhraseConfig` in, :class:`PhraseResult` out.
+
+:func:`find_phrases` validates the corpus and the parameters, runs one engine
+(``bloomspan``, ``suffix``, or ``auto`` — see :mod:`repetend.phrases.auto`),
+puts the phrases in the canonical order (Ψ = length·df descending, then
+longer first, then lexicographic on token ids, so that both engines give
+bit-identical tables), and computes the coverage figures of seed 000, part 6.
+
+Output tables (``PhraseResult.write``):
+
+``phrases``      phrase_id, tokens (list<string>), text, df, occurrences, length, psi, example_doc_id
+``documents``    doc_index, doc_id, url, host, n_tokens, covered_tokens, boilerplate_share
+``hosts``        host, documents, tokens, covered_tokens, covered_share   (only when urls are known)
+``occurrences``  phrase_id, doc_index, doc_id, start, end   (token positions within the document)
+``summary.json`` parameters, engine, coverage, distribution, index eaters, drop candidates, timings
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Sequence
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from .._atomic import atomic_path, write_json, write_parquet
+from ..errors import InputError, ParameterError
+from . import _coverage_kernels as CK
+from ._raw import RawPhrases
+from .coverage import covered_per_document, share_distribution
+
+__all__ = ["PhraseConfig", "PhraseResult", "find_phrases", "canonical_order", "read_result"]
+
+Engine = Literal["auto", "bloomspan", "suffix"]
+ENGINES = ("auto", "bloomspan", "suffix")
+TABLES = ("phrases", "documents", "hosts", "occurrences")
+
+
+@dataclass(slots=True)
+class PhraseConfig:
+    """Parameters of boilerplate mining (seed 000, parts 2 and 6).
+
+    Attributes
+    ----------
+    min_docs : int
+        σ: a phrase is frequent when it occurs in at least this many documents.
+    min_len : int
+        L: report maximal frequent phrases of at least this many tokens.
+    engine : {"auto", "bloomspan", "suffix"}
+        Mining engine; all give the same phrases.
+    seed_len, filter_bytes : int or None
+        ``bloomspan`` only: seed length and counting-filter size (None: its default).
+    near_full_share : float
+        Documents whose boilerplate share is at least this are drop candidates.
+    top_k : int
+        How many index eaters (phrases by Ψ) the summary lists.
+    max_drop_candidates : int
+        Cap on the drop candidates listed in the summary (all are counted).
+    histogram_bins : int
+        Bins of the per-document share histogram over [0, 1].
+    """
+
+    min_docs: int = 20
+    min_len: int = 10
+    engine: Engine = "auto"
+    seed_len: int | None = None
+    filter_bytes: int | None = None
+    near_full_share: float = 0.8
+    top_k: int = 20
+    max_drop_candidates: int = 1000
+    histogram_bins: int = 20
+
+    def validate(self) -> "PhraseConfig":
+        """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
+        def _int(name: str, lo: int) -> None:
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ParameterError(f"{name} must be an integer, got {v!r}")
+            if v < lo:
+                raise ParameterError(f"{name} must be >= {lo}, got {v}")
+
+        _int("min_docs", 1)
+        _int("min_len", 1)
+        _int("top_k", 0)
+        _int("max_drop_candidates", 0)
+        _int("histogram_bins", 1)
+        if self.engine not in ENGINES:
+            raise ParameterError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        for name in ("seed_len", "filter_bytes"):
+            if getattr(self, name) is not None:
+                _int(name, 1)
+        if not (0.0 < float(self.near_full_share) <= 1.0):
+            raise ParameterError(
+                f"near_full_share must be in (0, 1], got {self.near_full_share}")
+        return self
+
+
+@dataclass
+class PhraseResult:
+    """Maximal frequent phrases with their coverage; see the module docstring
+    for the columns.  ``raw`` holds the phrases in canonical order (phrase i
+    of ``raw`` is ``phrase_id`` i)."""
+
+    phrases: pa.Table
+    documents: pa.Table
+    hosts: pa.Table | None
+    occurrences: pa.Table
+    summary: dict
+    config: PhraseConfig
+    raw: RawPhrases | None = field(default=None, repr=False)
+    n_tokens: int = 0
+
+    @property
+    def n_phrases(self) -> int:
+        return self.phrases.num_rows
+
+    def table(self, name: str) -> pa.Table | None:
+        if name not in TABLES:
+            raise ParameterError(f"no table {name!r}; tables: {', '.join(TABLES)}")
+        return getattr(self, name)
+
+    def to_pandas(self, table: str = "phrases"):
+        """One table as a pandas DataFrame (``phrases`` by default)."""
+        t = self.table(table)
+        if t is None:
+            raise ParameterError(f"table {table!r} is empty: the corpus has no urls")
+        return t.to_pandas()
+
+    def coverage_mask(self) -> npt.NDArray[np.bool_]:
+        """Boolean mask over all token positions (needs ``raw``)."""
+        from .coverage import coverage_mask
+
+        if self.raw is None:
+            raise ParameterError("coverage_mask needs the raw phrases (a result read "
+                                 "from disk has only the tables)")
+        return coverage_mask(self.raw, self.n_tokens)
+
+    def write(self, out: str | Path, format: Literal["parquet", "jsonl"] = "parquet") -> Path:
+        """Write every table and ``summary.json`` into directory *out*, each file
+        atomically (an interrupted run leaves whole files only)."""
+        if format not in ("parquet", "jsonl"):
+            raise ParameterError(f"format must be parquet or jsonl, got {format!r}")
+        out = Path(out)
+        if out.exists() and not out.is_dir():
+            raise InputError("output path exists and is not a directory", path=str(out))
+        out.mkdir(parents=True, exist_ok=True)
+        for name in TABLES:
+            t = getattr(self, name)
+            if t is None:
+                continue
+            if format == "parquet":
+                write_parquet(out / f"{name}.parquet", t)
+            else:
+                _write_jsonl(out / f"{name}.jsonl", t)
+        write_json(out / "summary.json", self.summary)
+        return out
+
+    def to_parquet(self, out: str | Path) -> Path:
+        """Same as ``write(out, "parquet")``."""
+        return self.write(out, "parquet")
+
+    @classmethod
+    def read(cls, path: str | Path) -> "PhraseResult":
+        """Read a result directory written by :meth:`write` (Parquet or JSONL)."""
+        return read_result(path)
+
+
+def _write_jsonl(target: Path, table: pa.Table) -> None:
+    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        for batch in table.to_batches(max_chunksize=65536):
+            for row in batch.to_pylist():
+                f.write(json.dumps(row, ensure_ascii=False))
+                f.write("\n")
+
+
+def read_result(path: str | Path) -> PhraseResult:
+    """Read a result directory written by :meth:`PhraseResult.write`."""
+    import pyarrow.json as pj
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    summary_file = path / "summary.json"
+    if not summary_file.is_file():
+        raise InputError("not a phrases result (no summary.json)", path=str(path))
+    summary = json.loads(summary_file.read_text(encoding="utf-8"))
+    tables: dict[str, pa.Table | None] = {}
+    for name in TABLES:
+        if (path / f"{name}.parquet").is_file():
+            tables[name] = pq.read_table(path / f"{name}.parquet")
+        elif (path / f"{name}.jsonl").is_file():
+            f = path / f"{name}.jsonl"
+            tables[name] = pj.read_json(f) if f.stat().st_size else pa.table({})
+        else:
+            tables[name] = None
+    params = summary.get("parameters", {})
+    known = {k: v for k, v in params.items() if k in PhraseConfig.__slots__}
+    return PhraseResult(phrases=tables["phrases"], documents=tables["documents"],
+                        hosts=tables["hosts"], occurrences=tables["occurrences"],
+                        summary=summary, config=PhraseConfig(**known),
+                        n_tokens=int(summary.get("tokens", 0)))
+
+
+# -- corpus ----------------------------------------------------------------------
+
+@dataclass
+class _Corpus:
+    tokens: np.ndarray
+    doc_offsets: np.ndarray
+    vocab: Sequence[str] | None
+    doc_ids: list[str]
+    urls: list[str | None] | None
+    hosts: list[str | None] | None
+    df: np.ndarray | None
+    store: Any
+
+
+def _as_corpus(corpus) -> _Corpus:
+    from ..corpus.store import TokenStore
+
+    if isinstance(corpus, (str, Path)):
+        corpus = TokenStore.open(corpus)
+    if isinstance(corpus, TokenStore):
+        tokens, offsets = corpus.tokens, np.asarray(corpus.doc_offsets, np.int64)
+        has_urls = corpus.n_docs > 0 and corpus.has_urls
+        c = _Corpus(tokens=tokens, doc_offsets=offsets, vocab=corpus.vocab,
+                    doc_ids=corpus.doc_ids,
+                    urls=corpus.docs.column("url").to_pylist() if has_urls else None,
+                    hosts=corpus.docs.column("host").to_pylist() if has_urls else None,
+                    df=corpus.df, store=corpus)
+    elif isinstance(corpus, (tuple, list)) and len(corpus) in (2, 3):
+        tokens, offsets = corpus[0], corpus[1]
+        vocab = corpus[2] if len(corpus) == 3 else None
+        tokens = np.asarray(tokens)
+        offsets = np.asarray(offsets)
+        if tokens.ndim != 1 or offsets.ndim != 1:
+            raise InputError("tokens and doc_offsets must be one-dimensional arrays")
+        if tokens.size and not np.issubdtype(tokens.dtype, np.integer):
+            raise InputError(f"tokens must be integers, got {tokens.dtype}")
+        if offsets.size and not np.issubdtype(offsets.dtype, np.integer):
+            raise InputError(f"doc_offsets must be integers, got {offsets.dtype}")
+        offsets = offsets.astype(np.int64)
+        n_docs = max(offsets.size - 1, 0)
+        c = _Corpus(tokens=tokens, doc_offsets=offsets, vocab=vocab,
+                    doc_ids=[str(i) for i in range(n_docs)], urls=None, hosts=None,
+                    df=None, store=None)
+    else:
+        raise InputError("find_phrases takes a TokenStore, a store path, or "
+                         f"(tokens, doc_offsets[, vocab]); got {type(corpus).__name__}")
+    off = c.doc_offsets
+    if off.size < 2:
+        raise InputError("empty corpus: no documents")
+    if off[0] != 0 or off[-1] != c.tokens.shape[0] or np.any(np.diff(off) < 0):
+        raise InputError("doc_offsets must start at 0, never decrease and end at len(tokens) "
+                         f"({c.tokens.shape[0]})")
+    if c.tokens.shape[0] == 0:
+        raise InputError(f"empty corpus: {off.size - 1} documents but no tokens")
+    lo, hi = int(c.tokens.min()), int(c.tokens.max())
+    if lo < 0 or hi >= 2**31 - 1:
+        raise InputError(f"token ids must be in [0, 2^31 - 1), got [{lo}, {hi}]")
+    if c.vocab is not None and hi >= len(c.vocab):
+        raise InputError(f"token id {hi} is outside the vocabulary ({len(c.vocab)} entries)")
+    return c
+
+
+# -- engines ---------------------------------------------------------------------
+
+def _run_engine(name: str, c: _Corpus, cfg: PhraseConfig) -> RawPhrases:
+    tokens = np.ascontiguousarray(c.tokens, dtype=np.int32)
+    if name == "suffix":
+        from .suffix import mine_suffix
+
+        return mine_suffix(tokens, c.doc_offsets, cfg.min_docs, cfg.min_len)
+    from .bloomspan import mine_bloomspan
+
+    vocab_size = len(c.vocab) if c.vocab is not None else int(tokens.max()) + 1
+    return mine_bloomspan(tokens, c.doc_offsets, cfg.min_docs, cfg.min_len,
+                          seed_len=cfg.seed_len, filter_bytes=cfg.filter_bytes,
+                          vocab_size=vocab_size)
+
+
+def canonical_order(raw: RawPhrases, tokens: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """Permutation putting phrases in canonical order: Ψ = length·df descending,
+    then longer first, then lexicographic on the token ids."""
+    lengths = np.asarray(raw.lengths, np.int64)
+    psi = lengths * np.asarray(raw.df, np.int64)
+    order = np.lexsort((-lengths, -psi))
+    if order.size < 2:
+        return order.astype(np.int64)
+    tokens = np.asarray(tokens)
+    ps, ls = psi[order], lengths[order]
+    tie = (ps[1:] == ps[:-1]) & (ls[1:] == ls[:-1])
+    if not tie.any():
+        return order.astype(np.int64)
+    starts = np.asarray(raw.occ_starts)[np.asarray(raw.occ_offsets)[:-1]]
+    # runs of equal (psi, length): sort each by token ids
+    bounds = np.flatnonzero(np.concatenate(([True], ~tie, [True])))
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        if b - a < 2:
+            continue
+        idx = order[a:b]
+        ln = int(ls[a])
+        rows = np.stack([np.asarray(tokens[int(starts[i]):int(starts[i]) + ln], np.int64)
+                         for i in idx])
+        order[a:b] = idx[np.lexsort(rows.T[::-1])]
+    return order.astype(np.int64)
+
+
+def _reorder(raw: RawPhrases, order: np.ndarray) -> RawPhrases:
+    counts = np.diff(raw.occ_offsets)[order]
+    offsets = np.zeros(order.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    if order.size:
+        # gather the occurrence blocks in the new order
+        src_start = np.asarray(raw.occ_offsets, np.int64)[order]
+        idx = np.arange(offsets[-1], dtype=np.int64) + np.repeat(src_start - offsets[:-1], counts)
+        starts = np.asarray(raw.occ_starts, np.int64)[idx]
+    else:
+        starts = np.zeros(0, np.int64)
+    return RawPhrases(lengths=np.asarray(raw.lengths, np.int64)[order],
+                      df=np.asarray(raw.df, np.int64)[order], occ_offsets=offsets,
+                      occ_starts=starts, stats=raw.stats)
+
+
+# -- tables ----------------------------------------------------------------------
+
+def _surface_texts(c: _Corpus, first_doc: np.ndarray, first_local: np.ndarray,
+                   lengths: np.ndarray, token_lists: list[list[str]]) -> list[str]:
+    texts = [" ".join(t) for t in token_lists]
+    store = c.store
+    if store is None or len(texts) == 0:
+        return texts
+    by_doc: dict[int, list[int]] = {}
+    for i, d in enumerate(first_doc.tolist()):
+        by_doc.setdefault(d, []).append(i)
+    for d, items in by_doc.items():
+        try:
+            spans = store.token_spans(d)
+            text = store.text(d)
+        except (NotImplementedError, InputError, AttributeError):
+            return texts  # the store cannot map tokens back: joined tokens it is
+        for i in items:
+            s = int(first_local[i])
+            e = s + int(lengths[i])
+            texts[i] = text[int(spans[s, 0]):int(spans[e - 1, 1])]
+    return texts
+
+
+def _build_tables(c: _Corpus, raw: RawPhrases, cfg: PhraseConfig):
+    n_docs = c.doc_offsets.size - 1
+    P = raw.n_phrases
+    lengths = np.asarray(raw.lengths, np.int64)
+    df = np.asarray(raw.df, np.int64)
+    counts = np.diff(raw.occ_offsets).astype(np.int64)
+    psi = lengths * df
+    starts = np.asarray(raw.occ_starts, np.int64)
+    occ_doc = (np.searchsorted(c.doc_offsets, starts, side="right") - 1).astype(np.int64)
+    occ_local = starts - c.doc_offsets[occ_doc]
+    phrase_of = np.repeat(np.arange(P, dtype=np.int64), counts)
+    first = np.asarray(raw.occ_offsets[:-1], np.int64)
+    first_doc = occ_doc[first] if P else np.zeros(0, np.int64)
+    first_local = occ_local[first] if P else np.zeros(0, np.int64)
+
+    tok_offsets, tok_ids = CK.phrase_token_ids(np.ascontiguousarray(c.tokens, np.int32),
+                                               np.asarray(raw.occ_offsets, np.int64),
+                                               starts, lengths)
+    if c.vocab is not None:
+        vocab_arr = pa.array(list(c.vocab), pa.string())
+        values = vocab_arr.take(pa.array(tok_ids))
+    else:
+        values = pa.array(tok_ids.astype(str).tolist() if tok_ids.size else [], pa.string())
+    tokens_col = pa.ListArray.from_arrays(pa.array(tok_offsets.astype(np.int32)), values)
+    token_lists = tokens_col.to_pylist()
+    texts = _surface_texts(c, first_doc, first_local, lengths, token_lists)
+    doc_ids = pa.array(c.doc_ids, pa.string())
+
+    phrases = pa.table({
+        "phrase_id": pa.array(np.arange(P, dtype=np.int64)),
+        "tokens": tokens_col,
+        "text": pa.array(texts, pa.string()),
+        "df": pa.array(df),
+        "occurrences": pa.array(counts),
+        "length": pa.array(lengths),
+        "psi": pa.array(psi),
+        "example_doc_id": doc_ids.take(pa.array(first_doc)),
+    })
+    occurrences = pa.table({
+        "phrase_id": pa.array(phrase_of),
+        "doc_index": pa.array(occ_doc),
+        "doc_id": doc_ids.take(pa.array(occ_doc)),
+        "start": pa.array(occ_local),
+        "end": pa.array(occ_local + np.repeat(lengths, counts)),
+    })
+
+    n_tok = np.diff(c.doc_offsets).astype(np.int64)
+    covered = covered_per_document(raw, c.doc_offsets)
+    share = np.divide(covered, n_tok, out=np.zeros(n_docs, np.float64), where=n_tok > 0)
+    documents = pa.table({
+        "doc_index": pa.array(np.arange(n_docs, dtype=np.int64)),
+        "doc_id": doc_ids,
+        "url": pa.array(c.urls if c.urls is not None else [None] * n_docs, pa.string()),
+        "host": pa.array(c.hosts if c.hosts is not None else [None] * n_docs, pa.string()),
+        "n_tokens": pa.array(n_tok),
+        "covered_tokens": pa.array(covered),
+        "boilerplate_share": pa.array(share),
+    })
+    hosts = None
+    if c.hosts is not None:
+        g = documents.group_by("host").aggregate([
+            ("doc_index", "count"), ("n_tokens", "sum"), ("covered_tokens", "sum")])
+        tok = g.column("n_tokens_sum").to_numpy()
+        cov = g.column("covered_tokens_sum").to_numpy()
+        hosts = pa.table({
+            "host": g.column("host"),
+            "documents": g.column("doc_index_count").cast(pa.int64()),
+            "tokens": pa.array(tok.astype(np.int64)),
+            "covered_tokens": pa.array(cov.astype(np.int64)),
+            "covered_share": pa.array(np.divide(cov, tok, out=np.zeros(tok.size, np.float64),
+                                                where=tok > 0)),
+        })
+        hosts = hosts.sort_by([("covered_tokens", "descending"), ("host", "ascending")])
+    return phrases, documents, hosts, occurrences, covered, share, texts
+
+
+def _peak_memory_bytes() -> int:
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(rss if sys.platform == "darwin" else rss * 1024)
+
+
+def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -> PhraseResult:
+    """Find the maximal contiguous frequent phrases of a corpus and their coverage.
+
+    Parameters
+    ----------
+    corpus : TokenStore, path of a token store, or (tokens, doc_offsets[, vocab])
+        The tokenized corpus.  With a store, phrase texts are the original
+        surface form (case, punctuation) of one occurrence; with bare arrays,
+        the token strings (or ids) joined by spaces.
+    config : PhraseConfig, optional
+        Parameters; keyword arguments override its fields
+        (``find_phrases(store, min_docs=5, min_len=8)``).
+
+    Returns
+    -------
+    PhraseResult
+        Phrases in canonical order (Ψ = length·df descending, then longer,
+        then lexicographic on token ids), documents with their boilerplate
+        share, hosts, occurrences, and a summary.
+
+    Raises
+    ------
+    ParameterError
+        A parameter is out of its domain (σ < 1, L < 1, unknown engine, …).
+    InputError
+        The corpus is empty or its arrays are inconsistent.
+
+    Notes
+    -----
+    Problem and definitions: seed 000, part 2 (MCFP); engines: part 3 step 3
+    (suffix array, FHK) and part 4 (BloomSpan); coverage and "index eaters":
+    part 6.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> toks = np.array([1, 2, 3, 9, 1, 2, 3, 8, 7, 1, 2, 3], dtype=np.int32)
+    >>> res = find_phrases((toks, np.array([0, 4, 9, 12])), min_docs=3, min_len=2)
+    >>> res.phrases.column("tokens").to_pylist()
+    [['1', '2', '3']]
+    """
+    cfg = PhraseConfig(**{**(asdict(config) if config is not None else {}), **overrides})
+    cfg.validate()
+    t_start = time.perf_counter()
+    timings: dict[str, float] = {}
+    c = _as_corpus(corpus)
+    n_docs = int(c.doc_offsets.size - 1)
+    n_tokens = int(c.tokens.shape[0])
+    engine = cfg.engine
+    reason: dict = {"rule": "requested"}
+    if engine == "auto":
+        from .auto import choose_engine
+
+        t0 = time.perf_counter()
+        engine, reason = choose_engine(c.tokens, c.doc_offsets, cfg.min_docs, cfg.min_len,
+                                       df=c.df)
+        timings["auto"] = time.perf_counter() - t0
+    elif engine == "bloomspan":
+        from .auto import bloomspan_available
+
+        if not bloomspan_available():
+            raise ParameterError("engine 'bloomspan' is not available in this installation; "
+                                 "use engine='suffix' or 'auto'")
+    t0 = time.perf_counter()
+    raw = _run_engine(engine, c, cfg)
+    timings["mine"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    raw = _reorder(raw, canonical_order(raw, c.tokens))
+    timings["order"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    phrases, documents, hosts, occurrences, covered, share, texts = _build_tables(c, raw, cfg)
+    timings["tables"] = time.perf_counter() - t0
+    timings["total"] = time.perf_counter() - t_start
+
+    n_tok = np.diff(c.doc_offsets)
+    nonempty = n_tok > 0
+    cov_total = int(covered.sum())
+    drop = np.flatnonzero(nonempty & (share >= cfg.near_full_share))
+    drop = drop[np.argsort(-share[drop], kind="stable")]
+    doc_ids = c.doc_ids
+    psi = phrases.column("psi").to_numpy()
+    k = min(cfg.top_k, raw.n_phrases)
+    df_col = phrases.column("df").to_numpy()
+    len_col = phrases.column("length").to_numpy()
+    occ_col = phrases.column("occurrences").to_numpy()
+    summary = {
+        "parameters": asdict(cfg),
+        "engine": engine,
+        "engine_choice": reason,
+        "documents": n_docs,
+        "empty_documents": int(np.count_nonzero(~nonempty)),
+        "tokens": n_tokens,
+        "covered_tokens": cov_total,
+        "covered_share": cov_total / n_tokens if n_tokens else 0.0,
+        "phrases": raw.n_phrases,
+        "occurrences": int(raw.occ_starts.shape[0]),
+        "document_share": share_distribution(share[nonempty], bins=cfg.histogram_bins),
+        "index_eaters": [
+            {"phrase_id": i, "psi": int(psi[i]), "df": int(df_col[i]),
+             "length": int(len_col[i]), "occurrences": int(occ_col[i]), "text": texts[i]}
+            for i in range(k)],
+        "drop_candidates": {
+            "threshold": cfg.near_full_share,
+            "count": int(drop.size),
+            "documents": [{"doc_index": int(d), "doc_id": doc_ids[d],
+                           "share": float(share[d]), "n_tokens": int(n_tok[d])}
+                          for d in drop[:cfg.max_drop_candidates]],
+        },
+        "timings": timings,
+        "peak_memory_bytes": _peak_memory_bytes(),
+        "engine_stats": raw.stats,
+    }
+    if hosts is not None:
+        summary["hosts"] = hosts.num_rows
+    return PhraseResult(phrases=phrases, documents=documents, hosts=hosts,
+                        occurrences=occurrences, summary=summary, config=cfg, raw=raw,
+                        n_tokens=n_tokens)
