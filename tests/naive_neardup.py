@@ -85,3 +85,37 @@ def naive_exact_groups(texts, canon) -> np.ndarray:
         c = canon(t)
         out[i] = first.setdefault(c, i)
     return out
+
+
+def naive_broder(py_sets, doc_n_tokens, max_bucket=None, moduli=(10, 20, 40), bounds=(100, 1000)):
+    """Broder's sampled estimates by explicit pairwise comparison (seed 004).
+
+    Each document's modulus m comes from its word count; a pair is compared on
+    the coarser modulus M = max(m_a, m_b): V_M = {h in S : h % M == 0}. Hashes
+    that are own samples of more than ``max_bucket`` documents are ignored.
+    Returns ``{(a, b): (common, J_est, c_ab_est, c_ba_est)}`` for pairs with >= 1
+    common sample.
+    """
+    def mod_of(n):
+        r = sum(1 for b in bounds if n >= b)
+        return moduli[r]
+
+    mods = [mod_of(int(n)) for n in doc_n_tokens]
+    skip = set()
+    if max_bucket is not None:
+        owners: dict[int, int] = {}
+        for d, s in enumerate(py_sets):
+            for h in s:
+                if h % mods[d] == 0:
+                    owners[h] = owners.get(h, 0) + 1
+        skip = {h for h, c in owners.items() if c > max_bucket}
+    out = {}
+    for a in range(len(py_sets)):
+        for b in range(a + 1, len(py_sets)):
+            m = max(mods[a], mods[b])
+            va = {h for h in py_sets[a] if h % m == 0}
+            vb = {h for h in py_sets[b] if h % m == 0}
+            c = len((va & vb) - skip)
+            if c:
+                out[(a, b)] = (c, c / (len(va) + len(vb) - c), c / len(va), c / len(vb))
+    return out
