@@ -487,19 +487,23 @@ class TextDirReader(Reader):
 
     def _files(self, root: Path) -> Iterator[Path]:
         if self.glob:
-            for f in sorted(root.glob(self.glob)):
+            for f in sorted(root.glob(self.glob), key=lambda f: f.parts):
                 rel = f.relative_to(root).parts
                 if f.is_file() and not any(p.startswith(".") for p in rel[:-1]):
                     yield f
             return
+        found: list[tuple[tuple[str, ...], Path]] = []
         for dirpath, dirnames, filenames in os.walk(root):
             d = Path(dirpath)
-            dirnames[:] = sorted(n for n in dirnames if not n.startswith(".")
-                                 and not _looks_like_store(d / n))
-            for n in sorted(filenames):
+            dirnames[:] = [n for n in dirnames if not n.startswith(".")
+                           and not _looks_like_store(d / n)]
+            for n in filenames:
                 f = d / n
                 if f.is_file():
-                    yield f
+                    found.append((f.relative_to(root).parts, f))
+        found.sort()  # by path components: a/one.md before b.txt
+        for _, f in found:
+            yield f
 
     def _read_one(self, f: Path, doc_id: str, record_no: int) -> Record | None:
         self.stats.files += 1
