@@ -1,0 +1,124 @@
+"""``repetend scan`` (the main job) and ``repetend demo`` (it, on the bundled corpus)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from ._common import INPUT_KEYS, input_options
+
+__all__ = ["COMMANDS"]
+
+
+def _print_summary(res, echo=click.echo) -> None:
+    s = res.summary
+    c = s["corpus"]
+    echo(f"corpus: {c.get('documents', 0):,} documents, {c.get('tokens', 0):,} tokens")
+    read = c.get("read") or {}
+    skipped = {k: read.get(k) for k in ("malformed", "empty", "invalid_utf8") if read.get(k)}
+    if skipped:
+        echo("  input issues: " + ", ".join(f"{k} {v}" for k, v in skipped.items()))
+    p = s["parameters"]
+    if res.phrases is not None:
+        ps = res.phrases.summary
+        echo(f"boilerplate (σ = {p['min_docs']}, L = {p['min_len']}; {p['min_docs_rule']}):")
+        echo(f"  {ps.get('phrases', 0):,} phrases cover {ps.get('covered_share', 0):.1%} of all tokens")
+        for e in (ps.get("top_eaters") or [])[:5]:
+            text = str(e.get("text", ""))
+            text = text if len(text) <= 90 else text[:87] + "…"
+            echo(f"  psi {e.get('psi'):>8,}  df {e.get('df'):>6,}  {text!r}")
+    if res.dups is not None:
+        ds = res.dups.summary
+        echo(f"near-duplicates ({p['dups_method']}, J ≥ {p['threshold']}):")
+        echo(f"  {ds.get('verified_pairs', 0):,} pairs in {ds.get('clusters', 0):,} clusters "
+             f"holding {ds.get('documents_in_clusters', 0):,} documents "
+             f"({ds.get('candidates', 0):,} candidates checked)")
+    t = s["timings"]
+    echo("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in t.items()))
+    if res.report is not None:
+        echo(f"report: {res.report}")
+
+
+def _scan_options(fn):
+    opts = [
+        click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
+                     help="Scan directory to write."),
+        click.option("--min-docs", type=int, default=None,
+                     help="σ: a phrase must be in at least this many documents "
+                          "(default: from the typical site size, or 0.2% of the corpus)."),
+        click.option("--min-len", type=int, default=10, show_default=True,
+                     help="L: shortest phrase reported, in tokens."),
+        click.option("--engine", type=click.Choice(["auto", "bloomspan", "suffix"]),
+                     default="auto", show_default=True),
+        click.option("--method", "dups_method",
+                     type=click.Choice(["minhash", "allpairs", "broder", "exact"]),
+                     default="minhash", show_default=True, help="Near-duplicate method."),
+        click.option("--threshold", type=float, default=0.8, show_default=True,
+                     help="Jaccard threshold for near-duplicates."),
+        click.option("--shingle", type=int, default=5, show_default=True,
+                     help="Shingle size k (tokens)."),
+        click.option("--num-perm", type=int, default=128, show_default=True,
+                     help="MinHash signature length K."),
+        click.option("--no-phrases", is_flag=True, help="Skip boilerplate mining."),
+        click.option("--no-dups", is_flag=True, help="Skip near-duplicate detection."),
+        click.option("--no-report", is_flag=True, help="Skip the HTML report."),
+        click.option("--reuse", is_flag=True,
+                     help="Reuse the store and stage outputs already in --out when their "
+                          "parameters match."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def _config(kw):
+    from ..scan import ScanConfig
+
+    return ScanConfig(
+        min_docs=kw["min_docs"], min_len=kw["min_len"], engine=kw["engine"],
+        dups_method=kw["dups_method"], threshold=kw["threshold"], shingle=kw["shingle"],
+        num_perm=kw["num_perm"], phrases=not kw["no_phrases"], dups=not kw["no_dups"],
+        report=not kw["no_report"], reuse=kw["reuse"],
+        input_options={k: kw[k] for k in INPUT_KEYS if k in kw})
+
+
+@click.command()
+@click.argument("inputs", nargs=-1, required=True)
+@_scan_options
+@input_options
+def scan(inputs, out, quiet, **kw):
+    """Find boilerplate phrases and near-duplicate documents in INPUTS (files,
+    directories, globs, or one token store) and write everything to --out."""
+    from ..scan import scan as run
+
+    command = "repetend " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
+    res = run(list(inputs), out, _config(kw), command=command, quiet=quiet, log=log)
+    _print_summary(res)
+
+
+@click.command()
+@click.option("--out", "-o", default="demo-out", show_default=True,
+              type=click.Path(file_okay=False), help="Where to write the corpus and the scan.")
+@click.option("--pages", type=int, default=3000, show_default=True,
+              help="Pages in the generated web-like corpus.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--quiet", "-q", is_flag=True)
+def demo(out, pages, seed, quiet):
+    """Generate the bundled web-like corpus, scan it, and compare with its ground truth."""
+    from ..demo import run_demo
+
+    t0 = time.perf_counter()
+    log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
+    res, truth_lines = run_demo(Path(out), pages=pages, seed=seed, log=log)
+    _print_summary(res)
+    for line in truth_lines:
+        click.echo(line)
+    click.echo(f"demo finished in {time.perf_counter() - t0:.1f}s; open {res.report}")
+
+
+COMMANDS = [scan, demo]

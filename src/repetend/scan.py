@@ -1,0 +1,224 @@
+"""The main job: tokenize, mine phrases, find near-duplicates, write the report.
+
+A scan directory holds everything one run produced::
+
+    OUT/summary.json   the command, inputs, parameters, timings, corpus figures
+    OUT/store/         the token store (reused by later runs, `clean` and the report)
+    OUT/phrases/       phrases.parquet, documents.parquet, hosts.parquet, occurrences.parquet, summary.json
+    OUT/dups/          pairs.parquet, clusters.parquet, containment.parquet, candidates.parquet, summary.json
+    OUT/report.html    the self-contained report
+
+Every stage can be skipped, and with ``reuse`` a stage whose output exists with
+the same parameters is not run again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ._atomic import write_json
+from .corpus.store import TokenStore
+from .errors import ParameterError
+
+__all__ = ["ScanConfig", "ScanResult", "choose_min_docs", "scan"]
+
+
+@dataclass
+class ScanConfig:
+    """Parameters of :func:`scan`; ``None`` means "choose from the corpus"."""
+
+    min_docs: int | None = None        # σ; None → :func:`choose_min_docs`
+    min_len: int = 10                  # L
+    engine: str = "auto"
+    dups_method: str = "minhash"
+    threshold: float = 0.8
+    shingle: int = 5
+    num_perm: int = 128
+    phrases: bool = True
+    dups: bool = True
+    report: bool = True
+    reuse: bool = False
+    input_options: dict = field(default_factory=dict)
+
+
+@dataclass
+class ScanResult:
+    out: Path
+    store: TokenStore
+    summary: dict
+    phrases: object | None = None
+    dups: object | None = None
+    report: Path | None = None
+
+
+def choose_min_docs(store: TokenStore) -> tuple[int, str]:
+    """σ for a corpus, with the reason (seed 000 part 6: tie σ to the typical
+    site size, not to the corpus size).
+
+    * urls known: the typical site size S is the median, over documents, of the
+      number of documents of their host (a page's template repeats on about
+      that many pages); σ = clamp(⌊S / 2⌋, 3, 200) so that a site's template is
+      found when at least half of its pages carry it.
+    * no urls: σ = clamp(round(0.002 · N), 5, 200) for N documents — a phrase
+      must be in 0.2 % of the corpus (and in at least 5 documents) to count as
+      template rather than a quotation or a stock phrase.
+    """
+    n = store.n_docs
+    if store.has_urls:
+        hosts = store.docs.column("host").to_pandas()
+        known = hosts.dropna()
+        if len(known) >= max(1, n // 2):
+            per_host = known.map(known.value_counts())
+            s = float(np.median(per_host.to_numpy()))
+            sigma = int(min(200, max(3, math.floor(s / 2))))
+            return sigma, (f"urls known: median site size {s:g} pages → σ = clamp(⌊{s:g}/2⌋, 3, 200)"
+                           f" = {sigma}")
+    sigma = int(min(200, max(5, round(0.002 * n))))
+    return sigma, f"no urls: {n} documents → σ = clamp(round(0.002·{n}), 5, 200) = {sigma}"
+
+
+def _same_params(path: Path, params: dict) -> bool:
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return old.get("scan_parameters") == params
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLike,
+         config: ScanConfig | None = None, *, command: str | None = None, quiet: bool = True,
+         log: Callable[[str], None] | None = None) -> ScanResult:
+    """Run the whole pipeline on *inputs* (files, or one token store) into *out*."""
+    from .cli._common import is_store, load_store
+
+    config = config or ScanConfig()
+    if config.min_docs is not None and config.min_docs < 1:
+        raise ParameterError(f"--min-docs must be >= 1, got {config.min_docs}")
+    if config.min_len < 1:
+        raise ParameterError(f"--min-len must be >= 1, got {config.min_len}")
+    say = log or (lambda _msg: None)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    timings: dict[str, float] = {}
+
+    # -- 1. the token store --------------------------------------------------------
+    t0 = time.perf_counter()
+    store_dir = out / "store"
+    if isinstance(inputs, TokenStore):
+        store = inputs
+        input_list: list[str] = [str(store.path)] if store.path else []
+        store_path = store.path
+    else:
+        input_list = [str(p) for p in inputs]
+        if len(input_list) == 1 and is_store(input_list[0]):
+            store = TokenStore.open(input_list[0])
+            store_path = Path(input_list[0])
+        elif config.reuse and is_store(store_dir):
+            say(f"reusing the token store in {store_dir}")
+            store = TokenStore.open(store_dir)
+            store_path = store_dir
+        else:
+            say("tokenizing …")
+            store = load_store(input_list, out=store_dir, quiet=quiet, **config.input_options)
+            store_path = store_dir
+    timings["tokenize"] = time.perf_counter() - t0
+    if store.n_docs == 0:
+        from .errors import InputError
+
+        raise InputError("the corpus has no documents", path=", ".join(input_list) or None)
+
+    min_docs, sigma_reason = ((config.min_docs, "given") if config.min_docs is not None
+                              else choose_min_docs(store))
+    params = {
+        "min_docs": min_docs, "min_docs_rule": sigma_reason, "min_len": config.min_len,
+        "engine": config.engine, "dups_method": config.dups_method,
+        "threshold": config.threshold, "shingle": config.shingle, "num_perm": config.num_perm,
+        "unit": store.unit,
+    }
+    result = ScanResult(out=out, store=store, summary={})
+
+    # -- 2. boilerplate phrases --------------------------------------------------------
+    if config.phrases:
+        t0 = time.perf_counter()
+        pdir = out / "phrases"
+        pparams = {k: params[k] for k in ("min_docs", "min_len", "engine")}
+        if config.reuse and _same_params(pdir / "summary.json", pparams):
+            say("reusing phrases")
+        else:
+            from .phrases import PhraseConfig, find_phrases
+
+            say(f"mining phrases (σ = {min_docs}, L = {config.min_len}) …")
+            res = find_phrases(store, PhraseConfig(min_docs=min_docs, min_len=config.min_len,
+                                                   engine=config.engine))
+            res.write(pdir)
+            _stamp(pdir / "summary.json", pparams)
+            result.phrases = res
+        timings["phrases"] = time.perf_counter() - t0
+
+    # -- 3. near-duplicates --------------------------------------------------------------
+    if config.dups:
+        t0 = time.perf_counter()
+        ddir = out / "dups"
+        dparams = {k: params[k] for k in ("dups_method", "threshold", "shingle", "num_perm")}
+        if config.reuse and _same_params(ddir / "summary.json", dparams):
+            say("reusing near-duplicates")
+        else:
+            from .neardup import NearDupConfig, find_near_duplicates
+
+            say(f"finding near-duplicates ({config.dups_method}, t = {config.threshold}) …")
+            res = find_near_duplicates(store, NearDupConfig(
+                method=config.dups_method, threshold=config.threshold,
+                shingle=config.shingle, num_perm=config.num_perm))
+            res.write(ddir)
+            _stamp(ddir / "summary.json", dparams)
+            result.dups = res
+        timings["dups"] = time.perf_counter() - t0
+
+    summary = {
+        "command": command,
+        "inputs": input_list,
+        "store": str(Path(store_path).resolve()) if store_path else None,
+        "input_format": config.input_options.get("fmt"),
+        "input_options": {k: v for k, v in config.input_options.items()},
+        "parameters": params,
+        "stages": {"phrases": config.phrases, "dups": config.dups, "report": config.report},
+        "corpus": dict(store.summary),
+        "timings": timings,
+        "peak_rss_mb": _peak_rss_mb(),
+    }
+    write_json(out / "summary.json", summary)
+
+    # -- 4. the report ---------------------------------------------------------------------
+    if config.report:
+        t0 = time.perf_counter()
+        from .report import build_report
+
+        say("writing the report …")
+        result.report = build_report(out, out / "report.html")
+        timings["report"] = time.perf_counter() - t0
+        summary["timings"] = timings
+        write_json(out / "summary.json", summary)
+    result.summary = summary
+    return result
+
+
+def _stamp(path: Path, params: dict) -> None:
+    """Record the scan parameters a stage ran with, for ``reuse``."""
+    data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    data["scan_parameters"] = params
+    write_json(path, data)
+
