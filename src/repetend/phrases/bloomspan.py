@@ -1,0 +1,308 @@
+"""The ``bloomspan`` phrase engine: maximal contiguous frequent phrases (seed 000, part 4).
+
+BloomSpan throws away the Zipfian tail of rare n-grams cheaply and builds its
+exact structures only for what survives:
+
+1. exact document frequency of every token (the word-df filter);
+2. one linear pass of every in-document seed n-gram into a counting filter:
+   one FNV-1a hash over the n int32 tokens, uint8 counters saturating at 255
+   (one row of a Count-Min sketch: it never undercounts);
+3. a second, parallel pass keeping the n-grams whose tokens all have df >= σ
+   and whose counter is >= min(σ, 255);
+4. a sort of the survivors by n-gram and a merge into seeds with exact df;
+   false positives of the filter (df < σ) are dropped;
+5. seeds in Ψ order (Ψ = |P|·df, ties: longer, then lexicographic);
+6. right growth of each seed by DFS directly on the token array, grouping the
+   occurrences by next token, with the left-neighbour rule;
+7. maximality through an inverted index token -> candidates queried with the
+   candidate's rarest token, longer phrases absorbing the ones they contain;
+   a coverage bitmask (1 bit per token) over the occurrences found.
+
+Exactness
+---------
+The result equals the definition (and the ``suffix`` engine) for every seed
+length ``n <= min_len``: the filter never undercounts (count >= df); every
+frequent phrase of length >= n contains frequent n-grams; a maximal phrase M
+is reached from its leftmost n-gram, and no prefix of M is dropped by the
+left-neighbour rule (if all occurrences of a prefix shared a left token, so
+would all occurrences of M, which would then not be maximal); a
+right-maximal candidate that is not maximal has a frequent left extension,
+hence a longer candidate containing it, which absorbs it.
+
+The seed's *coverage skip* (drop a seed whose occurrences are all inside
+already covered positions) is **not** exact in general: the positions of a
+seed may be covered by two different phrases found earlier (``x a b`` and
+``z a b``) while the maximal phrase that starts with the seed (``a b c``)
+extends past them.  It is therefore off by default; ``coverage_skip=True``
+reproduces the seed's behaviour.  The mask is built either way, and
+``stats["seeds_covered"]`` counts the seeds it would have skipped.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ParameterError
+from . import _bloomspan_kernels as K
+from ._raw import RawPhrases
+
+__all__ = ["default_filter_bytes", "default_seed_len", "mine_bloomspan"]
+
+_MAX_FILTER = 512 << 20
+_MIN_FILTER = 1 << 16
+_BLOCK = 1 << 16  # positions per parallel block of the second pass (multiple of 64)
+
+
+def default_filter_bytes(n_tokens: int) -> int:
+    """Counting-filter size used when ``filter_bytes`` is None.
+
+    The largest power of two <= 2 bytes per token, between 64 KB and 512 MB.
+    The seed uses 8 bytes per token (capped at 512 MB); with the int32 corpus
+    that alone would exceed our budget of 8 bytes per token for the whole run,
+    and on Zipfian text the smaller filter lets through almost the same
+    survivors while missing the CPU cache less (see ``docs/bloomspan.md``).
+    """
+    want = max(_MIN_FILTER, min(_MAX_FILTER, 2 * int(n_tokens)))
+    return 1 << (want.bit_length() - 1)
+
+
+def default_seed_len(min_len: int) -> int:
+    """Seed n-gram length used when ``seed_len`` is None: ``min(min_len, 4)``.
+
+    Longer seeds pass the filters far less often (fewer seeds, less growth);
+    past 4 the hashing of n tokens per position costs more than it saves
+    (measured by ``benchmarks/bench_bloomspan.py``).
+    """
+    return max(1, min(int(min_len), 4))
+
+
+def _as_int(name: str, v, lo: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise ParameterError(f"{name} must be an integer, got {v!r}")
+    v = int(v)
+    if v < lo:
+        raise ParameterError(f"{name} must be >= {lo}, got {v}")
+    return v
+
+
+def _validate(tokens, doc_offsets, vocab_size):
+    tokens = np.asarray(tokens)
+    doc_offsets = np.asarray(doc_offsets)
+    if tokens.ndim != 1 or doc_offsets.ndim != 1:
+        raise ParameterError("tokens and doc_offsets must be one-dimensional arrays")
+    if tokens.size and not np.issubdtype(tokens.dtype, np.integer):
+        raise ParameterError(f"tokens must hold integer ids, got dtype {tokens.dtype}")
+    if doc_offsets.size and not np.issubdtype(doc_offsets.dtype, np.integer):
+        raise ParameterError(f"doc_offsets must be integers, got dtype {doc_offsets.dtype}")
+    if tokens.dtype != np.int32:
+        if tokens.size and (tokens.min() < 0 or tokens.max() > np.iinfo(np.int32).max):
+            raise ParameterError("token ids must lie in [0, 2**31)")
+        tokens = tokens.astype(np.int32)
+    tokens = np.ascontiguousarray(tokens)
+    doc_offsets = np.ascontiguousarray(doc_offsets, dtype=np.int64)
+    if doc_offsets.size == 0:
+        raise ParameterError("doc_offsets must have n_docs + 1 entries (at least [0, n_tokens])")
+    if doc_offsets[0] != 0 or doc_offsets[-1] != tokens.shape[0]:
+        raise ParameterError(
+            f"doc_offsets must start at 0 and end at len(tokens)={tokens.shape[0]}, "
+            f"got {doc_offsets[0]}..{doc_offsets[-1]}")
+    if doc_offsets.size > 1 and np.any(np.diff(doc_offsets) < 0):
+        raise ParameterError("doc_offsets must be non-decreasing")
+    if tokens.size and tokens.min() < 0:
+        raise ParameterError("token ids must be non-negative")
+    top = int(tokens.max()) + 1 if tokens.size else 0
+    if vocab_size is None:
+        vocab_size = top
+    else:
+        vocab_size = _as_int("vocab_size", vocab_size, 0)
+        if vocab_size < top:
+            raise ParameterError(f"vocab_size={vocab_size} but the largest token id is {top - 1}")
+    return tokens, doc_offsets, max(vocab_size, 1)
+
+
+def _empty(stats: dict) -> RawPhrases:
+    z = np.zeros(0, dtype=np.int64)
+    return RawPhrases(lengths=z, df=z.copy(), occ_offsets=np.zeros(1, dtype=np.int64),
+                      occ_starts=z.copy(), stats=stats)
+
+
+def build_filter(tokens, doc_offsets, n: int, filter_bytes: int) -> tuple[np.ndarray, int]:
+    """The counting filter of all in-document n-grams: (uint8 counters, shift).
+
+    ``filter_bytes`` is rounded down to a power of two (at least 2); the counter of an
+    n-gram at position p is ``filt[fnv1a(tokens[p:p+n]) >> shift]``.
+    """
+    size = max(2, 1 << (int(filter_bytes).bit_length() - 1))
+    shift = 64 - (size.bit_length() - 1)
+    filt = np.zeros(size, dtype=np.uint8)
+    K.count_filter(tokens, doc_offsets, n, filt, shift)
+    return filt, shift
+
+
+def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int64],
+                   min_docs: int, min_len: int, *, seed_len: int | None = None,
+                   filter_bytes: int | None = None, vocab_size: int | None = None,
+                   coverage_skip: bool = False) -> RawPhrases:
+    """Maximal contiguous frequent phrases with BloomSpan.
+
+    Parameters
+    ----------
+    tokens : array of int32, shape (n,)
+        Token ids (non-negative), documents back to back.
+    doc_offsets : array of int64, shape (n_docs + 1,)
+        Document ``d`` owns ``tokens[doc_offsets[d]:doc_offsets[d + 1]]``;
+        nothing crosses a document boundary.
+    min_docs : int
+        σ >= 1: a phrase is frequent when it occurs in at least σ documents.
+    min_len : int
+        L >= 1: report the maximal frequent phrases of at least L tokens
+        (maximality is judged among all frequent phrases, whatever their length).
+    seed_len : int, optional
+        n, the seed n-gram length, 1 <= n <= L (any such n gives the same,
+        exact answer). Default :func:`default_seed_len`.
+    filter_bytes : int, optional
+        Size of the counting filter in bytes (rounded down to a power of two).
+        Default :func:`default_filter_bytes`.
+    vocab_size : int, optional
+        Upper bound of the token ids (default: largest id + 1).
+    coverage_skip : bool, default False
+        Skip a seed whose occurrences all lie in positions already covered by
+        found phrases, as the seed does. Faster on template-heavy corpora but
+        not exact in general (see the module notes).
+
+    Returns
+    -------
+    RawPhrases
+        Every maximal frequent phrase of length >= L (in discovery order), its
+        exact df, and the sorted global starts of all its occurrences
+        (overlapping and repeated ones inside a document included).
+        ``stats`` holds the filter and engine counters and per-stage seconds.
+
+    Notes
+    -----
+    Seed 000 (part 4, "BloomSpan"); counting Bloom filter: Fan et al.,
+    "Summary cache", IEEE/ACM ToN 2000; Count-Min sketch: Cormode &
+    Muthukrishnan, J. Algorithms 2005; FNV-1a: Fowler, Noll & Vo.
+    Memory: the corpus (4 B/token), the filter (<= 2 B/token by default), two
+    bitmasks (1 bit/token each) and ~40 B per surviving n-gram occurrence.
+    """
+    sigma = _as_int("min_docs", min_docs, 1)
+    min_len = _as_int("min_len", min_len, 1)
+    tokens, doc_offsets, vocab_size = _validate(tokens, doc_offsets, vocab_size)
+    n = default_seed_len(min_len) if seed_len is None else _as_int("seed_len", seed_len, 1)
+    if n > min_len:
+        raise ParameterError(f"seed_len={n} must be <= min_len={min_len} for an exact answer")
+    n_tok = int(tokens.shape[0])
+    n_docs = int(doc_offsets.shape[0] - 1)
+    if filter_bytes is None:
+        filter_bytes = default_filter_bytes(n_tok)
+    else:
+        filter_bytes = _as_int("filter_bytes", filter_bytes, 1)
+    threshold = min(sigma, 255)
+    stats: dict = {"engine": "bloomspan", "tokens": n_tok, "docs": n_docs, "min_docs": sigma,
+                   "min_len": min_len, "seed_len": n, "coverage_skip": bool(coverage_skip)}
+    t_all = time.perf_counter()
+    if sigma > n_docs or n_tok == 0:
+        stats["seconds_total"] = time.perf_counter() - t_all
+        return _empty(stats)
+
+    # 1. exact word df
+    t = time.perf_counter()
+    wdf = K.word_df(tokens, doc_offsets, vocab_size)
+    word_ok = (wdf >= sigma).astype(np.uint8)
+    del wdf
+    stats["word_df_survivors"] = int(word_ok.sum())
+    stats["seconds_word_df"] = time.perf_counter() - t
+
+    # 2. counting filter (useless for n = 1: the word df is exact already)
+    t = time.perf_counter()
+    use_filter = n >= 2
+    if use_filter:
+        filt, shift = build_filter(tokens, doc_offsets, n, filter_bytes)
+        stats["filter_bytes"] = int(filt.shape[0])
+    else:
+        filt, shift = np.zeros(1, dtype=np.uint8), 63
+        stats["filter_bytes"] = 0
+    stats["seconds_count_filter"] = time.perf_counter() - t
+
+    # 3. second pass: survivors of both filters, as a bitmask, then (pos, doc)
+    t = time.perf_counter()
+    nb = (n_tok + _BLOCK - 1) // _BLOCK
+    block_lo = np.arange(nb, dtype=np.int64) * _BLOCK
+    block_doc = (np.searchsorted(doc_offsets, block_lo, side="right") - 1).astype(np.int64)
+    bits = np.zeros((n_tok + 63) // 64, dtype=np.uint64)
+    counts = np.zeros(nb, dtype=np.int64)
+    K.mark_survivors(tokens, doc_offsets, block_doc, _BLOCK, n, word_ok, filt, shift,
+                     use_filter, threshold, bits, counts)
+    del filt, word_ok
+    starts = np.zeros(nb, dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    n_surv = int(counts.sum())
+    pos = np.empty(n_surv, dtype=np.int64)
+    doc = np.empty(n_surv, dtype=np.int32)
+    K.fill_survivors(bits, doc_offsets, block_doc, _BLOCK, n_tok, starts, pos, doc)
+    stats["ngram_survivors"] = n_surv
+    stats["seconds_second_pass"] = time.perf_counter() - t
+
+    # 4. sort + merge into seeds with exact df
+    t = time.perf_counter()
+    keys = K.ngram_keys(tokens, pos, n)
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    pos = pos[order]
+    doc = doc[order]
+    del order
+    s_start, s_end, s_df = K.group_seeds(tokens, pos, doc, keys, n, sigma)
+    del keys
+    seed_off, occ_pos, occ_doc = K.compact_seeds(pos, doc, s_start, s_end)
+    del pos, doc, s_start, s_end
+    n_seeds = int(s_df.shape[0])
+    stats["seeds"] = n_seeds
+    stats["seed_occurrences"] = int(occ_pos.shape[0])
+    stats["seconds_seeds"] = time.perf_counter() - t
+
+    # 5. Ψ order: |P|·df descending (all seeds have length n), then lexicographic
+    t = time.perf_counter()
+    if n_seeds:
+        firsts = occ_pos[seed_off[:-1]]
+        cols = [tokens[firsts + j] for j in range(n - 1, -1, -1)]
+        psi_order = np.lexsort(cols + [-s_df]).astype(np.int64)
+    else:
+        psi_order = np.zeros(0, dtype=np.int64)
+    stats["seconds_order"] = time.perf_counter() - t
+
+    # 6. DFS right growth with the left-neighbour rule; coverage mask
+    t = time.perf_counter()
+    bits[:] = 0
+    cover = bits
+    c_len, c_df, c_off, c_occ, g = K.grow_seeds(
+        tokens, doc_offsets, seed_off, occ_pos, occ_doc, s_df, psi_order,
+        n, sigma, min_len, cover, bool(coverage_skip))
+    del occ_pos, occ_doc
+    stats["dfs_nodes"] = int(g[0])
+    stats["pruned_left"] = int(g[1])
+    stats["seeds_covered"] = int(g[2])
+    stats["seeds_skipped"] = int(g[3])
+    stats["chain_steps"] = int(g[4])
+    stats["candidates"] = int(c_len.shape[0])
+    stats["seconds_grow"] = time.perf_counter() - t
+
+    # 7. maximality: inverted index by rarest token, absorption
+    t = time.perf_counter()
+    firsts = c_occ[c_off[:-1]]
+    keep = K.absorb(tokens, firsts, c_len, vocab_size)
+    lengths, df, off, occ = K.select_phrases(c_len, c_df, c_off, c_occ, keep)
+    stats["absorbed"] = int(c_len.shape[0] - lengths.shape[0])
+    stats["phrases"] = int(lengths.shape[0])
+    stats["seconds_maximality"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    cover[:] = 0
+    K.mark_occurrences(cover, off, occ, lengths, np.ones(lengths.shape[0], dtype=np.uint8))
+    stats["covered_tokens"] = int(K.popcount_words(cover))
+    stats["seconds_coverage"] = time.perf_counter() - t
+    stats["seconds_total"] = time.perf_counter() - t_all
+    return RawPhrases(lengths=lengths, df=df, occ_offsets=off, occ_starts=occ, stats=stats)
