@@ -1,0 +1,147 @@
+"""The suffix engine against the brute-force oracle (tests/naive_phrases.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from naive_phrases import naive_phrases
+from repetend.phrases import _suffix_kernels as K
+from repetend.phrases.suffix import mine_suffix
+
+pytest.importorskip("pydivsufsort")
+
+
+def as_dict(raw, tokens):
+    """{phrase tuple: (df, starts)} from a RawPhrases, like the oracle."""
+    tokens = np.asarray(tokens)
+    out = {}
+    for i in range(raw.n_phrases):
+        starts = raw.occ_starts[raw.occ_offsets[i]:raw.occ_offsets[i + 1]]
+        assert np.all(np.diff(starts) > 0), "occurrence starts must be sorted and distinct"
+        p = tuple(int(x) for x in tokens[starts[0]:starts[0] + raw.lengths[i]])
+        assert p not in out, "a phrase is reported twice"
+        out[p] = (int(raw.df[i]), [int(s) for s in starts])
+    return out
+
+
+@st.composite
+def corpora(draw):
+    alphabet = draw(st.integers(2, 4))
+    n_docs = draw(st.integers(1, 8))
+    docs = [draw(st.lists(st.integers(0, alphabet - 1), min_size=0, max_size=30))
+            for _ in range(n_docs)]
+    tokens = np.array([t for d in docs for t in d], dtype=np.int32)
+    offsets = np.concatenate([[0], np.cumsum([len(d) for d in docs])]).astype(np.int64)
+    return tokens, offsets, draw(st.integers(1, 6)), draw(st.integers(1, 5))
+
+
+@settings(max_examples=400, deadline=None)
+@given(corpora())
+def test_matches_naive_oracle(case):
+    tokens, offsets, sigma, min_len = case
+    raw = mine_suffix(tokens, offsets, sigma, min_len)
+    assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, sigma, min_len)
+
+
+def test_random_larger_corpora_match_oracle():
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        n_docs = int(rng.integers(5, 15))
+        lens = rng.integers(0, 60, n_docs)
+        # a planted template plus noise so that long phrases exist
+        tpl = rng.integers(0, 3, 12)
+        docs = []
+        for ln in lens:
+            d = rng.integers(0, 6, ln)
+            if ln > 20 and rng.random() < 0.6:
+                a = int(rng.integers(0, ln - 12))
+                d[a:a + 12] = tpl
+            docs.append(d)
+        tokens = np.concatenate(docs).astype(np.int32)
+        offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+        sigma, min_len = int(rng.integers(2, 5)), int(rng.integers(2, 8))
+        raw = mine_suffix(tokens, offsets, sigma, min_len)
+        assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, sigma, min_len)
+
+
+def test_toy_example_of_the_seed():
+    words = ("новый ноутбук acer swift доставка бесплатно при заказе от 3000 рублей "
+             "чехол для iphone 15 наушники sony wh 1000").split()
+    ids = {w: i for i, w in enumerate(dict.fromkeys(words))}
+    docs = ["новый ноутбук acer swift доставка бесплатно при заказе от 3000 рублей",
+            "чехол для iphone 15 доставка бесплатно при заказе от 3000 рублей",
+            "доставка бесплатно при заказе от 3000 рублей наушники sony",
+            "наушники sony wh 1000 доставка бесплатно"]
+    toks = [[ids[w] for w in d.split()] for d in docs]
+    tokens = np.array([t for d in toks for t in d], dtype=np.int32)
+    offsets = np.concatenate([[0], np.cumsum([len(d) for d in toks])])
+    raw = mine_suffix(tokens, offsets, 3, 1)
+    got = as_dict(raw, tokens)
+    inv = {i: w for w, i in ids.items()}
+    assert {" ".join(inv[t] for t in p) for p in got} == {
+        "доставка бесплатно при заказе от 3000 рублей"}
+    assert [v[0] for v in got.values()] == [3]
+    assert got == naive_phrases(tokens, offsets, 3, 1)
+
+
+def test_sigma_above_document_count_gives_nothing():
+    tokens = np.array([1, 2, 1, 2, 1, 2], dtype=np.int32)
+    raw = mine_suffix(tokens, np.array([0, 2, 4, 6]), 4, 1)
+    assert raw.n_phrases == 0 and raw.occ_offsets.tolist() == [0]
+    raw = mine_suffix(tokens, np.array([0, 2, 4, 6]), 3, 1)
+    assert as_dict(raw, tokens) == {(1, 2): (3, [0, 2, 4])}
+
+
+def test_empty_documents_are_boundaries_only():
+    tokens = np.array([5, 6, 5, 6, 5, 6], dtype=np.int32)
+    offsets = np.array([0, 0, 2, 2, 2, 4, 6, 6])
+    raw = mine_suffix(tokens, offsets, 3, 2)
+    assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 3, 2) == {(5, 6): (3, [0, 2, 4])}
+    empty = mine_suffix(np.zeros(0, np.int32), np.array([0, 0, 0]), 1, 1)
+    assert empty.n_phrases == 0
+
+
+def test_repeats_inside_one_document_count_once():
+    # "a b" occurs 5 times in doc 0 and once in doc 1: df 2, six occurrences
+    tokens = np.array([0, 1] * 5 + [2, 0, 1], dtype=np.int32)
+    offsets = np.array([0, 10, 13])
+    raw = mine_suffix(tokens, offsets, 2, 2)
+    assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 2, 2)
+    assert as_dict(raw, tokens)[(0, 1)][0] == 2
+
+
+def test_left_extension_frequent_through_one_group_only():
+    # P = "x y" has df 4; "a x y" has df 2 (a, not all occurrences share it):
+    # with sigma = 2 "x y" is not maximal although its left tokens differ
+    tokens = np.array([7, 1, 2, 7, 1, 2, 8, 1, 2, 9, 1, 2], dtype=np.int32)
+    offsets = np.array([0, 3, 6, 9, 12])
+    raw = mine_suffix(tokens, offsets, 2, 1)
+    got = as_dict(raw, tokens)
+    assert got == naive_phrases(tokens, offsets, 2, 1)
+    assert (1, 2) not in got and (7, 1, 2) in got
+
+
+def test_lcp_is_clamped_at_separators():
+    tokens = np.array([1, 2, 1, 2], dtype=np.int32)
+    offsets = np.array([0, 2, 4])
+    text = K.build_text(tokens, offsets)
+    assert text.tolist() == [2, 3, 0, 2, 3, 0]
+    import pydivsufsort
+
+    sa = pydivsufsort.divsufsort(text)
+    lcp, _ = K.kasai_clamped(text, sa)
+    # the two "1 2" suffixes share exactly two tokens, not the separators after them
+    assert sorted(lcp.tolist()) == [0, 0, 0, 0, 1, 2]
+
+
+def test_stats_report_stages():
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(0, 5, 400).astype(np.int32)
+    raw = mine_suffix(tokens, np.arange(0, 401, 40), 3, 3)
+    for k in ("suffix_array", "lcp", "intervals", "left_maximal", "occurrences"):
+        assert raw.stats["timings"][k] >= 0
+    assert raw.stats["phrases"] == raw.n_phrases
+    assert raw.stats["candidates"] >= raw.n_phrases
