@@ -26,9 +26,10 @@ def _print_summary(res, echo=click.echo) -> None:
     if res.phrases is not None:
         ps = res.phrases.summary
         echo(f"boilerplate (σ = {p['min_docs']}, L = {p['min_len']}; {p['min_docs_rule']}):")
-        echo(f"  {ps.get('phrases', 0):,} phrases cover {ps.get('covered_share', 0):.1%} of all tokens")
-        for e in (ps.get("top_eaters") or [])[:5]:
-            text = str(e.get("text", ""))
+        echo(f"  {ps.get('phrases', 0):,} phrases cover {ps.get('covered_share', 0):.1%} of all "
+             f"tokens; the biggest index eaters (psi = length × df):")
+        for e in (ps.get("index_eaters") or [])[:5]:
+            text = " ".join(str(e.get("text", "")).split())
             text = text if len(text) <= 90 else text[:87] + "…"
             echo(f"  psi {e.get('psi'):>8,}  df {e.get('df'):>6,}  {text!r}")
     if res.dups is not None:
