@@ -407,6 +407,37 @@ def test_directory_with_a_format_reads_its_files(tmp_path):
     assert sorted(r.text for r in recs) == ["a", "b"] and stats.files == 2
 
 
+def test_directory_of_shards_is_read_as_shards(tmp_path):
+    d = tmp_path / "shards"
+    d.mkdir()
+    write_parquet(d / "part-0.parquet", [{"text": "p0"}])
+    write_jsonl(d / "part-1.jsonl.gz", [{"text": "p1"}])
+    (d / ".gitattributes").write_text("*.parquet filter=lfs")
+    recs, stats = read(d)
+    assert [r.text for r in recs] == ["p0", "p1"] and stats.files == 2
+    (d / "README.md").write_text("a dataset card")  # no longer only shards: a text tree
+    recs, stats = read(d)
+    assert {r.id for r in recs} == {"README.md", "part-1.jsonl.gz"}
+    assert any("part-0.parquet" in e and "binary" in e for e in stats.errors)
+    recs, _ = read(d, fmt="parquet")
+    assert [r.text for r in recs] == ["p0"]
+
+
+def test_bom_dictionary_column_and_corrupt_parquet(tmp_path):
+    p = tmp_path / "bom.jsonl"
+    p.write_bytes(b'\xef\xbb\xbf{"text": "with bom"}\n')
+    recs, stats = read(p)
+    assert [r.text for r in recs] == ["with bom"] and stats.malformed == 0
+    q = tmp_path / "dict.parquet"
+    pq.write_table(pa.table({"text": pa.array(["a", "b", "a"]).dictionary_encode()}), q)
+    recs, _ = read(q)
+    assert [r.text for r in recs] == ["a", "b", "a"]
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"PAR1 not really parquet")
+    with pytest.raises(InputError, match="bad.parquet"):
+        read(bad)
+
+
 def test_limit_across_files(tmp_path):
     a = write_jsonl(tmp_path / "a.jsonl", [{"text": str(i)} for i in range(5)])
     b = write_csv(tmp_path / "b.csv", [{"text": str(i)} for i in range(5, 10)])

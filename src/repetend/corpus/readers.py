@@ -75,6 +75,7 @@ _EXTENSIONS = {
     ".txt": "text", ".text": "text", ".md": "text", ".rst": "text",
 }
 _GLOB_CHARS = set("*?[")
+_SHARD_FORMATS = frozenset({"jsonl", "parquet", "csv", "tsv", "warc", "wet"})
 
 
 # -- opening files ----------------------------------------------------------------
@@ -280,6 +281,8 @@ class JsonlReader(Reader):
         parsed object that is unusable (it still counts as the first record)."""
         if not line.strip():
             return None
+        if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
         bad = False
         try:
             obj = json.loads(line)
@@ -341,6 +344,8 @@ class ParquetReader(Reader):
                              + ", ".join(repr(n) for n in names) + " (choose one with --text-field)",
                              path=str(path))
         ttype = pf.schema_arrow.field(self.text_field).type
+        if pa.types.is_dictionary(ttype):
+            ttype = ttype.value_type
         if not (pa.types.is_string(ttype) or pa.types.is_large_string(ttype)
                 or pa.types.is_binary(ttype) or pa.types.is_large_binary(ttype)
                 or str(ttype) in ("string_view", "binary_view")):
@@ -357,6 +362,8 @@ class ParquetReader(Reader):
         try:
             for batch in pf.iter_batches(batch_size=self.batch_size, columns=cols):
                 tcol = batch.column(0)
+                if pa.types.is_dictionary(tcol.type):
+                    tcol = tcol.dictionary_decode()
                 # bytes, so that invalid UTF-8 is found and replaced per value
                 texts = tcol.cast(pa.large_binary()).to_pylist()
                 ids = batch.column(cols.index(self.id_field)).to_pylist() if has_id else None
@@ -461,8 +468,8 @@ class TsvReader(CsvReader):
 class TextDirReader(Reader):
     """A directory tree of text files, one document per file (id = relative path).
 
-    Files are visited in sorted order; hidden directories (``.git``, ``.venv``)
-    and token stores inside the tree are not entered.  ``glob`` (e.g.
+    Files are visited in path order; hidden files and directories (``.git``,
+    ``.venv``) and token stores inside the tree are skipped.  ``glob`` (e.g.
     ``"**/*.md"``) chooses files; by default every file that decodes as text is
     read, ``.gz`` files are decompressed, and binary files (a NUL byte or mostly
     invalid UTF-8 in their first 8 KiB) are counted and skipped.  Given a single
@@ -486,38 +493,20 @@ class TextDirReader(Reader):
                 yield rec
 
     def _files(self, root: Path) -> Iterator[Path]:
-        if self.glob:
-            for f in sorted(root.glob(self.glob), key=lambda f: f.parts):
-                rel = f.relative_to(root).parts
-                if f.is_file() and not any(p.startswith(".") for p in rel[:-1]):
-                    yield f
-            return
-        found: list[tuple[tuple[str, ...], Path]] = []
-        for dirpath, dirnames, filenames in os.walk(root):
-            d = Path(dirpath)
-            dirnames[:] = [n for n in dirnames if not n.startswith(".")
-                           and not _looks_like_store(d / n)]
-            for n in filenames:
-                f = d / n
-                if f.is_file():
-                    found.append((f.relative_to(root).parts, f))
-        found.sort()  # by path components: a/one.md before b.txt
-        for _, f in found:
-            yield f
+        return iter(_tree_files(root, self.glob))
 
     def _read_one(self, f: Path, doc_id: str, record_no: int) -> Record | None:
         self.stats.files += 1
         try:
-            if f.name.lower().endswith(".gz"):
-                with gzip.open(f, "rb") as fh:
-                    raw = fh.read()
-            else:
-                raw = f.read_bytes()
+            opener = gzip.open if f.name.lower().endswith(".gz") else open
+            with opener(f, "rb") as fh:
+                head = fh.read(self.sniff_bytes)
+                if _is_binary(head):  # decided before the rest is read
+                    self._skip_binary(f)
+                    return None
+                raw = head + fh.read()
         except (OSError, EOFError, zlib.error) as exc:
             self.malformed(f, "", f"cannot read ({type(exc).__name__}: {exc})")
-            return None
-        if _is_binary(raw[: self.sniff_bytes]):
-            self._skip_binary(f)
             return None
         text, bad = _decode(raw)
         del raw
@@ -528,6 +517,25 @@ class TextDirReader(Reader):
         if hasattr(self.stats, "skipped_binary"):
             self.stats.skipped_binary += 1  # type: ignore[attr-defined]
         self.stats.note_error(f"{f}: binary file skipped")
+
+
+def _tree_files(root: Path, pattern: str | None) -> list[Path]:
+    """Files under *root* in path order, without hidden directories or token stores
+    (a store written into the tree it was read from is not read back)."""
+    if pattern:
+        return [f for f in sorted(root.glob(pattern), key=lambda f: f.parts)
+                if f.is_file() and not any(p.startswith(".") for p in f.relative_to(root).parts)]
+    found: list[tuple[tuple[str, ...], Path]] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        d = Path(dirpath)
+        dirnames[:] = [n for n in dirnames if not n.startswith(".")
+                       and not _looks_like_store(d / n)]
+        for n in filenames:
+            f = d / n
+            if not n.startswith(".") and f.is_file():
+                found.append((f.relative_to(root).parts, f))
+    found.sort()  # by path components: a/one.md before b.txt
+    return [f for _, f in found]
 
 
 def _looks_like_store(d: Path) -> bool:
@@ -563,8 +571,12 @@ def _reader_classes() -> dict[str, Callable[..., Reader]]:
 
 def expand_inputs(inputs: Sequence[str | os.PathLike], fmt: str | None = None,
                   glob: str | None = None) -> list[tuple[Path, str]]:
-    """Each input as ``(path, format)``; globs are expanded, directories are a text
-    tree, or (with a ``fmt`` other than text) the files of that format inside them."""
+    """Each input as ``(path, format)``.
+
+    Globs are expanded.  A directory is a tree of text files — unless every file
+    in it is a corpus file (JSONL, Parquet, CSV/TSV, WARC, WET: a directory of
+    shards), or ``fmt`` names a format other than text: then its files of that
+    format (or matching ``glob``) are read."""
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     if fmt is not None and fmt not in FORMATS:
@@ -583,13 +595,18 @@ def expand_inputs(inputs: Sequence[str | os.PathLike], fmt: str | None = None,
             raise InputError("no such file or directory", path=s)
         for q in paths:
             if q.is_dir():
-                if fmt is None or fmt == "text":
+                if fmt == "text":
                     out.append((q, "text"))
+                    continue
+                files = _tree_files(q, glob)
+                if fmt is None:
+                    kinds = [detect_format(f) for f in files]
+                    if files and all(k in _SHARD_FORMATS for k in kinds):
+                        out.extend(zip(files, kinds))  # a directory of shards
+                    else:
+                        out.append((q, "text"))
                 else:
-                    pattern = glob or "**/*"
-                    files = sorted(f for f in q.glob(pattern) if f.is_file()
-                                   and (glob or detect_format(f) == fmt))
-                    out.extend((f, fmt) for f in files)
+                    out.extend((f, fmt) for f in files if glob or detect_format(f) == fmt)
                 continue
             f_fmt = fmt or detect_format(q)
             if f_fmt is None:
