@@ -1,0 +1,79 @@
+"""``repetend phrases``: boilerplate phrases of a corpus and their coverage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ._common import INPUT_KEYS, input_options, load_store
+
+__all__ = ["COMMANDS", "phrases"]
+
+
+def _short(text: str, width: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@click.command("phrases")
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...|STORE")
+@click.option("--min-docs", "-s", "min_docs", type=int, default=20, show_default=True,
+              help="σ: a phrase is frequent when at least this many documents contain it.")
+@click.option("--min-len", "-L", "min_len", type=int, default=10, show_default=True,
+              help="L: report maximal frequent phrases of at least this many tokens.")
+@click.option("--engine", type=click.Choice(["auto", "bloomspan", "suffix"]), default="auto",
+              show_default=True, help="Mining engine (all give the same phrases).")
+@click.option("--near-full", "near_full_share", type=float, default=0.8, show_default=True,
+              help="Documents with at least this boilerplate share are drop candidates.")
+@click.option("--top", "top_k", type=int, default=10, show_default=True,
+              help="Index eaters (phrases by length x df) to print and keep in the summary.")
+@click.option("--seed-len", type=int, default=None, help="bloomspan: seed length.")
+@click.option("--filter-bytes", type=int, default=None, help="bloomspan: counting filter size.")
+@click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path),
+              required=True, help="Directory for phrases, documents, hosts, occurrences, summary.")
+@click.option("--out-format", "out_format", type=click.Choice(["parquet", "jsonl"]),
+              default="parquet", show_default=True, help="Format of the output tables.")
+@click.option("--store", "store_out", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Also keep the tokenized corpus as a token store here.")
+@input_options
+def phrases(inputs, min_docs, min_len, engine, near_full_share, top_k, seed_len, filter_bytes,
+            out, out_format, store_out, quiet, **opts):
+    """Find the maximal phrases that repeat across at least --min-docs documents
+    (seed 000) and write them with per-document and per-host coverage to --out.
+
+    INPUT is a corpus (JSONL, Parquet, CSV/TSV, WARC/WET, a directory of text
+    files) or one token store made by ``repetend tokenize``.
+    """
+    from ..phrases import PhraseConfig, find_phrases
+
+    cfg = PhraseConfig(min_docs=min_docs, min_len=min_len, engine=engine,
+                       near_full_share=near_full_share, top_k=max(top_k, 0), seed_len=seed_len,
+                       filter_bytes=filter_bytes).validate()
+    store = load_store(inputs, out=store_out, quiet=quiet,
+                       **{k: opts[k] for k in INPUT_KEYS if k in opts})
+    if not quiet:
+        click.echo(f"mining {store.n_tokens:,} tokens in {store.n_docs:,} documents "
+                   f"(sigma={cfg.min_docs}, L={cfg.min_len}, engine={cfg.engine})", err=True)
+    res = find_phrases(store, cfg)
+    res.write(out, format=out_format)
+    s = res.summary
+    click.echo(f"engine: {s['engine']} ({s['engine_choice'].get('rule', '')}), "
+               f"{s['timings']['total']:.2f} s, peak memory {s['peak_memory_bytes'] / 2**20:.0f} MiB")
+    click.echo(f"phrases: {s['phrases']:,}   occurrences: {s['occurrences']:,}")
+    click.echo(f"covered: {s['covered_tokens']:,} of {s['tokens']:,} tokens "
+               f"({100 * s['covered_share']:.2f}% of the corpus)")
+    q = s["document_share"]["quantiles"]
+    click.echo(f"per-document share: median {100 * q['p50']:.1f}%, p90 {100 * q['p90']:.1f}%, "
+               f"drop candidates (>= {100 * cfg.near_full_share:.0f}%): "
+               f"{s['drop_candidates']['count']:,}")
+    eaters = s["index_eaters"][:top_k]
+    if eaters:
+        click.echo(f"top {len(eaters)} index eaters (length x df):")
+        for e in eaters:
+            click.echo(f"  {e['psi']:>9,}  df {e['df']:>7,}  len {e['length']:>4}  "
+                       f"{_short(e['text'])}")
+    click.echo(f"written to {out}")
+
+
+COMMANDS = [phrases]
