@@ -1,0 +1,107 @@
+"""`repetend scan` and `repetend demo` end to end, through the CLI as a user runs them."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from repetend import TokenStore
+from repetend.cli import main
+from repetend.scan import choose_min_docs
+from repetend.synth import weblike
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    out = tmp_path_factory.mktemp("web")
+    return weblike(240, seed=3).write(out)["corpus"]
+
+
+def test_scan_writes_every_output_and_they_agree(corpus, tmp_path):
+    out = tmp_path / "scan"
+    r = CliRunner().invoke(main, ["scan", str(corpus), "--out", str(out), "--min-docs", "5",
+                                  "--quiet"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["parameters"]["min_docs"] == 5
+    assert summary["corpus"]["documents"] == 240
+    phrases = pq.read_table(out / "phrases" / "phrases.parquet").to_pandas()
+    assert len(phrases) > 0 and (phrases["df"] >= 5).all() and (phrases["length"] >= 10).all()
+    docs = pq.read_table(out / "phrases" / "documents.parquet").to_pandas()
+    assert len(docs) == 240
+    pairs = pq.read_table(out / "dups" / "pairs.parquet").to_pandas()
+    assert len(pairs) > 0 and (pairs["jaccard"] >= 0.8).all()
+    assert (out / "report.html").stat().st_size > 0
+    store = TokenStore.open(out / "store")
+    assert store.n_docs == 240
+    assert "biggest index eaters" in r.output
+
+
+def test_reuse_skips_finished_stages_and_reruns_changed_ones(corpus, tmp_path):
+    out = tmp_path / "scan"
+    args = ["scan", str(corpus), "--out", str(out), "--min-docs", "5", "--no-report"]
+    assert CliRunner().invoke(main, args + ["--quiet"]).exit_code == 0
+    before = (out / "phrases" / "phrases.parquet").stat().st_mtime_ns
+    r = CliRunner().invoke(main, args + ["--reuse"])
+    assert r.exit_code == 0, r.output
+    assert "reusing phrases" in r.output and "reusing near-duplicates" in r.output
+    assert (out / "phrases" / "phrases.parquet").stat().st_mtime_ns == before
+    r = CliRunner().invoke(main, ["scan", str(corpus), "--out", str(out), "--min-docs", "6",
+                                  "--no-report", "--reuse"])
+    assert r.exit_code == 0, r.output
+    assert "reusing phrases" not in r.output
+    assert json.loads((out / "phrases" / "summary.json").read_text())[
+        "parameters"]["min_docs"] == 6
+
+
+def test_scan_accepts_a_token_store_and_skips_stages(corpus, tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["tokenize", str(corpus), "--out", str(tmp_path / "st"),
+                                "--quiet"]).exit_code == 0
+    r = runner.invoke(main, ["scan", str(tmp_path / "st"), "--out", str(tmp_path / "o"),
+                             "--no-dups", "--no-report", "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "o" / "phrases" / "phrases.parquet").is_file()
+    assert not (tmp_path / "o" / "dups").exists()
+    assert not (tmp_path / "o" / "store").exists(), "a store input is not copied"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--min-docs", "0"], "min-docs"),
+    (["--min-len", "0"], "min-len"),
+])
+def test_bad_parameters_are_one_line_errors(corpus, tmp_path, args, message):
+    r = CliRunner().invoke(main, ["scan", str(corpus), "--out", str(tmp_path / "o"), *args])
+    assert r.exit_code == 2
+    assert message in r.output and "Traceback" not in r.output
+
+
+def test_empty_corpus_is_an_error(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    r = CliRunner().invoke(main, ["scan", str(empty), "--out", str(tmp_path / "o"), "--quiet"])
+    assert r.exit_code == 2
+    assert "no documents" in r.output
+
+
+def test_min_docs_rule_follows_site_size_then_corpus_size():
+    # urls known: 10 pages on a.example, 2 on b.example → median site size over documents 10
+    urls = [f"https://a.example/{i}" for i in range(10)] + ["https://b.example/1",
+                                                            "https://b.example/2"]
+    store = TokenStore.from_texts(["x"] * 12, urls=urls)
+    assert choose_min_docs(store)[0] == 5
+    # no urls: 0.2 % of the corpus, at least 5
+    assert choose_min_docs(TokenStore.from_texts(["x"] * 100))[0] == 5
+    assert choose_min_docs(TokenStore.from_texts(["x"] * 10_000))[0] == 20
+
+
+def test_demo_runs_and_compares_with_the_truth(tmp_path):
+    r = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "d"), "--pages", "300",
+                                  "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert "ground truth" in r.output
+    assert "planted copies" in r.output
+    assert (tmp_path / "d" / "scan" / "report.html").is_file()
