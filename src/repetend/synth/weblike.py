@@ -324,7 +324,7 @@ def _lang_shares(lang_mix: float | Mapping[str, float]) -> tuple[list[str], np.n
         p = np.array([float(lang_mix[n]) for n in names])
     else:
         if not 0.0 <= float(lang_mix) <= 1.0:
-            raise ParameterError(f"lang_mix (share of Russian sites) must be in [0, 1], got {lang_mix}")
+            raise ParameterError(f"lang_mix (share of Russian pages) must be in [0, 1], got {lang_mix}")
         names, p = ["en", "ru"], np.array([1.0 - float(lang_mix), float(lang_mix)])
     bad = [n for n in names if n not in W.COMMON]
     if bad or (p < 0).any() or p.sum() <= 0:
@@ -350,7 +350,8 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
     seed : int
         Seed of ``numpy.random.default_rng``; the corpus is a function of the arguments.
     lang_mix : float or mapping
-        Share of Russian sites (``0.5``: half), or ``{"en": w, "ru": w}``.
+        Share of Russian pages (``0.5``: half), or ``{"en": w, "ru": w}``; whole sites are
+        assigned, largest first, to the language furthest below its share.
     dup_rate : float
         Share of the pages that are planted copies of another page.
     copy_kinds : mapping, optional
@@ -361,8 +362,9 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
         holds the source's title and body whole), ``repost`` (title and body on another
         site of the same language, 0–3 % edited).
     body_words : int
-        Median body length in words (log-normal, clipped to [150, 2000] words by
-        default, so a body always outweighs the template around it).
+        Median body length in words (log-normal, σ = 0.5, clipped to [200, 2000] words
+        when ``body_words ≥ 200``).  At most ~130 template words surround a body, so
+        two unrelated pages of one site stay below 5-word-shingle resemblance ~0.25.
     zipf_sites, zipf_words : float
         Zipf exponents of site sizes and of word ranks.
     vocab_size : int
@@ -417,11 +419,19 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
         j = int(np.argmax(sizes))
         sizes[j] -= 1
         sizes[0] += 1
-    site_lang = rng.choice(lang_names, p=lang_p, size=n_sites)
+    # languages: each site (largest first) goes to the language furthest below its share
+    # of the pages so far, so the page shares follow lang_mix even with a huge first site
+    site_lang, assigned = [], np.zeros(len(lang_names))
+    for size in sizes.tolist():
+        need = lang_p * (assigned.sum() + size) - assigned
+        best = np.flatnonzero(need >= need.max() - 1e-9)
+        j = int(best[rng.integers(best.size)])
+        assigned[j] += size
+        site_lang.append(lang_names[j])
     taken: set[str] = set()
     sites = [_make_site(k, str(site_lang[k]), langs, blocks, rng, taken) for k in range(n_sites)]
 
-    lo, hi = (150, 2000) if body_words >= 150 else (body_words // 2, body_words * 6)
+    lo, hi = (200, 2000) if body_words >= 200 else (body_words // 2, body_words * 6)
     pages: list[_Page] = []
 
     def new_page(site: _Site, title: _Text, bodies: list[tuple[_Text | None, str, str]]) -> _Page:
