@@ -1,0 +1,61 @@
+"""``repetend report`` and ``repetend clean``: from a scan directory to a page
+a person reads, and to a corpus without the repeated text."""
+
+from __future__ import annotations
+
+import click
+
+__all__ = ["COMMANDS", "report", "clean"]
+
+
+@click.command()
+@click.argument("scan_dir", type=click.Path(file_okay=False))
+@click.option("--out", "-o", "out", required=True, type=click.Path(dir_okay=False),
+              help="The HTML file to write (one self-contained page).")
+@click.option("--max-phrases", type=click.IntRange(min=1), default=200, show_default=True,
+              help="Index eaters listed.")
+@click.option("--max-rows", type=click.IntRange(min=1), default=200, show_default=True,
+              help="Rows of each document / host / pair table.")
+@click.option("--max-clusters", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Duplicate clusters listed.")
+@click.option("--max-chords", type=click.IntRange(min=1), default=5000, show_default=True,
+              help="Chords in the circle picture (a random sample above).")
+@click.option("--title", default=None, help="Page title.")
+def report(scan_dir, out, max_phrases, max_rows, max_clusters, max_chords, title):
+    """Write one self-contained HTML report of SCAN_DIR (made by `repetend scan`)."""
+    from ..report import ReportCaps, build_report
+
+    caps = ReportCaps(max_phrases=max_phrases, max_rows=max_rows, max_clusters=max_clusters,
+                      max_chords=max_chords)
+    path = build_report(scan_dir, out, caps=caps, title=title)
+    click.echo(f"report: {path}", err=True)
+
+
+@click.command()
+@click.argument("inputs", nargs=-1, required=True, type=click.Path())
+@click.option("--scan", "scan_dir", required=True, type=click.Path(file_okay=False),
+              help="The scan directory of this corpus (made by `repetend scan`).")
+@click.option("--out", "-o", "out", required=True, type=click.Path(),
+              help="Where to write the cleaned corpus (a file, or a directory for text-file corpora).")
+@click.option("--keep-boilerplate", is_flag=True, help="Do not remove boilerplate phrase occurrences.")
+@click.option("--keep-duplicates", is_flag=True,
+              help="Keep every member of a duplicate cluster (default: only its representative).")
+@click.option("--min-share", type=click.FloatRange(0.0, 1.0, min_open=True), default=None,
+              help="Drop documents whose boilerplate share is at least this.")
+@click.option("--format", "out_format", default=None,
+              type=click.Choice(["jsonl", "parquet", "csv", "tsv", "text"]),
+              help="Output format (default: the input's; WARC/WET inputs are written as JSONL).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+def clean(inputs, scan_dir, out, keep_boilerplate, keep_duplicates, min_share, out_format, quiet):
+    """Write INPUTS back without boilerplate spans and/or with one document per
+    duplicate cluster, with a removal log OUT.removed.jsonl."""
+    from ..clean import CleanConfig, clean_corpus
+
+    cfg = CleanConfig(remove_boilerplate=not keep_boilerplate, remove_duplicates=not keep_duplicates,
+                      min_share=min_share)
+    res = clean_corpus(list(inputs), scan_dir, out, config=cfg, out_format=out_format, quiet=quiet)
+    for line in res.describe():
+        click.echo(line, err=True)
+
+
+COMMANDS = [report, clean]
