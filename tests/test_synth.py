@@ -216,6 +216,12 @@ def test_weblike_templates_shared_and_variable(web):
                 sites_of[s["block"]].add(doc["site"])
                 if "values" in s:
                     values_of[s["block"]].add(json.dumps(s["values"], sort_keys=True))
+    docs_of = Counter(s["block"] for d in docs for s in d["spans"] if s["block"])
+    assert all(b["docs"] == docs_of[k] and b["n_sites"] == len(sites_of[k])
+               for k, b in blocks.items())
+    for rec, doc in zip(web.records, docs):
+        n = sum(s["end"] - s["start"] for s in doc["spans"] if s["block"])
+        assert doc["template_share"] == pytest.approx(n / len(rec.text), abs=1e-4)
     shared = [b for b, v in blocks.items() if v["shared"]]
     assert any(len(sites_of[b]) >= 2 for b in shared)       # a CMS block on several sites
     assert all(len(sites_of[b]) == 1 for b, v in blocks.items() if not v["shared"] and sites_of[b])

@@ -230,9 +230,9 @@ def synthetic2(n_docs: int = 1000, seed: int = 0, *, n_phrases: int = 300, max_l
     Every n-gram of ``B`` inside some phrase is then frequent (df = ``support`` × the
     number of phrases covering it, up to ~``max_len/shift`` of them), so a Bloom
     filter prunes nothing and all work is maximality checking — the seed's worst
-    case for BloomSpan.  The known answer: for ``min_docs ≤ support`` and
-    ``min_len ≤ min_len`` (this argument) the maximal frequent phrases are exactly
-    the ``n_phrases`` phrases, each with df = ``support``.
+    case for BloomSpan.  The known answer: for ``2 ≤ min_docs ≤ support`` and a minimum
+    length of at most the shortest phrase, the maximal frequent phrases are exactly the
+    ``n_phrases`` phrases, each with df = ``support`` (``truth["expected"]``).
 
     Parameters
     ----------

@@ -25,6 +25,7 @@ block, every block's text, and every planted copy relation (see
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -544,8 +545,21 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
                        "resemblance_w5": round(inter / max(len(a | b), 1), 4),
                        "containment_doc_in_source_w5": round(inter / max(len(a), 1), 4),
                        "containment_source_in_doc_w5": round(inter / max(len(b), 1), 4)})
-    template_chars = sum(s["end"] - s["start"] for d in docs for s in d["spans"]
-                         if s["block"] is not None)
+    template_chars = 0
+    block_docs: dict[str, int] = defaultdict(int)
+    block_sites: dict[str, set[int]] = defaultdict(set)
+    for d, t in zip(docs, (texts[i] for i in order.tolist())):
+        n = 0
+        for s in d["spans"]:
+            if s["block"] is not None:
+                n += s["end"] - s["start"]
+                block_docs[s["block"]] += 1
+                block_sites[s["block"]].add(d["site"])
+        d["template_share"] = round(n / max(len(t), 1), 4)
+        template_chars += n
+    for bid, b in blocks.items.items():
+        b["docs"] = block_docs.get(bid, 0)
+        b["n_sites"] = len(block_sites.get(bid, ()))
     truth = {
         "blocks": blocks.items,
         "sites": [{"site": s.index, "host": s.host, "lang": s.lang, "company": s.company,
