@@ -45,6 +45,36 @@ def twin_signature(shingles: list[int], k: int, seed: int, hash: str, bits: int)
     return np_splitmix64(x[:, None] ^ twin_seeds(k, seed)[None, :]).min(axis=0) & mask
 
 
+def twin_oph(shingles: list[int], k: int, seed: int, hash: str, bits: int) -> np.ndarray:
+    """One-permutation hashing + optimal densification, written out in Python."""
+    mask = (1 << bits) - 1 if bits < 64 else 2**64 - 1
+    if not shingles:
+        return np.full(k, mask, dtype=np.uint64)
+    s0, s1 = (int(x) for x in twin_seeds(max(k, 2), seed)[:2])
+    x = np.array(sorted(shingles), dtype=np.uint64)
+    if hash == "crc32":
+        x = np.array([zlib.crc32(int(v).to_bytes(8, "little")) for v in x], dtype=np.uint64)
+    v = np_splitmix64(x ^ np.uint64(s0))
+    bins = {}
+    for val in v.tolist():
+        b = ((val >> 32) * k) >> 32
+        bins[b] = min(bins.get(b, 2**64), val)
+    out = []
+    for i in range(k):
+        if i in bins:
+            out.append(bins[i] & mask)
+            continue
+        a = 1
+        while True:
+            z = int(np_splitmix64(np.array([s1 ^ ((i << 32) | a)], dtype=np.uint64))[0])
+            j = ((z >> 32) * k) >> 32
+            if j in bins:
+                out.append(bins[j] & mask)
+                break
+            a += 1
+    return np.array(out, dtype=np.uint64)
+
+
 def test_seeds_are_the_splitmix64_stream():
     for seed in (0, 1, 12345, 2**64 - 1):
         assert np.array_equal(permutation_seeds(17, seed), twin_seeds(17, seed))
@@ -68,6 +98,21 @@ def test_signatures_equal_numpy_twin(sets, k, seed, hash, bits):
     assert np.array_equal(sig.empty, np.array([len(s) == 0 for s in sets]))
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    sets=st.lists(st.sets(st.integers(0, 2**64 - 1), max_size=70), min_size=1, max_size=6),
+    k=st.sampled_from([1, 2, 7, 64, 200]),
+    seed=st.integers(0, 2**64 - 1),
+    hash=st.sampled_from(["splitmix64", "crc32"]),
+    bits=st.sampled_from([64, 16]),
+)
+def test_oph_signatures_equal_python_twin(sets, k, seed, hash, bits):
+    ss = sets_from_python(sets)
+    sig = minhash_signatures(ss, k, seed=seed, hash=hash, bits=bits, scheme="oph")
+    for d, s in enumerate(sets):
+        assert np.array_equal(sig.values[d].astype(np.uint64), twin_oph(list(s), k, seed, hash, bits))
+
+
 def _pair_sets(rng, j_num: int, union: int, n_pairs: int):
     """n_pairs disjoint pairs of sets with |A∩B| = j_num, |A∪B| = union (J = j_num/union)."""
     py = []
@@ -84,12 +129,13 @@ def _pair_sets(rng, j_num: int, union: int, n_pairs: int):
 
 
 @pytest.mark.parametrize("j_num", [10, 30, 50, 72, 90])
-def test_estimate_is_unbiased_with_the_stated_error(j_num):
+@pytest.mark.parametrize("scheme", ["minhash", "oph"])
+def test_estimate_is_unbiased_with_the_stated_error(j_num, scheme):
     rng = np.random.default_rng(j_num)
     union, n_pairs, k = 100, 300, 64
     j = j_num / union
     ss = sets_from_python(_pair_sets(rng, j_num, union, n_pairs))
-    sig = minhash_signatures(ss, k, seed=7)
+    sig = minhash_signatures(ss, k, seed=7, scheme=scheme)
     a = np.arange(0, 2 * n_pairs, 2)
     est = sig.estimate(a, a + 1)
     se = standard_error(j, k)
@@ -142,7 +188,8 @@ def test_standard_error_formula():
     assert np.allclose(standard_error(np.array([0.0, 1.0]), 10), 0.0)
 
 
-@pytest.mark.parametrize("kwargs", [dict(num_perm=0), dict(bits=0), dict(bits=65), dict(hash="md5")])
+@pytest.mark.parametrize("kwargs", [dict(num_perm=0), dict(bits=0), dict(bits=65), dict(hash="md5"),
+                                    dict(scheme="superminhash")])
 def test_parameter_errors(kwargs):
     ss = sets_from_python([{1}, {2}])
     args = dict(num_perm=8) | kwargs

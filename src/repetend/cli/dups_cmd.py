@@ -20,7 +20,7 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
     lines = [f"{_n(s['documents'])} documents, {_n(s['shingles'])} shingles (k={s['shingle_k']}), "
              f"method {s['method']}, threshold {s['threshold']:g}"]
     if s["method"] == "minhash":
-        lines.append(f"MinHash K={s['num_perm']} ({s['bits']} bits, {s['hash']}), "
+        lines.append(f"MinHash K={s['num_perm']} ({s['scheme']}, {s['bits']} bits, {s['hash']}), "
                      f"LSH {s['bands']} bands x {s['rows']} rows: S-curve threshold "
                      f"{s['lsh_threshold']:.3f}, P({s['threshold']:g}) = {s['p_at_threshold']:.4f}")
         lsh = s["lsh"]
@@ -65,6 +65,8 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
 @click.option("--rows", "-r", type=int, default=None, help="LSH rows per band.")
 @click.option("--hash", "hash_", type=click.Choice(["splitmix64", "crc32"]), default="splitmix64",
               show_default=True, help="MinHash hash family (crc32: fold shingles with CRC-32 first).")
+@click.option("--scheme", type=click.Choice(["minhash", "oph"]), default="minhash", show_default=True,
+              help="minhash: K hashes per shingle; oph: one-permutation hashing with densification.")
 @click.option("--bbits", type=click.IntRange(1, 64), default=None,
               help="Keep only the low b bits of each signature value (b-bit MinHash).")
 @click.option("--seed", type=int, default=None, help="Seed of the MinHash hash functions.")
@@ -79,7 +81,7 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
 @click.option("--out-format", "--output-format", "out_format", type=click.Choice(["parquet", "jsonl"]),
               default="parquet", show_default=True, help="Format of the result tables.")
 @input_options
-def dups(inputs, method, threshold, shingle, num_perm, bands, rows, hash_, bbits, seed,
+def dups(inputs, method, threshold, shingle, num_perm, bands, rows, hash_, scheme, bbits, seed,
          max_bucket, min_shingles, containment, out, out_format, quiet, **opts):
     """Find near-duplicate documents in INPUT... (a corpus or a token store).
 
@@ -90,7 +92,7 @@ def dups(inputs, method, threshold, shingle, num_perm, bands, rows, hash_, bbits
     from ..neardup.minhash import DEFAULT_SEED
 
     cfg = NearDupConfig(method=method, threshold=threshold, shingle=shingle, num_perm=num_perm,
-                        bands=bands, rows=rows, hash=hash_, bbits=bbits,
+                        bands=bands, rows=rows, hash=hash_, scheme=scheme, bbits=bbits,
                         seed=DEFAULT_SEED if seed is None else seed,
                         max_bucket=max_bucket or None, min_shingles=min_shingles,
                         containment=containment).validate()

@@ -69,18 +69,23 @@ def signatures(hashes, offsets, seeds, fold_crc, mask, out):
     """
     n = offsets.shape[0] - 1
     k = seeds.shape[0]
-    for d in prange(n):
-        mins = np.full(k, _MAX, dtype=np.uint64)
-        for p in range(offsets[d], offsets[d + 1]):
-            h = hashes[p]
-            if fold_crc:
-                h = np.uint64(crc32_u64(h))
+    chunk = 64  # documents per task: the scratch array is allocated once per chunk
+    n_chunks = (n + chunk - 1) // chunk
+    for c in prange(n_chunks):
+        mins = np.empty(k, dtype=np.uint64)
+        for d in range(c * chunk, min(n, (c + 1) * chunk)):
             for i in range(k):
-                v = splitmix64(h ^ seeds[i])
-                if v < mins[i]:
-                    mins[i] = v
-        for i in range(k):
-            out[d, i] = mins[i] & mask
+                mins[i] = _MAX
+            for p in range(offsets[d], offsets[d + 1]):
+                h = hashes[p]
+                if fold_crc:
+                    h = np.uint64(crc32_u64(h))
+                for i in range(k):
+                    v = splitmix64(h ^ seeds[i])
+                    if v < mins[i]:
+                        mins[i] = v
+            for i in range(k):
+                out[d, i] = mins[i] & mask
 
 
 @pjit
@@ -106,3 +111,86 @@ def set_fingerprints(hashes, offsets, out):
         for p in range(offsets[d], offsets[d + 1]):
             h = splitmix64(h ^ hashes[p])
         out[d] = h
+
+
+@jit
+def _bin_of(v, k):
+    """Bin of a 64-bit hash among k: ``((v >> 32) * k) >> 32``."""
+    return np.int64(((v >> np.uint64(32)) * np.uint64(k)) >> np.uint64(32))
+
+
+@jit
+def _dens_bin(dens_seed, i, a, k):
+    return _bin_of(splitmix64(dens_seed ^ ((np.uint64(i) << np.uint64(32)) | np.uint64(a))), k)
+
+
+@jit
+def densify_table(dens_seed, k, attempts):
+    """``table[i, a-1]``: the a-th bin that empty bin i borrows from (a = 1..attempts)."""
+    out = np.empty((k, attempts), dtype=np.int32)
+    for i in range(k):
+        for a in range(attempts):
+            out[i, a] = _dens_bin(dens_seed, i, a + 1, k)
+    return out
+
+
+@pjit
+def oph_signatures(hashes, offsets, seed, dens_seed, table, fold_crc, mask, out):
+    """One-permutation hashing with optimal densification (Li, Owen & Zhang 2012;
+    Shrivastava 2017).
+
+    Each shingle h is hashed once, ``v = splitmix64(f(h) ^ seed)``; bin
+    ``((v >> 32) * K) >> 32`` keeps the minimum v.  An empty bin i copies the
+    value of bin j, the first non-empty bin of the sequence
+    ``j_a = bin(splitmix64(dens_seed ^ (i << 32 | a)))``, a = 1, 2, … — the same
+    sequence for every document, so two documents borrow consistently.  The
+    first ``table.shape[1]`` terms of each sequence are precomputed in ``table``.
+    """
+    n = offsets.shape[0] - 1
+    k = out.shape[1]
+    attempts = table.shape[1]
+    chunk = 64  # documents per task: the scratch arrays are allocated once per chunk
+    n_chunks = (n + chunk - 1) // chunk
+    for c in prange(n_chunks):
+        mins = np.empty(k, dtype=np.uint64)
+        filled = np.empty(k, dtype=np.bool_)
+        for d in range(c * chunk, min(n, (c + 1) * chunk)):
+            _oph_one(hashes, offsets[d], offsets[d + 1], seed, dens_seed, table, attempts,
+                     fold_crc, mask, mins, filled, out[d])
+
+
+@jit
+def _oph_one(hashes, lo, hi, seed, dens_seed, table, attempts, fold_crc, mask, mins, filled, row):
+    k = row.shape[0]
+    if hi == lo:
+        for i in range(k):
+            row[i] = mask
+        return
+    for i in range(k):
+        mins[i] = _MAX
+        filled[i] = False
+    for p in range(lo, hi):
+        h = hashes[p]
+        if fold_crc:
+            h = np.uint64(crc32_u64(h))
+        v = splitmix64(h ^ seed)
+        b = _bin_of(v, k)
+        filled[b] = True
+        if v < mins[b]:
+            mins[b] = v
+    for i in range(k):
+        if filled[i]:
+            row[i] = mins[i] & mask
+            continue
+        j = -1
+        for a in range(attempts):
+            if filled[table[i, a]]:
+                j = table[i, a]
+                break
+        a = attempts + 1
+        while j < 0:
+            c = _dens_bin(dens_seed, i, a, k)
+            if filled[c]:
+                j = c
+            a += 1
+        row[i] = mins[j] & mask

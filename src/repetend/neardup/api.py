@@ -62,6 +62,7 @@ class NearDupConfig:
     bands: int | None = None
     rows: int | None = None
     hash: Literal["splitmix64", "crc32"] = "splitmix64"
+    scheme: Literal["minhash", "oph"] = "minhash"
     bbits: int | None = None
     seed: int = DEFAULT_SEED
     max_bucket: int | None = 200
@@ -85,6 +86,8 @@ class NearDupConfig:
             raise ParameterError(f"bbits must be in 1..64, got {self.bbits}")
         if self.hash not in ("splitmix64", "crc32"):
             raise ParameterError(f"hash must be 'splitmix64' or 'crc32', got {self.hash!r}")
+        if self.scheme not in ("minhash", "oph"):
+            raise ParameterError(f"scheme must be 'minhash' or 'oph', got {self.scheme!r}")
         if self.exact_hash not in ("xxh64", "crc32"):
             raise ParameterError(f"exact_hash must be 'xxh64' or 'crc32', got {self.exact_hash!r}")
         if self.max_bucket is not None and self.max_bucket != 0 and int(self.max_bucket) < 3:
@@ -294,7 +297,8 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, **overrides)
     if cfg.method == "minhash":
         bands, rows = cfg.banding()
         bits = 64 if cfg.bbits is None else int(cfg.bbits)
-        sig = minhash_signatures(sets, int(cfg.num_perm), seed=cfg.seed, hash=cfg.hash, bits=bits)
+        sig = minhash_signatures(sets, int(cfg.num_perm), seed=cfg.seed, hash=cfg.hash, bits=bits,
+                                 scheme=cfg.scheme)
         timings["signatures"] = time.perf_counter() - tc
         tl = time.perf_counter()
         cand = lsh_candidates(sig, sizes, bands, rows, max_bucket=cfg.max_bucket,
@@ -306,7 +310,7 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, **overrides)
         pairs = candidates.select(candidates.jaccard >= t)
         grid = np.round(np.arange(1, 21) * 0.05, 2)
         summary.update({
-            "num_perm": int(cfg.num_perm), "bits": bits, "hash": cfg.hash,
+            "num_perm": int(cfg.num_perm), "bits": bits, "hash": cfg.hash, "scheme": cfg.scheme,
             "bands": bands, "rows": rows,
             "lsh_threshold": lsh_threshold(bands, rows),
             "p_at_threshold": s_curve(t, bands, rows),

@@ -25,6 +25,16 @@ on a position with probability J + (1 − J)·2^-b, so the estimate is corrected
 clipped to [0, 1].  Its standard error is √(J(1−J)/K) for full 64-bit values
 (a little larger for small b).
 
+Schemes: ``scheme="minhash"`` (the default) is the classical K-hash MinHash
+above, O(K) hash evaluations per shingle.  ``scheme="oph"`` is one-permutation
+hashing with optimal densification (Li, Owen & Zhang 2012; Shrivastava 2017):
+one hash ``v = splitmix64(f(x) XOR seeds[0])`` per shingle, bin
+``((v >> 32)·K) >> 32`` keeps its minimum v, and an empty bin i copies the
+first non-empty bin of the fixed sequence ``bin(splitmix64(seeds[1] XOR (i << 32 | a)))``,
+a = 1, 2, … .  Agreement probability is again (very nearly) J, the variance is
+about that of K-hash MinHash for sets much larger than K and larger for sets
+of fewer than K shingles; the cost is O(S + K) per document instead of O(K·S).
+
 Empty documents (no shingles) get the sentinel signature ``2^b − 1`` in every
 position *and* are flagged in :attr:`MinHashSignatures.empty`: every estimate
 involving an empty document is 0, and LSH never puts one in a bucket, so the
@@ -52,6 +62,7 @@ __all__ = [
 ]
 
 HashName = Literal["splitmix64", "crc32"]
+Scheme = Literal["minhash", "oph"]
 DEFAULT_SEED = 0x5EED_0F_2E9E7E4D
 
 
@@ -65,7 +76,9 @@ def _storage_dtype(bits: int) -> np.dtype:
     return np.dtype(np.uint64)
 
 
-def _check(num_perm: int, bits: int, hash: str) -> None:
+def _check(num_perm: int, bits: int, hash: str, scheme: str = "minhash") -> None:
+    if scheme not in ("minhash", "oph"):
+        raise ParameterError(f"scheme must be 'minhash' or 'oph', got {scheme!r}")
     if int(num_perm) < 1:
         raise ParameterError(f"num_perm must be >= 1, got {num_perm}")
     if not 1 <= int(bits) <= 64:
@@ -122,12 +135,14 @@ class MinHashSignatures:
     seed: int
     hash: str
     bits: int
+    scheme: str = "minhash"
 
     @classmethod
     def of(cls, sets: ShingleSets, num_perm: int = 128, *, seed: int = DEFAULT_SEED,
-           hash: HashName = "splitmix64", bits: int = 64) -> "MinHashSignatures":
+           hash: HashName = "splitmix64", bits: int = 64,
+           scheme: Scheme = "minhash") -> "MinHashSignatures":
         """Signatures of all documents of *sets* (see :func:`minhash_signatures`)."""
-        return minhash_signatures(sets, num_perm, seed=seed, hash=hash, bits=bits)
+        return minhash_signatures(sets, num_perm, seed=seed, hash=hash, bits=bits, scheme=scheme)
 
     def __len__(self) -> int:
         return int(self.values.shape[0])
@@ -162,7 +177,8 @@ class MinHashSignatures:
 
 
 def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DEFAULT_SEED,
-                       hash: HashName = "splitmix64", bits: int = 64) -> MinHashSignatures:
+                       hash: HashName = "splitmix64", bits: int = 64,
+                       scheme: Scheme = "minhash") -> MinHashSignatures:
     """MinHash signatures of every document in one compiled, parallel pass.
 
     Parameters
@@ -177,6 +193,9 @@ def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DE
         ``"crc32"`` folds each 64-bit shingle to 32 bits with CRC-32 before mixing (seed 003).
     bits : int
         Bits kept per value: 64 (uint64), 32 (uint32) or b < 64 for b-bit MinHash.
+    scheme : {"minhash", "oph"}
+        K independent hashes per shingle (exact classical MinHash), or one-permutation
+        hashing with optimal densification (one hash per shingle; module docs).
 
     Returns
     -------
@@ -186,17 +205,23 @@ def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DE
     -----
     Broder (1997), "On the resemblance and containment of documents":
     P[min h(A) = min h(B)] = J(A, B).  Li & König (2010), "b-Bit Minwise
-    Hashing", for the low-bit storage and its correction.  Cost O(K·S) for S
-    shingles in total; memory K·bits/8 bytes per document.
+    Hashing", for the low-bit storage and its correction.  Li, Owen & Zhang
+    (2012), "One Permutation Hashing"; Shrivastava (2017), "Optimal
+    Densification for Fast and Accurate Minwise Hashing".  Cost O(K·S) for S
+    shingles in total (``oph``: O(S + K·n)); memory K·bits/8 bytes per document.
     """
-    _check(num_perm, bits, hash)
-    seeds = permutation_seeds(num_perm, seed)
+    _check(num_perm, bits, hash, scheme)
+    seeds = permutation_seeds(max(int(num_perm), 2), seed)
     hashes = np.ascontiguousarray(sets.hashes, dtype=np.uint64)
     offsets = np.ascontiguousarray(sets.offsets, dtype=np.int64)
     n = offsets.shape[0] - 1
     dtype = _storage_dtype(int(bits))
     mask = np.uint64((1 << int(bits)) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
     out = np.empty((n, int(num_perm)), dtype=dtype)
-    K.signatures(hashes, offsets, seeds, hash == "crc32", mask, out)
+    if scheme == "oph":
+        table = K.densify_table(seeds[1], int(num_perm), 32)
+        K.oph_signatures(hashes, offsets, seeds[0], seeds[1], table, hash == "crc32", mask, out)
+    else:
+        K.signatures(hashes, offsets, seeds[:int(num_perm)], hash == "crc32", mask, out)
     empty = np.diff(offsets) == 0
-    return MinHashSignatures(out, empty, int(num_perm), int(seed), hash, int(bits))
+    return MinHashSignatures(out, empty, int(num_perm), int(seed), hash, int(bits), scheme)
