@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import repetend.synth as synth
 from repetend.corpus.tokenize_ref import tokenize_reference
-from repetend.errors import ParameterError
+from repetend.errors import InputError, ParameterError
 from repetend.synth import (SYNTHETIC1_PHRASES, SynthCorpus, synthetic1, synthetic2,
                             weblike)
 from repetend.synth.synthetic import random_words
@@ -173,9 +173,10 @@ def test_weblike_deterministic_by_seed(web):
     assert weblike(400, seed=8).texts != web.texts
 
 
-def test_weblike_spans_are_exact(web):
+def _check_spans(web: SynthCorpus) -> set[str]:
+    """Every span exact; returns the block kinds used."""
     blocks = web.truth["blocks"]
-    assert len(web.truth["docs"]) == len(web.records) == 400
+    assert len(web.truth["docs"]) == len(web.records)
     used_kinds = set()
     for rec, doc in zip(web.records, web.truth["docs"]):
         assert doc["id"] == rec.id and doc["url"] == rec.url
@@ -202,7 +203,12 @@ def test_weblike_spans_are_exact(web):
                 assert piece == b["template"].format(**s["values"])
                 assert set(s["values"]) == set(b["slots"])
         assert pos == len(rec.text)
-    assert used_kinds == {"menu", "cookie", "disclaimer", "read_also", "subscribe",
+    return used_kinds
+
+
+def test_weblike_spans_are_exact(web):
+    assert len(web) == 400
+    assert _check_spans(web) == {"menu", "cookie", "disclaimer", "read_also", "subscribe",
                           "signature", "listing", "footer"}
 
 
@@ -320,6 +326,24 @@ def test_weblike_unrelated_pages_are_not_similar(web):
     assert worst < 0.3
 
 
+@settings(max_examples=20, deadline=None)
+@given(n_pages=st.integers(1, 40), seed=st.integers(0, 2**32 - 1),
+       lang_mix=st.floats(0.0, 1.0), dup_rate=st.floats(0.0, 0.9),
+       body_words=st.integers(20, 400))
+def test_weblike_small_random_settings(n_pages, seed, lang_mix, dup_rate, body_words):
+    c = weblike(n_pages, seed=seed, lang_mix=lang_mix, dup_rate=dup_rate, body_words=body_words)
+    assert len(c) == n_pages == len(set(c.ids))
+    _check_spans(c)
+    ids = set(c.ids)
+    originals = {d["id"] for d in c.truth["docs"] if d["original"]}
+    assert len(c.truth["copies"]) == n_pages - len(originals)
+    for k in c.truth["copies"]:
+        assert k["doc"] in ids - originals and k["source"] in originals
+        if k["kind"] == "exact":
+            text = dict(zip(c.ids, c.texts))
+            assert _canonical_spaces(text[k["doc"]]) == _canonical_spaces(text[k["source"]])
+
+
 def test_weblike_rejects_bad_parameters():
     for kw in ({"n_pages": 0}, {"dup_rate": 1.0}, {"lang_mix": 1.5},
                {"lang_mix": {"fr": 1.0}}, {"copy_kinds": {"mirror": 1.0}},
@@ -347,6 +371,13 @@ def test_write_and_store_round_trip(tmp_path):
     assert truth["name"] == "weblike" and truth["params"]["n_pages"] == 80
     assert truth["docs"] == corpus.truth["docs"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["corpus.jsonl", "truth.json"]
+    back = SynthCorpus.load(tmp_path / "out")
+    assert back.texts == corpus.texts and back.urls == corpus.urls and back.ids == corpus.ids
+    assert back.truth == json.loads(json.dumps(corpus.truth)) and back.name == "weblike"
+    assert back.params == json.loads(json.dumps(corpus.params))
+    (tmp_path / "out" / "truth.json").unlink()
+    with pytest.raises(InputError, match="truth.json"):
+        SynthCorpus.load(tmp_path / "out")
     store = corpus.to_store()
     assert store.n_docs == 80 and store.doc_ids == corpus.ids
     assert store.n_tokens == sum(len(tokenize_reference(t)) for t in corpus.texts)

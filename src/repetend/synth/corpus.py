@@ -10,6 +10,7 @@ from typing import Any
 
 from .._atomic import atomic_path, write_json
 from ..corpus.record import Record
+from ..errors import InputError
 
 __all__ = ["SynthCorpus"]
 
@@ -72,6 +73,30 @@ class SynthCorpus:
                     f.write("\n")
         write_json(truth_path, {"name": self.name, "params": self.params, **self.truth})
         return {"corpus": corpus_path, "truth": truth_path}
+
+    @classmethod
+    def load(cls, out_dir: str | os.PathLike) -> "SynthCorpus":
+        """Read back what :meth:`write` wrote into *out_dir*."""
+        out = Path(out_dir)
+        corpus_path, truth_path = out / "corpus.jsonl", out / "truth.json"
+        for p in (corpus_path, truth_path):
+            if not p.is_file():
+                raise InputError("not found (expected corpus.jsonl and truth.json)", path=str(p))
+        try:
+            truth = json.loads(truth_path.read_text(encoding="utf-8"))
+            name, params = truth.pop("name"), truth.pop("params")
+        except (ValueError, KeyError) as exc:
+            raise InputError(f"not a generator truth file ({exc})", path=str(truth_path)) from None
+        records = []
+        with open(corpus_path, encoding="utf-8") as f:
+            for i, line in enumerate(f):
+                try:
+                    row = json.loads(line)
+                    records.append(Record(id=row["id"], text=row["text"], url=row.get("url"),
+                                          source=f"synth:{name}", record_no=i))
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise InputError(f"bad line ({exc})", path=str(corpus_path), record=i) from None
+        return cls(name, records, truth, params)
 
     def to_store(self, **kwargs):
         """Tokenize the corpus into an in-memory :class:`repetend.TokenStore`
