@@ -268,21 +268,26 @@ def test_input_errors():
 
 
 @settings(max_examples=80, deadline=None)
-@given(docs_strategy, st.integers(1, 4), st.sampled_from([2, 4, 16, 1024]), st.booleans())
-def test_count_filter_never_undercounts(docs, n, fbytes, many):
+@given(docs_strategy, st.integers(1, 4), st.sampled_from([2, 4, 16, 1024]), st.booleans(),
+       st.lists(st.booleans(), min_size=4, max_size=4))
+def test_count_filter_never_undercounts(docs, n, fbytes, many, gate):
     if many:  # push some counters past 255
         docs = docs + [[0, 1, 0, 1]] * 140
     tokens, offsets = corpus(docs)
-    filt, shift = build_filter(tokens, offsets, n, fbytes)
-    true = Counter()
-    for d in range(len(offsets) - 1):
-        for p in range(offsets[d], offsets[d + 1] - n + 1):
-            true[tuple(tokens[p:p + n])] += 1
-    for p_ in range(len(tokens) - n + 1):
-        g = tuple(tokens[p_:p_ + n])
-        if g in true:
-            assert K.filter_value(filt, shift, tokens, p_, n) >= min(true[g], 255)
-    assert int(filt.astype(np.int64).sum()) <= sum(true.values())
+    word_ok = np.array(gate, dtype=np.uint8)
+    for ok in (None, word_ok):
+        filt, shift = build_filter(tokens, offsets, n, fbytes, ok)
+        true = Counter()
+        for d in range(len(offsets) - 1):
+            for p in range(offsets[d], offsets[d + 1] - n + 1):
+                g = tuple(tokens[p:p + n])
+                if ok is None or all(ok[t] for t in g):
+                    true[g] += 1
+        for p_ in range(len(tokens) - n + 1):
+            g = tuple(tokens[p_:p_ + n])
+            if g in true:
+                assert K.filter_value(filt, shift, tokens, p_, n) >= min(true[g], 255)
+        assert int(filt.astype(np.int64).sum()) <= sum(true.values())
 
 
 def test_fnv1a_matches_definition():

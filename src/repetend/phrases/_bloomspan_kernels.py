@@ -52,23 +52,32 @@ def word_df(tokens, doc_offsets, vocab_size):
 
 
 @jit
-def count_filter(tokens, doc_offsets, n, filt, shift):
-    """One linear pass: every in-document n-gram increments its counter.
+def count_filter(tokens, doc_offsets, n, word_ok, filt, shift):
+    """One linear pass: every in-document n-gram whose tokens all pass the
+    word-df filter (``word_ok[t] != 0``) increments its counter.
 
     ``filt`` is a uint8 array of ``2**(64 - shift)`` counters; the counter of
     an n-gram is ``filt[fnv1a_ngram >> shift]`` (the top bits of the hash, which
-    FNV mixes best).  Counters saturate at 255, so a counter is never below
-    ``min(true count, 255)``.
+    FNV mixes best).  Counters saturate at 255, so the counter of a counted
+    n-gram is never below ``min(true count, 255)``.  n-grams with a rare word
+    are not counted: the word filter rejects them anyway, and leaving them out
+    saves their hashing and lowers the collisions of the others.
     """
     sh = np.uint64(shift)
     for d in range(doc_offsets.shape[0] - 1):
         s = doc_offsets[d]
         e = doc_offsets[d + 1]
-        for p in range(s, e - n + 1):
-            i = fnv1a_ngram(tokens, p, n) >> sh
-            c = filt[i]
-            if c < 255:
-                filt[i] = c + 1
+        run = 0
+        for q in range(s, e):
+            if word_ok[tokens[q]]:
+                run += 1
+            else:
+                run = 0
+            if run >= n:
+                i = fnv1a_ngram(tokens, q - n + 1, n) >> sh
+                c = filt[i]
+                if c < 255:
+                    filt[i] = c + 1
 
 
 @jit

@@ -4,9 +4,10 @@ BloomSpan throws away the Zipfian tail of rare n-grams cheaply and builds its
 exact structures only for what survives:
 
 1. exact document frequency of every token (the word-df filter);
-2. one linear pass of every in-document seed n-gram into a counting filter:
+2. one linear pass of the in-document seed n-grams into a counting filter:
    one FNV-1a hash over the n int32 tokens, uint8 counters saturating at 255
-   (one row of a Count-Min sketch: it never undercounts);
+   (one row of a Count-Min sketch: it never undercounts); n-grams holding a
+   word of df < σ are not counted (the word filter rejects them anyway);
 3. a second, parallel pass keeping the n-grams whose tokens all have df >= σ
    and whose counter is >= min(σ, 255);
 4. a sort of the survivors by n-gram and a merge into seeds with exact df;
@@ -123,22 +124,47 @@ def _validate(tokens, doc_offsets, vocab_size):
     return tokens, doc_offsets, max(vocab_size, 1)
 
 
+class _Clock:
+    """Per-stage wall and CPU seconds into ``stats`` (``seconds_*``, ``cpu_seconds_*``;
+    CPU time sums the threads of the parallel stages)."""
+
+    def __init__(self, stats: dict):
+        self.stats = stats
+        self.t0 = self.t = time.perf_counter()
+        self.c0 = self.c = time.process_time()
+
+    def lap(self, name: str) -> None:
+        t, c = time.perf_counter(), time.process_time()
+        self.stats[f"seconds_{name}"] = t - self.t
+        self.stats[f"cpu_seconds_{name}"] = c - self.c
+        self.t, self.c = t, c
+
+    def total(self) -> None:
+        self.stats["seconds_total"] = time.perf_counter() - self.t0
+        self.stats["cpu_seconds_total"] = time.process_time() - self.c0
+
+
 def _empty(stats: dict) -> RawPhrases:
     z = np.zeros(0, dtype=np.int64)
     return RawPhrases(lengths=z, df=z.copy(), occ_offsets=np.zeros(1, dtype=np.int64),
                       occ_starts=z.copy(), stats=stats)
 
 
-def build_filter(tokens, doc_offsets, n: int, filter_bytes: int) -> tuple[np.ndarray, int]:
-    """The counting filter of all in-document n-grams: (uint8 counters, shift).
+def build_filter(tokens, doc_offsets, n: int, filter_bytes: int,
+                 word_ok: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """The counting filter of the in-document n-grams: (uint8 counters, shift).
 
-    ``filter_bytes`` is rounded down to a power of two (at least 2); the counter of an
-    n-gram at position p is ``filt[fnv1a(tokens[p:p+n]) >> shift]``.
+    Only n-grams whose tokens all have ``word_ok[t] != 0`` are counted (all of
+    them when ``word_ok`` is None).  ``filter_bytes`` is rounded down to a power
+    of two (at least 2); the counter of the n-gram at position p is
+    ``filt[fnv1a(tokens[p:p+n]) >> shift]``.
     """
+    if word_ok is None:
+        word_ok = np.ones(int(tokens.max()) + 1 if tokens.size else 1, dtype=np.uint8)
     size = max(2, 1 << (int(filter_bytes).bit_length() - 1))
     shift = 64 - (size.bit_length() - 1)
     filt = np.zeros(size, dtype=np.uint8)
-    K.count_filter(tokens, doc_offsets, n, filt, shift)
+    K.count_filter(tokens, doc_offsets, n, word_ok, filt, shift)
     return filt, shift
 
 
@@ -204,32 +230,29 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     threshold = min(sigma, 255)
     stats: dict = {"engine": "bloomspan", "tokens": n_tok, "docs": n_docs, "min_docs": sigma,
                    "min_len": min_len, "seed_len": n, "coverage_skip": bool(coverage_skip)}
-    t_all = time.perf_counter()
+    clock = _Clock(stats)
     if sigma > n_docs or n_tok == 0:
-        stats["seconds_total"] = time.perf_counter() - t_all
+        clock.total()
         return _empty(stats)
 
     # 1. exact word df
-    t = time.perf_counter()
     wdf = K.word_df(tokens, doc_offsets, vocab_size)
     word_ok = (wdf >= sigma).astype(np.uint8)
     del wdf
     stats["word_df_survivors"] = int(word_ok.sum())
-    stats["seconds_word_df"] = time.perf_counter() - t
+    clock.lap("word_df")
 
     # 2. counting filter (useless for n = 1: the word df is exact already)
-    t = time.perf_counter()
     use_filter = n >= 2
     if use_filter:
-        filt, shift = build_filter(tokens, doc_offsets, n, filter_bytes)
+        filt, shift = build_filter(tokens, doc_offsets, n, filter_bytes, word_ok)
         stats["filter_bytes"] = int(filt.shape[0])
     else:
         filt, shift = np.zeros(1, dtype=np.uint8), 63
         stats["filter_bytes"] = 0
-    stats["seconds_count_filter"] = time.perf_counter() - t
+    clock.lap("count_filter")
 
     # 3. second pass: survivors of both filters, as a bitmask, then (pos, doc)
-    t = time.perf_counter()
     nb = (n_tok + _BLOCK - 1) // _BLOCK
     block_lo = np.arange(nb, dtype=np.int64) * _BLOCK
     block_doc = (np.searchsorted(doc_offsets, block_lo, side="right") - 1).astype(np.int64)
@@ -245,10 +268,9 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     doc = np.empty(n_surv, dtype=np.int32)
     K.fill_survivors(bits, doc_offsets, block_doc, _BLOCK, n_tok, starts, pos, doc)
     stats["ngram_survivors"] = n_surv
-    stats["seconds_second_pass"] = time.perf_counter() - t
+    clock.lap("second_pass")
 
     # 4. sort + merge into seeds with exact df
-    t = time.perf_counter()
     keys = K.ngram_keys(tokens, pos, n)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
@@ -262,20 +284,18 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     n_seeds = int(s_df.shape[0])
     stats["seeds"] = n_seeds
     stats["seed_occurrences"] = int(occ_pos.shape[0])
-    stats["seconds_seeds"] = time.perf_counter() - t
+    clock.lap("seeds")
 
     # 5. Ψ order: |P|·df descending (all seeds have length n), then lexicographic
-    t = time.perf_counter()
     if n_seeds:
         firsts = occ_pos[seed_off[:-1]]
         cols = [tokens[firsts + j] for j in range(n - 1, -1, -1)]
         psi_order = np.lexsort(cols + [-s_df]).astype(np.int64)
     else:
         psi_order = np.zeros(0, dtype=np.int64)
-    stats["seconds_order"] = time.perf_counter() - t
+    clock.lap("order")
 
     # 6. DFS right growth with the left-neighbour rule; coverage mask
-    t = time.perf_counter()
     bits[:] = 0
     cover = bits
     c_len, c_df, c_off, c_occ, g = K.grow_seeds(
@@ -288,21 +308,19 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     stats["seeds_skipped"] = int(g[3])
     stats["chain_steps"] = int(g[4])
     stats["candidates"] = int(c_len.shape[0])
-    stats["seconds_grow"] = time.perf_counter() - t
+    clock.lap("grow")
 
     # 7. maximality: inverted index by rarest token, absorption
-    t = time.perf_counter()
     firsts = c_occ[c_off[:-1]]
     keep = K.absorb(tokens, firsts, c_len, vocab_size)
     lengths, df, off, occ = K.select_phrases(c_len, c_df, c_off, c_occ, keep)
     stats["absorbed"] = int(c_len.shape[0] - lengths.shape[0])
     stats["phrases"] = int(lengths.shape[0])
-    stats["seconds_maximality"] = time.perf_counter() - t
+    clock.lap("maximality")
 
-    t = time.perf_counter()
     cover[:] = 0
     K.mark_occurrences(cover, off, occ, lengths, np.ones(lengths.shape[0], dtype=np.uint8))
     stats["covered_tokens"] = int(K.popcount_words(cover))
-    stats["seconds_coverage"] = time.perf_counter() - t
-    stats["seconds_total"] = time.perf_counter() - t_all
+    clock.lap("coverage")
+    clock.total()
     return RawPhrases(lengths=lengths, df=df, occ_offsets=off, occ_starts=occ, stats=stats)
