@@ -85,6 +85,7 @@ def open_binary(path: str | os.PathLike) -> BinaryIO:
     p = str(path)
     low = p.lower()
     if low.endswith(".gz"):
+        # gzip's own small buffer: a truncated file loses at most a few KB of lines
         return gzip.open(p, "rb")  # type: ignore[return-value]
     if low.endswith(".bz2"):
         return bz2.open(p, "rb")  # type: ignore[return-value]
@@ -136,6 +137,8 @@ def _decode(raw: bytes) -> tuple[str, bool]:
         return raw.decode("utf-8", "replace"), True
 
 
+_json_decode = json.JSONDecoder().decode
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]").search
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -279,21 +282,17 @@ class JsonlReader(Reader):
     def _parse_line(self, path: Path, lineno: int, line: bytes, first: bool):
         """A Record, ``None`` for a blank or unparseable line, ``False`` for a
         parsed object that is unusable (it still counts as the first record)."""
-        if not line.strip():
-            return None
-        if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
-            line = line[3:]
-        bad = False
         try:
-            obj = json.loads(line)
+            sline, bad = line.decode("utf-8"), False
         except UnicodeDecodeError:
-            text_line, bad = _decode(line)
-            try:
-                obj = json.loads(text_line)
-            except ValueError as exc:
-                self.malformed(path, f"line {lineno}", f"not valid JSON ({exc})")
-                return None
+            sline, bad = line.decode("utf-8", "replace"), True
+        try:
+            obj = _json_decode(sline)
         except ValueError as exc:
+            if not line.strip():
+                return None  # blank line
+            if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
+                return self._parse_line(path, lineno, line[3:], first)
             if first and line.lstrip()[:1] == b"[":
                 raise InputError("this is a JSON array, not JSON Lines (one object a line); "
                                  "convert it with: jq -c '.[]'", path=str(path)) from None
@@ -316,7 +315,7 @@ class JsonlReader(Reader):
                            f"text field {self.text_field!r} holds a {type(text).__name__}, "
                            "not a string")
             return False
-        if b"\\ud" in line or b"\\uD" in line:
+        if b"\\" in line and _SURROGATE_ESCAPE(line):
             text, fixed = _fix_surrogates(text)
             bad = bad or fixed
         _, doc_id = _lookup(obj, self.id_field)
@@ -335,7 +334,8 @@ class ParquetReader(Reader):
         import pyarrow.parquet as pq
 
         try:
-            pf = pq.ParquetFile(path)
+            # a buffered stream reads a row group page by page, not whole
+            pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from None
         names = pf.schema_arrow.names
