@@ -25,6 +25,45 @@ def sort_segments(values, offsets):
 
 
 @jit
+def element_ranks(hashes, order, n_sets):
+    """Global rare-to-frequent rank of every element.
+
+    ``order`` sorts ``hashes``. Distinct elements are numbered by (document
+    frequency, hash) with a counting sort on the frequency (sets hold distinct
+    elements, so the frequency of a hash is its number of occurrences).
+    Returns (rank of each element, number of distinct elements, number of
+    elements that occur once).
+    """
+    n = hashes.shape[0]
+    gid = np.empty(n, dtype=np.int64)
+    counts = np.empty(n, dtype=np.int64)
+    g = -1
+    for i in range(n):
+        p = order[i]
+        if i == 0 or hashes[p] != hashes[order[i - 1]]:
+            g += 1
+            counts[g] = 0
+        gid[p] = g
+        counts[g] += 1
+    n_groups = g + 1
+    start = np.zeros(n_sets + 2, dtype=np.int64)   # counting sort by frequency
+    for q in range(n_groups):
+        start[counts[q] + 1] += 1
+    for f in range(n_sets + 1):
+        start[f + 1] += start[f]
+    n_single = start[2]
+    rank_of = np.empty(n_groups, dtype=np.int64)
+    for q in range(n_groups):          # groups come in hash order: ties stay in hash order
+        f = counts[q]
+        rank_of[q] = start[f]
+        start[f] += 1
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        out[i] = rank_of[gid[i]]
+    return out, n_groups, n_single
+
+
+@jit
 def min_overlap_vs_size(t, x):
     """Smallest o in [1, x] with o / x >= t: the overlap a set of size x needs
     with any set of size <= x (J <= o / max size), and the size such a set needs."""

@@ -70,14 +70,10 @@ def global_ranks(sets: ShingleSets) -> tuple[np.ndarray, int, int]:
     h = np.asarray(sets.hashes)
     if h.size == 0:
         return np.empty(0, np.int64), 0, 0
-    uniq, inverse, df = np.unique(h, return_inverse=True, return_counts=True)
-    order = np.argsort(df, kind="stable")  # ties: hash order (uniq is sorted)
-    rank_of = np.empty(uniq.size, dtype=np.int64)
-    rank_of[order] = np.arange(uniq.size, dtype=np.int64)
-    ranks = rank_of[inverse.reshape(-1)]
+    order = np.argsort(h)
+    ranks, n_ranks, first_shared = K.element_ranks(h, order, np.int64(sets.offsets.shape[0] - 1))
     K.sort_segments(ranks, np.ascontiguousarray(sets.offsets, dtype=np.int64))
-    first_shared = int(np.count_nonzero(df == 1))
-    return ranks, int(uniq.size), first_shared
+    return ranks, int(n_ranks), int(first_shared)
 
 
 @dataclass(slots=True)
