@@ -42,18 +42,18 @@ def report(scan_dir, out, max_phrases, max_rows, max_clusters, max_chords, title
               help="Keep every member of a duplicate cluster (default: only its representative).")
 @click.option("--min-share", type=click.FloatRange(0.0, 1.0, min_open=True), default=None,
               help="Drop documents whose boilerplate share is at least this.")
-@click.option("--format", "out_format", default=None,
-              type=click.Choice(["jsonl", "parquet", "csv", "tsv", "text"]),
-              help="Output format (default: the input's; WARC/WET inputs are written as JSONL).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
-def clean(inputs, scan_dir, out, keep_boilerplate, keep_duplicates, min_share, out_format, quiet):
+def clean(inputs, scan_dir, out, keep_boilerplate, keep_duplicates, min_share, quiet):
     """Write INPUTS back without boilerplate spans and/or with one document per
-    duplicate cluster, with a removal log OUT.removed.jsonl."""
+    duplicate cluster, with a removal log OUT.removed.jsonl.
+
+    The output has the input's format (JSONL, Parquet, CSV/TSV, a directory
+    of text files); WARC/WET inputs are written as JSONL."""
     from ..clean import CleanConfig, clean_corpus
 
     cfg = CleanConfig(remove_boilerplate=not keep_boilerplate, remove_duplicates=not keep_duplicates,
                       min_share=min_share)
-    res = clean_corpus(list(inputs), scan_dir, out, config=cfg, out_format=out_format, quiet=quiet)
+    res = clean_corpus(list(inputs), scan_dir, out, config=cfg, quiet=quiet)
     for line in res.describe():
         click.echo(line, err=True)
 

@@ -43,6 +43,8 @@ table.sortable th { cursor: pointer; user-select: none; }
 table.sortable th::after { content: " \\2195"; color: #8c959f; font-size: 11px; }
 table.sortable th[aria-sort=ascending]::after { content: " \\2191"; color: var(--fg); }
 table.sortable th[aria-sort=descending]::after { content: " \\2193"; color: var(--fg); }
+table.kv { width: auto; min-width: 360px; }
+table.kv th { text-align: left; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.text { max-width: 640px; overflow-wrap: anywhere; }
 .phrase { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }

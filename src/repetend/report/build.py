@@ -167,7 +167,7 @@ def _summary_section(scan: ScanDir, facts: dict) -> str:
     rows = [(k, read.get(k)) for k in ("files", "records", "malformed", "empty", "invalid_utf8",
                                       "missing_text", "skipped_non_response") if read.get(k) is not None]
     if rows:
-        parts.append('<h3>Reading the input</h3><table><tbody>' + "".join(
+        parts.append('<h3>Reading the input</h3><table class="kv"><tbody>' + "".join(
             f'<tr><th>{e(k.replace("_", " "))}</th>{_num_td(v, _fmt_int(v))}</tr>' for k, v in rows)
             + "</tbody></table>")
         errs = read.get("errors") or []
@@ -400,7 +400,7 @@ def _dups_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict) -
             ("bands × rows", f"{params.get('bands')} × {params.get('rows')}" if params.get("bands") else None),
             ("candidates", dsum.get("candidates")), ("verified pairs", dsum.get("verified_pairs", dsum.get("pairs"))),
             ("clusters", facts["n_clusters"]), ("documents in clusters", int((size >= 2).sum()))]
-    parts.append("<table><tbody>" + "".join(
+    parts.append('<table class="kv"><tbody>' + "".join(
         f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in figs if v is not None) + "</tbody></table>")
     # clusters, largest first
     if ids.size:

@@ -111,7 +111,6 @@ def s_curve(bands: int, rows: int, *, candidate_j: npt.ArrayLike | None = None,
                 ax2.set_zorder(0)
                 ax.set_zorder(1)
                 ax.patch.set_visible(False)
-                ax2.legend(loc="center right", frameon=False)
         ax.plot(s, p, color="#4c72b0", lw=2, label=f"P(candidate) = 1 − (1 − s^{r})^{b}")
         ax.axvline(knee, color="#4c72b0", ls=":", lw=1, label=f"(1/b)^(1/r) = {knee:.2f}")
         if threshold is not None:
@@ -122,7 +121,11 @@ def s_curve(bands: int, rows: int, *, candidate_j: npt.ArrayLike | None = None,
         ax.set_xlabel("Jaccard similarity s of a pair")
         ax.set_ylabel("probability the pair becomes a candidate")
         ax.set_title(f"LSH S-curve: b = {b} bands × r = {r} rows")
-        ax.legend(loc="upper left", frameon=False)
+        handles, labels = ax.get_legend_handles_labels()
+        if ax2 is not None:
+            h2, l2 = ax2.get_legend_handles_labels()
+            handles, labels = handles + h2, labels + l2
+        ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
         return _to_svg(fig)
 
 

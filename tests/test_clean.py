@@ -1,0 +1,356 @@
+"""repetend clean: the span rule (against the tokenizer's definition), round trips
+in every writable format, the removal log, duplicates, min_share, re-scan."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from naive_phrases import naive_phrases
+from repetend.clean import CleanConfig, apply_cuts, clean_corpus, plan_cuts, undo_cuts
+from repetend.corpus.store import TokenStore
+from repetend.corpus.tokenize_ref import tokenize_reference
+from repetend.errors import InputError
+from test_report import make_scan, patch_token_spans, ref_token_spans
+
+
+@pytest.fixture(autouse=True)
+def _spans(monkeypatch):
+    patch_token_spans(monkeypatch)
+
+
+# ------------------------------------------------------------------ the span rule
+
+def _cut(text, phrase):
+    i = text.index(phrase)
+    cuts = plan_cuts(text, [i], [i + len(phrase)])
+    return apply_cuts(text, cuts), cuts
+
+
+@pytest.mark.parametrize("text, phrase, expected", [
+    ("Read our blog | Follow us on twitter | Subscribe now", "Follow us on twitter",
+     "Read our blog | Subscribe now"),
+    ("Read our blog | Follow us on twitter", "Follow us on twitter", "Read our blog"),
+    ("Follow us on twitter | Read our blog", "Follow us on twitter", "Read our blog"),
+    ("Hello world. Cookies help us. Bye now", "Cookies help us", "Hello world. Bye now"),
+    ("Para one.\n\nCookie banner text here\n\nPara two.", "Cookie banner text here", "Para one.\n\nPara two."),
+    ("Para one.\nCookie banner\n\nPara two.", "Cookie banner", "Para one.\n\nPara two."),
+    ("Text (read more here) end", "read more here", "Text end"),
+    ("中文字符免费送货中文", "免费送货", "中文字符中文"),
+    ("alpha,beta gamma,delta", "beta gamma", "alpha,delta"),
+    ("line one\r\nFooter stuff here\r\nline three", "Footer stuff here", "line one\r\nline three"),
+    ("Cookie notice here. Real text", "Cookie notice here", "Real text"),
+    ("Real text, cookie notice here", "cookie notice here", "Real text,"),
+    ("a • b • c • d", "c", "a • b • d"),
+])
+def test_rule_examples(text, phrase, expected):
+    out, cuts = _cut(text, phrase)
+    assert out == expected
+    assert undo_cuts(out, [c.as_dict(text) for c in cuts]) == text
+
+
+_ALPHABET = ["ab", "cd", "ef", "Gh", "ij", " ", " ", " ", "\n", "\n\n", "|", ",", ".", "—", "(", ")", "«", "»",
+             "中", "文", "\t", "©", "-"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_ALPHABET), min_size=1, max_size=40), st.data())
+def test_rule_random(pieces, data):
+    """On random texts and random token runs: the cuts cover the spans, are
+    disjoint, undo exactly, and the cleaned text has exactly the original
+    tokens minus the removed ones (no glued, split or lost words)."""
+    text = "".join(pieces)
+    spans = ref_token_spans(text)
+    n = spans.shape[0]
+    if n == 0:
+        return
+    k = data.draw(st.integers(0, 4))
+    runs = []
+    for _ in range(k):
+        a = data.draw(st.integers(0, n - 1))
+        b = data.draw(st.integers(a + 1, min(n, a + 4)))
+        runs.append((a, b))
+    starts = [int(spans[a, 0]) for a, b in runs]
+    ends = [int(spans[b - 1, 1]) for a, b in runs]
+    cuts = plan_cuts(text, starts, ends)
+    for c1, c2 in zip(cuts, cuts[1:]):
+        assert c1.end <= c2.start
+    for s, e in zip(starts, ends):
+        assert any(c.start <= s and e <= c.end for c in cuts)
+    out = apply_cuts(text, cuts)
+    assert undo_cuts(out, [c.as_dict(text) for c in cuts]) == text
+    removed = np.zeros(n, bool)
+    for a, b in runs:
+        removed[a:b] = True
+    kept = [text[spans[i, 0]:spans[i, 1]].lower() for i in range(n) if not removed[i]]
+    assert tokenize_reference(out) == kept
+    for c in cuts:
+        assert c.replacement.strip() == ""          # only whitespace is ever put in
+
+
+# ------------------------------------------------------------------ corpora
+
+FOOTER = "Free delivery on orders over 3000 rubles & more — \"terms\" apply"
+COOKIE = "We use cookies to improve your experience; by browsing you agree"
+MENU = "Home | Catalog | Delivery and payment | Contacts"
+
+
+def corpus(seed=0, n=18):
+    """Texts built of template blocks (their own vocabulary) and random
+    bodies; a hostile snippet; three near-copies; one template-only page."""
+    rng = random.Random(seed)
+    words = [f"b{i}y" for i in range(300)]
+    texts, ids, urls = [], [], []
+    for i in range(n):
+        body = " ".join(rng.choice(words) for _ in range(rng.randint(12, 30)))
+        lines = []
+        if i % 2 == 0:
+            lines.append(MENU + " | " + body.split()[0].capitalize())
+        if i % 4 == 1:
+            lines.append(COOKIE + ".")
+        lines.append(body + (" <script>alert(1)</script> \"q\" &amp;" if i == 3 else ""))
+        if i % 3 != 2:
+            lines.append("© 2024 " + FOOTER + ".")
+        texts.append("\n".join(lines))
+        ids.append(f"d{i:02d}")
+        urls.append(f"https://s{i % 3}.example/{i}")
+    for k, src in enumerate((4, 5, 5)):
+        texts.append(texts[src] + " extra")
+        ids.append(f"copy{k}")
+        urls.append(f"https://mirror.example/{k}")
+    texts.append(MENU + "\n" + COOKIE + ".\n© 2024 " + FOOTER + ".")
+    ids.append("tpl")
+    urls.append("https://s0.example/tpl")
+    texts.append("A page with nothing repeated at all: zq1 zq2 zq3 zq4 zq5.")
+    ids.append("plain")
+    urls.append(None)
+    return texts, ids, urls
+
+
+def write_jsonl(path: Path, texts, ids, urls):
+    with open(path, "w", encoding="utf-8") as f:
+        for i, (t, d, u) in enumerate(zip(texts, ids, urls)):
+            # varied formatting so that byte identity means "left alone"
+            obj = {"id": d, "meta": {"n": i, "tags": ["x", "y"]}, "text": t, "url": u}
+            f.write(json.dumps(obj, ensure_ascii=(i % 2 == 0), separators=(",", ":") if i % 3 else (", ", ": "))
+                    + "\n")
+    return path
+
+
+def scan_for(tmp_path, inputs, texts, ids, urls, fmt, **kw):
+    return make_scan(tmp_path / "scan", texts, ids, urls, min_docs=3, min_len=4,
+                     inputs=[str(x) for x in inputs],
+                     input_options={"text_field": "text", "id_field": "id", "url_field": "url", "fmt": fmt}, **kw)
+
+
+def read_log(path: Path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def removed_phrases(ans, store):
+    return [tuple(store.token_strings(p)) for p in ans]
+
+
+def occurrences_in(texts, phrases):
+    found = []
+    for t in texts:
+        toks = tokenize_reference(t)
+        for p in phrases:
+            L = len(p)
+            if any(tuple(toks[i:i + L]) == p for i in range(len(toks) - L + 1)):
+                found.append(p)
+    return found
+
+
+# ------------------------------------------------------------------ JSONL end to end
+
+def test_jsonl_round_trip_and_log(tmp_path):
+    texts, ids, urls = corpus()
+    src = write_jsonl(tmp_path / "in.jsonl", texts, ids, urls)
+    store, ans, (pairs, clusters) = scan_for(tmp_path, [src], texts, ids, urls, "jsonl")
+    assert ans and clusters["doc_index"]
+    out = tmp_path / "out.jsonl"
+    res = clean_corpus([src], tmp_path / "scan", out)
+    in_lines = src.read_bytes().splitlines(keepends=True)
+    out_lines = out.read_bytes().splitlines(keepends=True)
+    log = {e["id"]: e for e in read_log(res.log)}
+    dropped = {d for d, e in log.items() if e["reason"] != "boilerplate"}
+    non_rep = {ids[d] for d, r in zip(clusters["doc_index"], clusters["is_representative"]) if not r}
+    assert dropped == non_rep and all(log[d]["reason"].startswith("duplicate_of:") for d in dropped)
+    kept_in = [(ids[i], in_lines[i]) for i in range(len(ids)) if ids[i] not in dropped]
+    assert len(out_lines) == len(kept_in) == res.documents_out
+    cleaned = {}
+    for (doc_id, raw_in), raw_out in zip(kept_in, out_lines):
+        o_in, o_out = json.loads(raw_in), json.loads(raw_out)
+        assert o_out["id"] == doc_id
+        assert {k: v for k, v in o_in.items() if k != "text"} == {k: v for k, v in o_out.items() if k != "text"}
+        if doc_id not in log:
+            assert raw_out == raw_in                 # untouched: byte for byte
+        else:
+            assert undo_cuts(o_out["text"], log[doc_id]["cuts"]) == o_in["text"]
+        cleaned[doc_id] = o_out["text"]
+    assert "plain" in cleaned and "plain" not in log
+    # every removed character is accounted for
+    total_removed = sum(c["end"] - c["start"] for e in log.values() for c in e["cuts"])
+    assert total_removed == res.chars_removed
+    for e in log.values():
+        for c in e["cuts"]:
+            assert texts[ids.index(e["id"])][c["start"]:c["end"]] == c["text"]
+    # the removed phrases are gone, and a re-scan with the same σ finds none of them
+    gone = removed_phrases(ans, store)
+    assert occurrences_in(cleaned.values(), gone) == []
+    st2 = TokenStore.from_texts(list(cleaned.values()))
+    again = naive_phrases(st2.tokens, st2.doc_offsets, 3, 4)
+    assert not set(gone) & {tuple(st2.token_strings(p)) for p in again}
+    try:
+        from repetend.phrases import find_phrases
+    except ImportError:  # pragma: no cover - the miner is optional here
+        return
+    real = find_phrases(st2, min_docs=3, min_len=4)
+    assert not set(gone) & {tuple(t) for t in real.phrases.column("tokens").to_pylist()}
+
+
+def test_keep_and_min_share(tmp_path):
+    texts, ids, urls = corpus(1)
+    src = write_jsonl(tmp_path / "in.jsonl", texts, ids, urls)
+    scan_for(tmp_path, [src], texts, ids, urls, "jsonl")
+    # keep everything: output byte-identical, empty log
+    out = tmp_path / "same.jsonl"
+    res = clean_corpus([src], tmp_path / "scan", out,
+                       config=CleanConfig(remove_boilerplate=False, remove_duplicates=False))
+    assert out.read_bytes() == src.read_bytes()
+    assert res.log.read_text() == "" and res.chars_removed == 0
+    # min_share only
+    share = pq.read_table(tmp_path / "scan" / "phrases" / "documents.parquet").column("boilerplate_share").to_pylist()
+    thr = sorted(share)[-3]
+    assert 0.5 < thr < 1.0
+    res = clean_corpus([src], tmp_path / "scan", tmp_path / "ms.jsonl",
+                       config=CleanConfig(remove_boilerplate=False, remove_duplicates=False, min_share=thr))
+    kept = [json.loads(x)["id"] for x in (tmp_path / "ms.jsonl").read_text().splitlines()]
+    assert kept == [d for d, s in zip(ids, share) if s < thr]
+    assert {e["id"]: e["reason"] for e in read_log(res.log)} == {d: "min_share" for d, s in zip(ids, share) if s >= thr}
+    with pytest.raises(Exception):
+        CleanConfig(min_share=0)
+
+
+def test_input_changed(tmp_path):
+    texts, ids, urls = corpus(2)
+    src = write_jsonl(tmp_path / "in.jsonl", texts, ids, urls)
+    scan_for(tmp_path, [src], texts, ids, urls, "jsonl")
+    texts2 = list(texts)
+    texts2[5] = texts2[5] + " edited"
+    write_jsonl(src, texts2, ids, urls)
+    with pytest.raises(InputError, match="changed since the scan"):
+        clean_corpus([src], tmp_path / "scan", tmp_path / "o.jsonl")
+    assert not (tmp_path / "o.jsonl").exists()
+    write_jsonl(src, texts[:-1], ids[:-1], urls[:-1])
+    with pytest.raises(InputError, match="scan has"):
+        clean_corpus([src], tmp_path / "scan", tmp_path / "o.jsonl")
+
+
+# ------------------------------------------------------------------ other formats
+
+@pytest.mark.parametrize("delim, fmt, name", [(",", "csv", "in.csv"), ("\t", "tsv", "in.tsv")])
+def test_csv(tmp_path, delim, fmt, name):
+    texts, ids, urls = corpus(3)
+    src = tmp_path / name
+    with open(src, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, delimiter=delim, lineterminator="\r\n")
+        w.writerow(["id", "text", "url", "lang"])
+        for d, t, u in zip(ids, texts, urls):
+            w.writerow([d, t, u or "", "en"])
+    scan_for(tmp_path, [src], texts, ids, [u or None for u in urls], fmt)
+    out = tmp_path / ("out." + fmt)
+    res = clean_corpus([src], tmp_path / "scan", out)
+    log = {e["id"]: e for e in read_log(res.log)}
+    with open(out, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f, delimiter=delim))
+    assert rows[0] == ["id", "text", "url", "lang"]
+    got = {r[0]: r for r in rows[1:]}
+    for d, t, u in zip(ids, texts, urls):
+        if d in log and log[d]["reason"] != "boilerplate":
+            assert d not in got
+            continue
+        assert got[d][2:] == [u or "", "en"]
+        if d in log:
+            assert undo_cuts(got[d][1], log[d]["cuts"]) == t
+        else:
+            assert got[d][1] == t
+    # untouched rows are byte-identical: write the expected file for them
+    raw_out = out.read_bytes()
+    assert raw_out.startswith(b"id" + delim.encode() + b"text")
+    plain = texts[ids.index("plain")]
+    assert f"plain{delim}{plain}{delim}{delim}en\r\n".encode() in raw_out
+
+
+def test_parquet(tmp_path):
+    texts, ids, urls = corpus(4)
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": ids, "text": texts, "url": urls, "score": np.arange(len(ids), dtype=np.float32)}),
+                   src, row_group_size=7)
+    scan_for(tmp_path, [src], texts, ids, urls, "parquet")
+    out = tmp_path / "out.parquet"
+    res = clean_corpus([src], tmp_path / "scan", out)
+    log = {e["id"]: e for e in read_log(res.log)}
+    t = pq.read_table(out)
+    assert t.schema.equals(pq.read_schema(src))
+    rows = {r["id"]: r for r in t.to_pylist()}
+    for i, (d, txt) in enumerate(zip(ids, texts)):
+        if d in log and log[d]["reason"] != "boilerplate":
+            assert d not in rows
+            continue
+        assert rows[d]["score"] == i and rows[d]["url"] == urls[i]
+        assert (undo_cuts(rows[d]["text"], log[d]["cuts"]) if d in log else rows[d]["text"]) == txt
+    assert t.num_rows == res.documents_out
+
+
+def test_text_dir(tmp_path):
+    texts, _, _ = corpus(5)
+    root = tmp_path / "docs"
+    paths = [f"sec{i % 3}/page{i:02d}.txt" for i in range(len(texts))]
+    for p, t in zip(paths, texts):
+        (root / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / p).write_bytes(t.encode("utf-8"))
+    order = sorted(range(len(paths)), key=lambda i: tuple(paths[i].split("/")))
+    texts_o = [texts[i] for i in order]
+    ids_o = [paths[i] for i in order]
+    scan_for(tmp_path, [root], texts_o, ids_o, [None] * len(ids_o), "text")
+    out = tmp_path / "clean"
+    res = clean_corpus([root], tmp_path / "scan", out)
+    log = {e["id"]: e for e in read_log(res.log)}
+    for d, t in zip(ids_o, texts_o):
+        f = out / d
+        if d in log and log[d]["reason"] != "boilerplate":
+            assert not f.exists()
+        elif d in log:
+            assert undo_cuts(f.read_text(encoding="utf-8"), log[d]["cuts"]) == t
+        else:
+            assert f.read_bytes() == (root / d).read_bytes()
+    assert res.out_format == "text" and res.documents_out == sum(1 for f in out.rglob("*") if f.is_file())
+
+
+def test_cli_clean(tmp_path):
+    from click.testing import CliRunner
+
+    from repetend.cli import main
+
+    texts, ids, urls = corpus(6)
+    src = write_jsonl(tmp_path / "in.jsonl", texts, ids, urls)
+    scan_for(tmp_path, [src], texts, ids, urls, "jsonl")
+    out = tmp_path / "o.jsonl"
+    r = CliRunner().invoke(main, ["clean", str(src), "--scan", str(tmp_path / "scan"), "--out", str(out),
+                                  "--keep-duplicates", "--min-share", "0.95", "-q"])
+    assert r.exit_code == 0, r.output
+    reasons = {e["reason"] for e in read_log(Path(str(out) + ".removed.jsonl"))}
+    assert reasons == {"boilerplate", "min_share"}
+    r = CliRunner().invoke(main, ["clean", str(src), "--scan", str(tmp_path / "nope"), "--out", str(out)])
+    assert r.exit_code == 2 and "error:" in r.output
