@@ -157,11 +157,15 @@ def datasketch_lsh(mins, threshold):
     return np.array(a, np.int64), np.array(b, np.int64), lsh.b, lsh.r
 
 
+_RENSA_SEED = [41]
+
+
 def rensa_signatures(sets: ShingleSets):
     import rensa
 
+    _RENSA_SEED[0] += 1  # a new seed each repeat: nothing can be reused between runs
     m = rensa.RMinHash.digest_matrix_from_flat_token_hashes(
-        sets.hashes, sets.offsets.astype(np.uint64), K, 42)
+        sets.hashes, sets.offsets.astype(np.uint64), K, _RENSA_SEED[0])
     return m
 
 
@@ -204,12 +208,15 @@ def main():
         print(f"== {name}: {n:,} documents, {store.n_tokens:,} tokens, {S:,} distinct shingles")
         with PeakRSS() as m_ours:
             ours, t_ours = timed(lambda: minhash_signatures(sets, K), repeat=3)
+        with PeakRSS() as m_oph:
+            _, t_oph = timed(lambda: minhash_signatures(sets, K, scheme="oph"), repeat=3)
         with PeakRSS() as m_rensa:
             rmat, t_rensa = timed(lambda: rensa_signatures(sets), repeat=3)
         with PeakRSS() as m_ds:
             dmins, t_ds = timed(lambda: datasketch_signatures(sets))
         print(f"signatures      {'time s':>9} {'docs/s':>12} {'ns/shingle':>11} {'peak MB':>8} {'vs ours':>8}")
-        for lab, t, mm in (("repetend", t_ours, m_ours), ("rensa", t_rensa, m_rensa),
+        for lab, t, mm in (("repetend", t_ours, m_ours), ("repetend oph", t_oph, m_oph),
+                           ("rensa", t_rensa, m_rensa),
                            ("datasketch", t_ds, m_ds)):
             print(f"  {lab:<13} {t:9.3f} {n / t:12,.0f} {t / max(S, 1) * 1e9:11.2f} "
                   f"{mm.mb:8.1f} {t / t_ours:7.1f}x")
@@ -223,7 +230,12 @@ def main():
             print(f"t={t}: {len(truth):,} true pairs; repetend bands {b} x rows {r}, "
                   f"{res.summary['candidates']:,} candidates")
             print(f"  repetend      end-to-end {e_ours:8.3f} s  peak {mo.mb:7.1f} MB  {pr(found, truth)}"
-                  f"  (capped buckets {res.summary['capped_buckets']})")
+                  f"  (capped buckets {res.summary['capped_buckets']}; "
+                  f"sig {res.summary['timings_s']['signatures']:.3f} s, lsh {res.summary['timings_s']['lsh']:.3f} s, "
+                  f"verify {res.summary['timings_s']['verify']:.3f} s)")
+            res2, e_oph = timed(lambda: find_near_duplicates(sets, NearDupConfig(threshold=t, scheme="oph")))
+            f2 = set(zip(res2.pairs.a.tolist(), res2.pairs.b.tolist()))
+            print(f"  repetend oph  end-to-end {e_oph:8.3f} s  {pr(f2, truth)}")
 
             def ds_run():
                 a, bb, db, dr = datasketch_lsh(dmins, t)

@@ -148,3 +148,20 @@ def test_chooser_without_recall_floor_is_datasketchs_rule():
 def test_parameter_errors(call):
     with pytest.raises(ParameterError):
         call()
+
+
+def test_near_empty_rule_is_lowered_so_it_loses_nothing():
+    from repetend.neardup.lsh import safe_min_shingles
+
+    assert safe_min_shingles(3, 0.8) == 3
+    assert safe_min_shingles(3, 0.6) == 2        # 0.6 <= 2/3 but > 1/2
+    assert safe_min_shingles(3, 0.5) == 1        # {a} vs {a, b} has J = 0.5
+    assert safe_min_shingles(10, 0.95) == 10 and safe_min_shingles(30, 0.95) == 19
+    # {1} and {1, 2}: J = 0.5; at t = 0.5 they must be banded, not grouped by identity
+    ss = sets_from_python([{1}, {1, 2}, {7}])
+    sig = minhash_signatures(ss, 64)
+    got = lsh_candidates(sig, ss.sizes, 64, 1, min_shingles=3, sets=ss, threshold=0.5)
+    assert got.stats["min_shingles"] == 1
+    assert (0, 1) in set(zip(got.a.tolist(), got.b.tolist()))   # P(0.5) = 1 - 0.5^64
+    high = lsh_candidates(sig, ss.sizes, 64, 1, min_shingles=3, sets=ss, threshold=0.8)
+    assert high.stats["near_empty_documents"] == 3 and len(high) == 0

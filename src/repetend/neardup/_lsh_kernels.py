@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit, pjit, prange
+from .._jit import jit, pjit, prange  # noqa: F401
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -53,7 +53,7 @@ def bucket_pair_counts(starts, max_bucket):
     return out
 
 
-@pjit
+@jit
 def bucket_pairs(members, starts, sizes, max_bucket, pair_offsets, out_a, out_b):
     """Fill the candidate pairs of every bucket (``members[starts[i]:starts[i+1]]``).
 
@@ -63,7 +63,7 @@ def bucket_pairs(members, starts, sizes, max_bucket, pair_offsets, out_a, out_b)
     2m - 3 pairs).  Each pair is written with the smaller index first.
     """
     nb = starts.shape[0] - 1
-    for i in prange(nb):
+    for i in range(nb):
         s = starts[i]
         m = starts[i + 1] - s
         if m < 2:

@@ -302,7 +302,7 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, **overrides)
         timings["signatures"] = time.perf_counter() - tc
         tl = time.perf_counter()
         cand = lsh_candidates(sig, sizes, bands, rows, max_bucket=cfg.max_bucket,
-                              min_shingles=int(cfg.min_shingles), sets=sets)
+                              min_shingles=int(cfg.min_shingles), sets=sets, threshold=t)
         timings["lsh"] = time.perf_counter() - tl
         tv = time.perf_counter()
         candidates = verify_pairs(sets, cand.a, cand.b)

@@ -30,7 +30,9 @@ Near-empty documents
     fingerprint of their whole set (each group of identical sets is one more
     bucket, under the same cap, verified afterwards).  Two different sets of fewer than m shingles, or such a set and
     a larger one, have J <= (m−1)/m, so for thresholds t > (m−1)/m (m = 3: t >
-    2/3, which includes the default 0.8) this loses nothing.
+    2/3, which includes the default 0.8) this loses nothing; given the threshold,
+    :func:`lsh_candidates` lowers ``min_shingles`` to the largest m with
+    t > (m−1)/m (:func:`safe_min_shingles`; t = 0.5 → m = 1, the rule is off).
 """
 
 from __future__ import annotations
@@ -211,19 +213,28 @@ def _runs(sorted_keys: np.ndarray) -> np.ndarray:
     return starts
 
 
-def _emit(members: np.ndarray, starts: np.ndarray, sizes: np.ndarray, cap: int, stats: dict):
+def _collect(members: np.ndarray, starts: np.ndarray, out_members: list, out_lens: list) -> None:
+    """Append the buckets of >= 2 members (``members[starts[i]:starts[i+1]]``)."""
     lens = np.diff(starts)
     keep = lens >= 2
     if not keep.any():
-        return None
-    # keep only runs of >= 2 members, as contiguous (members, starts) again
+        return
     sel_starts = starts[:-1][keep]
     sel_lens = lens[keep]
     idx = np.repeat(sel_starts, sel_lens) + (np.arange(sel_lens.sum()) -
                                              np.repeat(np.cumsum(sel_lens) - sel_lens, sel_lens))
-    mem = np.ascontiguousarray(members[idx], dtype=np.int64)
-    st = np.zeros(sel_lens.size + 1, dtype=np.int64)
-    np.cumsum(sel_lens, out=st[1:])
+    out_members.append(members[idx])
+    out_lens.append(sel_lens)
+
+
+def _emit(out_members: list, out_lens: list, sizes: np.ndarray, cap: int, stats: dict):
+    """All buckets' candidate pairs in one compiled call."""
+    if not out_lens:
+        return None
+    mem = np.ascontiguousarray(np.concatenate(out_members), dtype=np.int64)
+    lens = np.concatenate(out_lens).astype(np.int64)
+    st = np.zeros(lens.size + 1, dtype=np.int64)
+    np.cumsum(lens, out=st[1:])
     counts = K.bucket_pair_counts(st, np.int64(cap))
     po = np.zeros(counts.size + 1, dtype=np.int64)
     np.cumsum(counts, out=po[1:])
@@ -232,14 +243,12 @@ def _emit(members: np.ndarray, starts: np.ndarray, sizes: np.ndarray, cap: int, 
     out_b = np.empty(total, dtype=np.int64)
     K.bucket_pairs(mem, st, sizes, np.int64(cap), po, out_a, out_b)
     if cap > 0:
-        big = sel_lens >= cap
+        big = lens >= cap
         stats["capped_buckets"] += int(big.sum())
-        m = sel_lens[big].astype(np.int64)
+        m = lens[big]
         stats["pairs_not_enumerated"] += int((m * (m - 1) // 2 - (2 * m - 3)).sum())
-        stats["largest_bucket"] = max(stats["largest_bucket"], int(sel_lens.max()))
-    else:
-        stats["largest_bucket"] = max(stats["largest_bucket"], int(sel_lens.max()))
-    stats["buckets_with_pairs"] += int(sel_lens.size)
+    stats["largest_bucket"] = max(stats["largest_bucket"], int(lens.max()))
+    stats["buckets_with_pairs"] += int(lens.size)
     return out_a, out_b
 
 
@@ -254,9 +263,21 @@ def _unique_pairs(parts: list[tuple[np.ndarray, np.ndarray]], n: int):
     return key // n, key % n, raw
 
 
+def safe_min_shingles(min_shingles: int, threshold: float | None) -> int:
+    """The largest m <= ``min_shingles`` for which exact identity grouping of the
+    documents with fewer than m shingles loses no pair with J >= threshold,
+    i.e. ``threshold > (m - 1) / m`` (m = 1 disables the rule)."""
+    m = int(min_shingles)
+    if threshold is None:
+        return m
+    while m > 1 and float(threshold) <= (m - 1) / m:
+        m -= 1
+    return m
+
+
 def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
                    max_bucket: int | None = 200, min_shingles: int = 3,
-                   sets=None) -> LSHCandidates:
+                   sets=None, threshold: float | None = None) -> LSHCandidates:
     """Candidate pairs of documents from banded MinHash signatures.
 
     Parameters
@@ -274,6 +295,10 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
         identity (needs ``sets``; without it they are banded like the others).
     sets : ShingleSets, optional
         The shingle sets, for the exact grouping of near-empty documents.
+    threshold : float, optional
+        The resemblance threshold the candidates are for; when given,
+        ``min_shingles`` is lowered to :func:`safe_min_shingles` so that the
+        near-empty rule never loses a pair with J >= threshold.
 
     Returns
     -------
@@ -296,26 +321,28 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
         raise ParameterError(f"max_bucket must be None, 0 or >= 3, got {max_bucket}")
     if min_shingles < 1:
         raise ParameterError(f"min_shingles must be >= 1, got {min_shingles}")
-    tiny_limit = int(min_shingles) if sets is not None else 1
+    if threshold is not None:
+        _check_threshold(threshold)
+    eff = safe_min_shingles(min_shingles, threshold)
+    tiny_limit = eff if sets is not None else 1
     banded = np.flatnonzero(sizes >= tiny_limit).astype(np.int64)
     tiny = np.flatnonzero((sizes >= 1) & (sizes < tiny_limit)).astype(np.int64)
     stats = {"documents": int(n), "banded_documents": int(banded.size),
              "near_empty_documents": int(tiny.size),
              "empty_documents": int(np.count_nonzero(sizes == 0)),
              "bands": int(bands), "rows": int(rows), "max_bucket": cap or None,
-             "min_shingles": int(min_shingles),
+             "min_shingles": int(tiny_limit),
              "buckets_with_pairs": 0, "capped_buckets": 0, "pairs_not_enumerated": 0,
              "largest_bucket": 0}
-    parts = []
+    out_members: list = []
+    out_lens: list = []
     if banded.size >= 2:
         keys = np.empty((banded.size, int(bands)), dtype=np.uint64)
         K.band_keys(values, banded, int(bands), int(rows), keys)
         for j in range(int(bands)):
             col = keys[:, j]
             order = np.argsort(col, kind="stable")
-            got = _emit(banded[order], _runs(col[order]), sizes, cap, stats)
-            if got is not None:
-                parts.append(got)
+            _collect(banded[order], _runs(col[order]), out_members, out_lens)
     if tiny.size >= 2:
         fp = np.empty(n, dtype=np.uint64)
         MK.set_fingerprints(np.ascontiguousarray(sets.hashes, dtype=np.uint64),
@@ -323,9 +350,9 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
         f = fp[tiny]
         order = np.argsort(f, kind="stable")
         # identical sets form one bucket each, under the same cap as the bands
-        got = _emit(tiny[order], _runs(f[order]), sizes, cap, stats)
-        if got is not None:
-            parts.append(got)
+        _collect(tiny[order], _runs(f[order]), out_members, out_lens)
+    got = _emit(out_members, out_lens, sizes, cap, stats)
+    parts = [got] if got is not None else []
     a, b, raw = _unique_pairs(parts, max(n, 1))
     stats["raw_pairs"] = raw
     stats["candidates"] = int(a.size)
