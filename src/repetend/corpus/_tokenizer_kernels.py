@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit, pjit, prange
+from .._jit import jit
 
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 FNV_PRIME = np.uint64(0x100000001B3)
@@ -66,10 +66,12 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc,
                  fill, chars, char_base, out_start, out_end, out_hash, pos):
     """Scan ``buf[a:b]``; return ``(n_tokens, flag)``.
 
-    With ``fill`` the tokens are written at ``out_*[pos:pos + n_tokens]``.
+    With ``fill`` the tokens are written at ``out_*[pos:pos + n_tokens]`` as
+    far as the arrays reach (the count goes on past their end).
     ``flag`` is 1 when (lower mode only) the segment may not be NFC or holds a
     character whose lower-casing is context dependent.
     """
+    cap = out_start.shape[0]
     n = 0
     flag = 0
     last_ccc = 0
@@ -82,43 +84,51 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc,
     ci = char_base
     while i < b:
         c0 = buf[i]
-        if c0 < 0x80:
+        if c0 < 0x80:  # ASCII: NFC, ccc 0, lower case by arithmetic
             cp = np.int64(c0)
             w = 1
-        elif c0 < 0xE0:
-            cp = (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F)
-            w = 2
-        elif c0 < 0xF0:
-            cp = ((np.int64(c0 & 0x0F) << 12) | (np.int64(buf[i + 1] & 0x3F) << 6)
-                  | np.int64(buf[i + 2] & 0x3F))
-            w = 3
+            last_ccc = 0
+            if lower:
+                f = lflags[cp]
+                lcp = cp + 32 if 65 <= cp <= 90 else cp
+            else:
+                f = flags[cp]
+                lcp = cp
         else:
-            cp = ((np.int64(c0 & 0x07) << 18) | (np.int64(buf[i + 1] & 0x3F) << 12)
-                  | (np.int64(buf[i + 2] & 0x3F) << 6) | np.int64(buf[i + 3] & 0x3F))
-            w = 4
+            if c0 < 0xE0:
+                cp = (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F)
+                w = 2
+            elif c0 < 0xF0:
+                cp = ((np.int64(c0 & 0x0F) << 12) | (np.int64(buf[i + 1] & 0x3F) << 6)
+                      | np.int64(buf[i + 2] & 0x3F))
+                w = 3
+            else:
+                cp = ((np.int64(c0 & 0x07) << 18) | (np.int64(buf[i + 1] & 0x3F) << 12)
+                      | (np.int64(buf[i + 2] & 0x3F) << 6) | np.int64(buf[i + 3] & 0x3F))
+                w = 4
+            if lower:
+                f = lflags[cp]
+                if f & (NOT_QC_YES | SPECIAL_LOWER):
+                    flag = 1
+                cc = ccc[cp]
+                if cc != 0 and last_ccc > cc:
+                    flag = 1
+                last_ccc = cc
+                lcp = np.int64(lowtab[cp])
+            else:
+                f = flags[cp]
+                lcp = cp
         p = ci if chars else i
-        if lower:
-            f = lflags[cp]
-            if f & (NOT_QC_YES | SPECIAL_LOWER):
-                flag = 1
-            cc = ccc[cp]
-            if cc != 0 and last_ccc > cc:
-                flag = 1
-            last_ccc = cc
-            lcp = np.int64(lowtab[cp])
-        else:
-            f = flags[cp]
-            lcp = cp
         if unit == UNIT_WORD:
             if f & SINGLE:
                 if in_tok:
-                    if fill:
+                    if fill and pos + n < cap:
                         out_start[pos + n] = tstart
                         out_end[pos + n] = p
                         out_hash[pos + n] = h
                     n += 1
                     in_tok = False
-                if fill:
+                if fill and pos + n < cap:
                     out_start[pos + n] = p
                     out_end[pos + n] = ci + 1 if chars else i + w
                     out_hash[pos + n] = _fnv_cp(FNV_OFFSET, lcp)
@@ -128,10 +138,10 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc,
                     in_tok = True
                     tstart = p
                     h = FNV_OFFSET
-                if fill:
+                if fill and pos + n < cap:
                     h = _fnv_cp(h, lcp)
             elif in_tok:
-                if fill:
+                if fill and pos + n < cap:
                     out_start[pos + n] = tstart
                     out_end[pos + n] = p
                     out_hash[pos + n] = h
@@ -145,13 +155,13 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc,
             else:
                 if space_run:
                     if n > 0:  # no leading space token
-                        if fill:
+                        if fill and pos + n < cap:
                             out_start[pos + n] = space_start
                             out_end[pos + n] = p
                             out_hash[pos + n] = _fnv_byte(FNV_OFFSET, 0x20)
                         n += 1
                     space_run = False
-                if fill:
+                if fill and pos + n < cap:
                     out_start[pos + n] = p
                     out_end[pos + n] = ci + 1 if chars else i + w
                     out_hash[pos + n] = _fnv_cp(FNV_OFFSET, lcp)
@@ -159,7 +169,7 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc,
         i += w
         ci += 1
     if in_tok:
-        if fill:
+        if fill and pos + n < cap:
             out_start[pos + n] = tstart
             out_end[pos + n] = ci if chars else b
             out_hash[pos + n] = h
@@ -167,15 +177,15 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc,
     return n, flag
 
 
-@pjit
+@jit
 def count_segments(buf, seg_a, seg_b, seg_lower, unit, flags, lflags, lowtab, ccc):
-    """Token count and NFC/lower flag of every segment (parallel over segments)."""
+    """Token count and NFC/lower flag of every segment (no output written)."""
     m = seg_a.shape[0]
     counts = np.zeros(m, dtype=np.int64)
     seg_flag = np.zeros(m, dtype=np.uint8)
     dummy_i = np.empty(0, dtype=np.int64)
     dummy_h = np.empty(0, dtype=np.uint64)
-    for s in prange(m):
+    for s in range(m):
         n, f = scan_segment(buf, seg_a[s], seg_b[s], seg_lower[s], unit, flags, lflags,
                             lowtab, ccc, False, False, 0, dummy_i, dummy_i, dummy_h, 0)
         counts[s] = n
@@ -183,14 +193,62 @@ def count_segments(buf, seg_a, seg_b, seg_lower, unit, flags, lflags, lowtab, cc
     return counts, seg_flag
 
 
-@pjit
-def fill_segments(buf, seg_a, seg_b, seg_lower, seg_pos, unit, flags, lflags, lowtab, ccc,
+@jit
+def scan_range(buf, seg_a, seg_b, seg_lower, s0, s1, unit, flags, lflags, lowtab, ccc,
+               out_start, out_end, out_hash, pos, counts, seg_flag):
+    """Scan segments ``s0:s1`` writing their tokens one after another from *pos*.
+
+    Stops before the first segment whose tokens do not fit in the output
+    arrays; returns ``(next segment, next position)`` so the caller can grow the
+    arrays and resume.  ``counts`` / ``seg_flag`` receive each finished
+    segment's token count and flag.  One thread, no GIL (``nogil``): the caller
+    runs disjoint ranges in a thread pool.
+    """
+    cap = out_start.shape[0]
+    for s in range(s0, s1):
+        n, f = scan_segment(buf, seg_a[s], seg_b[s], seg_lower[s], unit, flags, lflags,
+                            lowtab, ccc, True, False, 0, out_start, out_end, out_hash, pos)
+        if pos + n > cap:
+            return s, pos
+        counts[s] = n
+        seg_flag[s] = f
+        pos += n
+    return s1, pos
+
+
+@jit
+def gather_tokens(a_start, a_end, a_hash, b_start, b_end, b_hash, seg_src, seg_count,
                   out_start, out_end, out_hash):
-    """Write every segment's tokens (byte spans and hashes) at ``seg_pos``."""
-    m = seg_a.shape[0]
-    for s in prange(m):
-        scan_segment(buf, seg_a[s], seg_b[s], seg_lower[s], unit, flags, lflags,
-                     lowtab, ccc, True, False, 0, out_start, out_end, out_hash, seg_pos[s])
+    """Copy each segment's tokens back to back; ``seg_src[s] >= 0`` is a position
+    in the ``a_*`` arrays, ``-1 - seg_src[s]`` one in the ``b_*`` arrays."""
+    p = 0
+    for s in range(seg_src.shape[0]):
+        q = seg_src[s]
+        if q >= 0:
+            for k in range(seg_count[s]):
+                out_start[p] = a_start[q + k]
+                out_end[p] = a_end[q + k]
+                out_hash[p] = a_hash[q + k]
+                p += 1
+        else:
+            q = -1 - q
+            for k in range(seg_count[s]):
+                out_start[p] = b_start[q + k]
+                out_end[p] = b_end[q + k]
+                out_hash[p] = b_hash[q + k]
+                p += 1
+    return p
+
+
+@jit
+def copy_runs(src_start, src_end, src_hash, src_pos, dst_pos, lengths,
+              out_start, out_end, out_hash):
+    """``out_*[dst_pos[r]:+lengths[r]] = src_*[src_pos[r]:+lengths[r]]`` for every run r."""
+    for r in range(lengths.shape[0]):
+        for k in range(lengths[r]):
+            out_start[dst_pos[r] + k] = src_start[src_pos[r] + k]
+            out_end[dst_pos[r] + k] = src_end[src_pos[r] + k]
+            out_hash[dst_pos[r] + k] = src_hash[src_pos[r] + k]
 
 
 @jit

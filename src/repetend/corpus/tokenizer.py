@@ -14,7 +14,8 @@ Python does the C-speed parts per batch (one ``encode`` per document and one
 ``join``); a numba kernel then decodes the UTF-8, lowers each code point
 through a table, classifies it (separator / word / single-character token) and
 emits byte spans and FNV-1a 64 hashes of the lowered token bytes, in parallel
-over documents and over ~1 MiB pieces of long documents.  The same pass runs
+over documents and over ~1 MiB pieces of long documents (a thread pool
+running the ``nogil`` kernel on contiguous ranges of segments).  The same pass runs
 the NFC quick check (NFC_Quick_Check and canonical order); the rare documents
 that may not be NFC, or hold U+0130 or U+03A3 (whose ``str.lower`` is not a
 per-character table lookup), are normalized and lowered in Python and scanned
@@ -30,21 +31,24 @@ hash is that of its surrogatepass bytes (what
 from __future__ import annotations
 
 import unicodedata
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import ParameterError
 from . import _tokenizer_kernels as K
-from .unicode_table import tables
+from .unicode_table import NO_BOUNDARY, tables
 
 __all__ = ["TokenizedBatch", "Unit", "token_spans", "tokenize", "tokenize_batch"]
 
 Unit = Literal["word", "char", "code"]
 _UNITS = ("word", "char", "code")
 _SEGMENT_BYTES = 1 << 20
+_PARALLEL_BYTES = 1 << 20   # below this a batch is scanned on one thread
 _ENC = "surrogatepass"
 
 
@@ -127,11 +131,79 @@ def _segments(buf: np.ndarray, doc_a: np.ndarray, doc_b: np.ndarray, docs: np.nd
     a = np.concatenate(seg_a).astype(np.int64)
     b = np.concatenate(seg_b).astype(np.int64)
     d = np.concatenate(seg_d).astype(np.int64)
+    if len(seg_a) > 1:
+        order = np.lexsort((a, d))
+        a, b, d = a[order], b[order], d[order]
     return a, b, d
 
 
-def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _pool(n: int) -> ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None or _POOL._max_workers < n:  # noqa: SLF001 - sizing only
+        _POOL = ThreadPoolExecutor(max_workers=n, thread_name_prefix="repetend-tok")
+    return _POOL
+
+
+def _capacity(nbytes: int, kunit: int) -> int:
+    # natural text has 4-12 bytes per word token; a too small guess only costs a regrow
+    return nbytes + 16 if kunit == K.UNIT_CHAR else nbytes // 4 + 64
+
+
+def _scan_segments(buf: np.ndarray, seg_a: np.ndarray, seg_b: np.ndarray, seg_low: np.ndarray,
+                   kunit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tokens of all segments in segment order: ``(start, end, hash, counts, flags)``.
+
+    Contiguous ranges of segments (balanced by bytes) are scanned by the
+    ``nogil`` kernel in a thread pool of ``numba.get_num_threads()`` threads:
+    plain threads that sleep when idle, unlike OpenMP workers that spin, which
+    matters on a shared machine.
+    """
     T = tables()
+    m = seg_a.size
+    counts = np.zeros(m, dtype=np.int64)
+    seg_flag = np.zeros(m, dtype=np.uint8)
+    sizes = seg_b - seg_a
+    cum = np.cumsum(sizes)
+    total = int(cum[-1]) if m else 0
+    nt = 1 if total < _PARALLEL_BYTES else max(1, min(numba.get_num_threads(), m))
+    cuts = np.searchsorted(cum, total * np.arange(1, nt) / nt, side="left") + 1
+    bounds = np.unique(np.concatenate([[0], np.minimum(cuts, m), [m]])).tolist()
+
+    def work(s0: int, s1: int):
+        nbytes = int(sizes[s0:s1].sum())
+        cap = _capacity(nbytes, kunit)
+        st = np.empty(cap, dtype=np.int64)
+        en = np.empty(cap, dtype=np.int64)
+        ha = np.empty(cap, dtype=np.uint64)
+        s, pos = s0, 0
+        while True:
+            s, pos = K.scan_range(buf, seg_a, seg_b, seg_low, s, s1, kunit, T.flags, T.lflags,
+                                  T.lower, T.ccc, st, en, ha, pos, counts, seg_flag)
+            if s >= s1:
+                return st[:pos], en[:pos], ha[:pos]
+            # a word token takes >= 1 byte plus a separator, a char token >= 1 byte
+            cap = max(2 * cap, pos + int(sizes[s]) + 16 + _capacity(int(sizes[s:s1].sum()), kunit))
+            st2, en2, ha2 = (np.empty(cap, dtype=x.dtype) for x in (st, en, ha))
+            st2[:pos], en2[:pos], ha2[:pos] = st[:pos], en[:pos], ha[:pos]
+            st, en, ha = st2, en2, ha2
+
+    ranges = list(zip(bounds[:-1], bounds[1:]))
+    if len(ranges) <= 1:
+        parts = [work(*r) for r in ranges] or [(np.empty(0, np.int64), np.empty(0, np.int64),
+                                                 np.empty(0, np.uint64))]
+    else:
+        parts = list(_pool(len(ranges)).map(lambda r: work(*r), ranges))
+    if len(parts) == 1:
+        st, en, ha = parts[0]
+    else:
+        st, en, ha = (np.concatenate([p[k] for p in parts]) for k in range(3))
+    return st, en, ha, counts, seg_flag
+
+
+def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
     kunit = K.UNIT_WORD if unit == "word" else K.UNIT_CHAR
     n_docs = len(texts)
     enc = [t.encode("utf-8", _ENC) for t in texts]
@@ -144,16 +216,15 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
     del enc
     buf = np.frombuffer(blob, dtype=np.uint8)
     split = kunit == K.UNIT_WORD
-    all_docs = np.arange(n_docs, dtype=np.int64)
-    seg_a, seg_b, seg_d = _segments(buf, doc_a, doc_b, all_docs, split)
+    seg_a, seg_b, seg_d = _segments(buf, doc_a, doc_b, np.arange(n_docs, dtype=np.int64), split)
     seg_low = np.ones(seg_a.size, dtype=np.uint8)
-    counts, seg_flag = K.count_segments(buf, seg_a, seg_b, seg_low, kunit,
-                                        T.flags, T.lflags, T.lower, T.ccc)
+    st, en, ha, counts, seg_flag = _scan_segments(buf, seg_a, seg_b, seg_low, kunit)
     doc_raw = np.ones(n_docs, dtype=bool)
     bad = np.unique(seg_d[seg_flag != 0])
     if bad.size:
-        # not (surely) NFC, or İ / Σ: normalize and lower in Python, append the
-        # bytes to the buffer and scan them without the in-kernel lowering
+        # not (surely) NFC, or İ / Σ: normalize and lower these documents in
+        # Python, append their bytes to the buffer, scan them without lowering,
+        # and put their tokens in place of the first scan's
         fixed = [_nfc_lower(texts[d]).encode("utf-8", _ENC) for d in bad.tolist()]
         flens = np.fromiter(map(len, fixed), dtype=np.int64, count=len(fixed))
         base = len(blob)
@@ -165,32 +236,42 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
         doc_a[bad] = base + starts
         doc_b[bad] = doc_a[bad] + flens
         doc_raw[bad] = False
-        keep = ~np.isin(seg_d, bad)
         na, nb, nd = _segments(buf, doc_a, doc_b, bad, split)
         nlow = np.zeros(na.size, dtype=np.uint8)
-        ncounts, _ = K.count_segments(buf, na, nb, nlow, kunit, T.flags, T.lflags, T.lower, T.ccc)
-        seg_a = np.concatenate([seg_a[keep], na])
-        seg_b = np.concatenate([seg_b[keep], nb])
-        seg_d = np.concatenate([seg_d[keep], nd])
-        seg_low = np.concatenate([seg_low[keep], nlow])
-        counts = np.concatenate([counts[keep], ncounts])
-        order = np.lexsort((seg_a, seg_d))
-        seg_a, seg_b, seg_d = seg_a[order], seg_b[order], seg_d[order]
-        seg_low, counts = seg_low[order], counts[order]
-    seg_pos = np.zeros(counts.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=seg_pos[1:])
-    n_tok = int(seg_pos[-1])
+        fst, fen, fha, fcounts, _ = _scan_segments(buf, na, nb, nlow, kunit)
+        pos_main = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        keep = ~np.isin(seg_d, bad)
+        old_n = np.zeros(n_docs, dtype=np.int64)
+        np.add.at(old_n, seg_d[~keep], counts[~keep])
+        new_n = np.zeros(n_docs, dtype=np.int64)
+        np.add.at(new_n, nd, fcounts)
+        if np.array_equal(old_n[bad], new_n[bad]):
+            # the usual case (NFC and Σ / İ rarely change the number of tokens):
+            # overwrite the documents' tokens in place
+            first_seg = np.searchsorted(seg_d, bad, side="left")
+            dst = pos_main[first_seg]
+            src = np.concatenate([[0], np.cumsum(new_n[bad])[:-1]]).astype(np.int64)
+            K.copy_runs(fst, fen, fha, src, dst, new_n[bad], st, en, ha)
+            counts = np.concatenate([counts[keep], fcounts])
+            seg_d = np.concatenate([seg_d[keep], nd])
+        else:
+            pos_fix = -1 - np.concatenate([[0], np.cumsum(fcounts)[:-1]]).astype(np.int64)
+            seg_a = np.concatenate([seg_a[keep], na])
+            seg_d = np.concatenate([seg_d[keep], nd])
+            seg_src = np.concatenate([pos_main[keep], pos_fix])
+            counts = np.concatenate([counts[keep], fcounts])
+            order = np.lexsort((seg_a, seg_d))
+            seg_d, seg_src, counts = seg_d[order], seg_src[order], counts[order]
+            n_tok = int(counts.sum())
+            out = tuple(np.empty(n_tok, dtype=x.dtype) for x in (st, en, ha))
+            K.gather_tokens(st, en, ha, fst, fen, fha, seg_src, counts, *out)
+            st, en, ha = out
     doc_offsets = np.zeros(n_docs + 1, dtype=np.int64)
     if n_docs:
         per_doc = np.zeros(n_docs, dtype=np.int64)
         np.add.at(per_doc, seg_d, counts)
         np.cumsum(per_doc, out=doc_offsets[1:])
-    out_start = np.empty(n_tok, dtype=np.int64)
-    out_end = np.empty(n_tok, dtype=np.int64)
-    out_hash = np.empty(n_tok, dtype=np.uint64)
-    K.fill_segments(buf, seg_a, seg_b, seg_low, seg_pos[:-1], kunit, T.flags, T.lflags,
-                    T.lower, T.ccc, out_start, out_end, out_hash)
-    return TokenizedBatch(out_hash, doc_offsets, blob, out_start, out_end, doc_raw, unit)
+    return TokenizedBatch(ha, doc_offsets, blob, st, en, doc_raw, unit)
 
 
 def tokenize_batch(texts: Sequence[str], unit: Unit = "word", lang: str | None = None,
@@ -259,7 +340,7 @@ def hash_strings(strings: Sequence[str]) -> npt.NDArray[np.uint64]:
 
 # -- spans in the original text ------------------------------------------------------
 
-def _scan_chars(text_bytes: bytes, lower: int, kunit: int) -> np.ndarray:
+def _scan_chars(text_bytes: bytes, lower: int, kunit: int) -> tuple[np.ndarray, int]:
     """Character spans [n, 2] of one text's tokens (a single serial segment)."""
     T = tables()
     buf = np.frombuffer(text_bytes, dtype=np.uint8)
@@ -279,21 +360,22 @@ def _scan_chars(text_bytes: bytes, lower: int, kunit: int) -> np.ndarray:
 def _nfc_map(text: str) -> tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """NFC of *text* segment by segment, and the pieces that changed.
 
-    Cuts before every character with ccc = 0 and NFC_Quick_Check = Yes (a
-    normalization boundary: NFC of the concatenation is the concatenation of the
-    NFCs).  Returns the normalized text and, for every segment whose NFC
+    Cuts before every character whose canonical decomposition starts with a
+    starter that never composes backwards (a normalization boundary: NFC of the
+    concatenation is the concatenation of the NFCs).  Returns the normalized text and, for every segment whose NFC
     differs, its original ``[oa, ob)`` and normalized ``[na, nb)`` ranges.
     """
     T = tables()
     cps = np.frombuffer(text.encode("utf-32-le", _ENC), dtype=np.uint32)
     n = cps.size
-    bound = (T.ccc[cps] == 0) & ((T.flags[cps] & K.NOT_QC_YES) == 0)
+    fl = T.flags[cps]
+    bound = (fl & NO_BOUNDARY) == 0
     if n:
         bound[0] = True
     starts = np.flatnonzero(bound)
     ends = np.append(starts[1:], n)
-    # a one-character segment starting at a boundary character is already NFC
-    cand = np.flatnonzero((ends - starts > 1) | ~bound[starts])
+    # a one-character segment of an NFC_Quick_Check=Yes character is already NFC
+    cand = np.flatnonzero((ends - starts > 1) | ((fl[starts] & K.NOT_QC_YES) != 0))
     pieces: list[str] = []
     oa, ob, na, nb = [], [], [], []
     prev = 0

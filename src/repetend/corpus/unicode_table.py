@@ -15,7 +15,11 @@ Tables (all of length ``0x110000``, indexed by code point):
     ``SPACE``  ``str.isspace()`` (the ``char`` unit collapses runs of these);
     ``NOT_QC_YES`` NFC_Quick_Check is No or Maybe (the text may not be NFC);
     ``SPECIAL_LOWER`` ``str.lower`` of this character is not a context-free
-    single code point (U+0130 expands to two, U+03A3 depends on Final_Sigma).
+    single code point (U+0130 expands to two, U+03A3 depends on Final_Sigma);
+    ``NO_BOUNDARY`` there is no normalization boundary before the character:
+    the first character of its canonical decomposition is a non-starter or may
+    compose with the character before (so NFC of a text is the concatenation
+    of the NFCs of the pieces cut before every character without this bit).
 ``lflags`` (uint8)
     ``WORD | SINGLE | SPACE`` of the *lower-cased* character, with
     ``NOT_QC_YES | SPECIAL_LOWER`` of the character itself: one lookup per
@@ -41,15 +45,16 @@ import numpy as np
 
 from .tokenize_ref import is_single_char_token
 
-__all__ = ["UnicodeTables", "tables", "WORD", "SINGLE", "SPACE", "NOT_QC_YES", "SPECIAL_LOWER"]
+__all__ = ["UnicodeTables", "tables", "WORD", "SINGLE", "SPACE", "NOT_QC_YES", "SPECIAL_LOWER", "NO_BOUNDARY"]
 
 WORD = 1
 SINGLE = 2
 SPACE = 4
 NOT_QC_YES = 8
 SPECIAL_LOWER = 16
+NO_BOUNDARY = 32
 
-_TABLE_VERSION = 1
+_TABLE_VERSION = 2
 _N = 0x110000
 
 
@@ -109,6 +114,12 @@ def build_tables() -> UnicodeTables:
     not_yes[0x1161:0x1176] = True
     not_yes[0x11A8:0x11C3] = True
     flags[not_yes] |= NOT_QC_YES
+    # boundary before c: NFD(c) starts with a starter that never composes backwards
+    first = np.fromiter((ord(normalize("NFD", ch)[0]) if ch else 0 for ch in chars),
+                        dtype=np.int64, count=_N)
+    no_bound = (ccc[first] != 0) | np.isin(first, np.flatnonzero(not_yes & (ccc == 0)))
+    no_bound |= ccc != 0
+    flags[no_bound] |= NO_BOUNDARY
 
     low_strs = [ch.lower() for ch in chars]
     lower_len = np.fromiter(map(len, low_strs), dtype=np.uint8, count=_N)
