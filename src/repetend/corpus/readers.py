@@ -93,11 +93,53 @@ def open_binary(path: str | os.PathLike) -> BinaryIO:
         return lzma.open(p, "rb")  # type: ignore[return-value]
     if low.endswith((".zst", ".zstd")):
         zstd = require("zstandard", "zstd", f"reading {Path(p).name}")
-        raw = open(p, "rb")
-        reader = zstd.ZstdDecompressor().stream_reader(raw, read_across_frames=True,
-                                                        closefd=True)
-        return io.BufferedReader(reader, buffer_size=1 << 20)  # type: ignore[arg-type]
+        return io.BufferedReader(_ZstdRaw(p, zstd), buffer_size=1 << 18)  # type: ignore[arg-type]
     return open(p, "rb", buffering=1 << 20)
+
+
+class _ZstdRaw(io.RawIOBase):
+    """A zstandard stream of one or more frames; unlike ``stream_reader`` it raises
+    :class:`EOFError` when the file ends inside a frame (a truncated file)."""
+
+    def __init__(self, path: str, zstd: Any) -> None:
+        self._f = open(path, "rb")
+        self._zstd = zstd
+        self._d = zstd.ZstdDecompressor().decompressobj()
+        self._fed = False           # data given to the current frame
+        self._buf = b""
+        self._pos = 0
+        self._eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while self._pos >= len(self._buf) and not self._eof:
+            chunk = self._f.read(1 << 17)
+            if not chunk:
+                self._eof = True
+                if self._fed and not self._d.eof:
+                    raise EOFError("zstandard stream ended before the end of a frame")
+                break
+            out = [self._d.decompress(chunk)]
+            self._fed = True
+            while self._d.eof:
+                rest = self._d.unused_data
+                self._d = self._zstd.ZstdDecompressor().decompressobj()
+                self._fed = bool(rest)
+                if not rest:
+                    break
+                out.append(self._d.decompress(rest))
+            self._buf = b"".join(out)
+            self._pos = 0
+        n = min(len(b), len(self._buf) - self._pos)
+        b[:n] = self._buf[self._pos:self._pos + n]
+        self._pos += n
+        return n
+
+    def close(self) -> None:
+        self._f.close()
+        super().close()
 
 
 # Errors a damaged compressed stream raises while it is being read.
@@ -405,7 +447,8 @@ class CsvReader(Reader):
         with open_binary(path) as raw:
             fh = io.TextIOWrapper(raw, encoding="utf-8-sig", errors="surrogateescape",
                                   newline="")
-            reader = csv.reader(fh, delimiter=self.delimiter)
+            # strict: a stray quote is a malformed row, not a field that runs on
+            reader = csv.reader(fh, delimiter=self.delimiter, strict=True)
             try:
                 header = next(reader, None)
             except errors as exc:
