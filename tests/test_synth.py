@@ -20,7 +20,7 @@ from repetend.corpus.tokenize_ref import tokenize_reference
 from repetend.errors import InputError, ParameterError
 from repetend.synth import (SYNTHETIC1_PHRASES, SynthCorpus, synthetic1, synthetic2,
                             weblike)
-from repetend.synth.synthetic import random_words
+from repetend.synth.synthetic import _unique_in_order, _word_text, random_words
 
 from naive_phrases import naive_phrases
 
@@ -62,6 +62,28 @@ def test_random_words_unique_and_exclusions():
     assert all(re.fullmatch(r"[a-z]{8}", w) for w in words)
     # the exclusion really bites: a tiny alphabet would otherwise produce it
     assert b"sentence" not in {bytes(row + 97) for row in letters}
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(0, 12) | st.integers(0, 26**8 - 1), max_size=200))
+def test_unique_in_order_matches_first_occurrences(values):
+    codes = np.array(values, dtype=np.uint64)
+    first: dict[int, int] = {}
+    for i, v in enumerate(values):
+        first.setdefault(v, i)
+    assert _unique_in_order(codes).tolist() == sorted(first.values())
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 26**8 - 1), min_size=1, max_size=40))
+def test_spelling_kernel_matches_python(codes):
+    got = _word_text(np.array(codes, dtype=np.uint64))
+    for row, c in zip(got, codes):
+        letters = []
+        for _ in range(8):
+            c, r = divmod(c, 26)
+            letters.append(chr(97 + r))
+        assert bytes(row).decode() == "".join(reversed(letters)) + " "
 
 
 # -- Synthetic 1 -----------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..corpus.record import Record
 from ..errors import ParameterError
+from ._synth_kernels import first_occurrences, spell_words
 from .corpus import SynthCorpus
 
 __all__ = ["SYNTHETIC1_PHRASES", "random_words", "synthetic1", "synthetic2"]
@@ -41,24 +42,13 @@ def _code_of(word: str) -> int | None:
 
 def _unique_in_order(codes: np.ndarray) -> np.ndarray:
     """Indices of the first occurrence of each distinct value, in array order."""
-    srt = np.sort(codes)
-    dup_values = np.unique(srt[1:][srt[1:] == srt[:-1]])
-    if dup_values.size == 0:
-        return np.arange(codes.size)
-    keep = np.ones(codes.size, dtype=bool)
-    for v in dup_values:               # a handful: repeats among 26**8 codes are rare
-        keep[np.flatnonzero(codes == v)[1:]] = False
-    return np.flatnonzero(keep)
+    bits = max(4, int(np.ceil(np.log2(2 * codes.size + 1))))
+    return np.flatnonzero(first_occurrences(np.ascontiguousarray(codes, dtype=np.uint64), bits))
 
 
-def random_words(n: int, rng: np.random.Generator, exclude: tuple[str, ...] = ()) -> np.ndarray:
-    """*n* distinct random 8-letter lowercase words as a ``uint8 [n, 8]`` array of
-    letters 0..25, in random order, none equal to a word in *exclude*.
-
-    Draws uniform codes below 26⁸ ≈ 2·10¹¹ with numpy, drops repeats (keeping the
-    first draw, in draw order) and banned words, draws again for what was dropped,
-    then spells the codes in base 26.
-    """
+def _random_codes(n: int, rng: np.random.Generator, exclude: tuple[str, ...]) -> np.ndarray:
+    """*n* distinct uniform codes below 26⁸ (random 8-letter words), in draw order, none
+    the code of a word in *exclude*; repeats are dropped and drawn again."""
     banned = np.array(sorted({c for c in map(_code_of, (w.lower() for w in exclude))
                               if c is not None}), dtype=np.uint64)
     codes = np.empty(0, dtype=np.uint64)
@@ -68,19 +58,24 @@ def random_words(n: int, rng: np.random.Generator, exclude: tuple[str, ...] = ()
         codes = codes[_unique_in_order(codes)]
         if banned.size:
             codes = codes[~np.isin(codes, banned)]
-    codes = codes[:n]
-    letters = np.empty((n, _WORD_LEN), dtype=np.uint8)
-    for j in range(_WORD_LEN - 1, -1, -1):
-        codes, r = np.divmod(codes, np.uint64(26))
-        letters[:, j] = r
-    return letters
+    return codes[:n]
 
 
-def _word_text(letters: np.ndarray) -> np.ndarray:
-    """``uint8 [n, 9]``: the letters as ASCII with a trailing space per word."""
-    buf = np.empty((letters.shape[0], _WORD_LEN + 1), dtype=np.uint8)
-    buf[:, :_WORD_LEN] = letters + 97
-    buf[:, _WORD_LEN] = 32
+def random_words(n: int, rng: np.random.Generator, exclude: tuple[str, ...] = ()) -> np.ndarray:
+    """*n* distinct random 8-letter lowercase words as a ``uint8 [n, 8]`` array of
+    letters 0..25, in random order, none equal to a word in *exclude*.
+
+    Draws uniform codes below 26⁸ ≈ 2·10¹¹ with numpy, drops repeats (keeping the
+    first draw, in draw order; a compiled hash set) and banned words, draws again for
+    what was dropped, then spells the codes in base 26.
+    """
+    return _word_text(_random_codes(n, rng, exclude))[:, :_WORD_LEN] - np.uint8(97)
+
+
+def _word_text(codes: np.ndarray) -> np.ndarray:
+    """``uint8 [n, 9]``: each code spelled as 8 ASCII letters and a trailing space."""
+    buf = np.empty((codes.shape[0], _WORD_LEN + 1), dtype=np.uint8)
+    spell_words(codes, _WORD_LEN, buf)
     return buf
 
 
@@ -194,8 +189,8 @@ def synthetic1(n_docs: int, words_per_doc: int = 5000, seed: int = 0) -> SynthCo
     texts = [t for t, _ in SYNTHETIC1_PHRASES]
     supports = [s for _, s in SYNTHETIC1_PHRASES]
     tokens = [t.lower().split() for t in texts]
-    bg = _word_text(random_words(n_docs * words_per_doc, rng,
-                                 exclude=tuple(w for ts in tokens for w in ts)))
+    bg = _word_text(_random_codes(n_docs * words_per_doc, rng,
+                                  exclude=tuple(w for ts in tokens for w in ts)))
     inserts = _place(rng, n_docs, words_per_doc, supports)
     ids = [f"doc-{d:06d}" for d in range(n_docs)]
     doc_starts = np.arange(n_docs + 1, dtype=np.int64) * words_per_doc
@@ -271,9 +266,9 @@ def synthetic2(n_docs: int = 1000, seed: int = 0, *, n_phrases: int = 300, max_l
     starts = np.arange(n_phrases, dtype=np.int64) * shift
     base_len = int((starts + lengths).max())
     rng = np.random.default_rng(seed)
-    letters = random_words(base_len + n_docs * words_per_doc, rng)
-    base = [w.decode("ascii") for w in (letters[:base_len] + 97).view(f"S{_WORD_LEN}").ravel()]
-    bg = _word_text(letters[base_len:])
+    text = _word_text(_random_codes(base_len + n_docs * words_per_doc, rng, ()))
+    base = text[:base_len].tobytes().decode("ascii").split()
+    bg = text[base_len:]
     tokens = [base[s:s + n] for s, n in zip(starts.tolist(), lengths.tolist())]
     texts = [" ".join(t) for t in tokens]
     supports = [support] * n_phrases
