@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Iterator, Literal
 
 from ..errors import InputError, ParameterError, require
-from .readers import Reader, _decode, open_binary
+from .read_base import Reader, _decode, open_binary
 from .record import Record
 
 __all__ = ["WarcReader", "WetReader", "html_to_text"]

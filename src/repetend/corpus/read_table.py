@@ -1,0 +1,158 @@
+"""Tables: Parquet (batch by batch, only the needed columns) and CSV / TSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from pathlib import Path
+from typing import ClassVar, Iterator
+
+from ..errors import InputError
+from .read_base import Reader, _decode, _fix_surrogates, _stream_errors, open_binary
+from .record import Record
+
+__all__ = ["CsvReader", "ParquetReader", "TsvReader"]
+
+
+class ParquetReader(Reader):
+    """Parquet, batch by batch, reading only the text / id / url columns."""
+
+    fmt = "parquet"
+    batch_size: ClassVar[int] = 512
+
+    def read_file(self, path: Path) -> Iterator[Record]:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            # a buffered stream reads a row group page by page, not whole
+            pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from None
+        names = pf.schema_arrow.names
+        if self.text_field not in names:
+            raise InputError(f"no text column {self.text_field!r}; columns that exist: "
+                             + ", ".join(repr(n) for n in names) + " (choose one with --text-field)",
+                             path=str(path))
+        ttype = pf.schema_arrow.field(self.text_field).type
+        if pa.types.is_dictionary(ttype):
+            ttype = ttype.value_type
+        if not (pa.types.is_string(ttype) or pa.types.is_large_string(ttype)
+                or pa.types.is_binary(ttype) or pa.types.is_large_binary(ttype)
+                or str(ttype) in ("string_view", "binary_view")):
+            raise InputError(f"text column {self.text_field!r} has type {ttype}, "
+                             "expected a string column", path=str(path))
+        cols = [self.text_field]
+        has_id = self.id_field in names and self.id_field != self.text_field
+        has_url = self.url_field in names and self.url_field not in cols
+        if has_id:
+            cols.append(self.id_field)
+        if has_url:
+            cols.append(self.url_field)
+        record_no = 0
+        try:
+            for batch in pf.iter_batches(batch_size=self.batch_size, columns=cols):
+                tcol = batch.column(0)
+                if pa.types.is_dictionary(tcol.type):
+                    tcol = tcol.dictionary_decode()
+                # bytes, so that invalid UTF-8 is found and replaced per value
+                texts = tcol.cast(pa.large_binary()).to_pylist()
+                ids = batch.column(cols.index(self.id_field)).to_pylist() if has_id else None
+                urls = batch.column(cols.index(self.url_field)).to_pylist() if has_url else None
+                for i, raw in enumerate(texts):
+                    no = record_no + i
+                    if raw is None:
+                        self.malformed(path, f"row {no}",
+                                       f"text column {self.text_field!r} is null",
+                                       missing_text=True)
+                        continue
+                    text, bad = _decode(raw)
+                    yield self.make(path, no, text, ids[i] if ids else None,
+                                    urls[i] if urls else None, invalid_utf8=bad)
+                record_no += len(texts)
+        except (pa.ArrowInvalid, OSError) as exc:
+            self.stream_failed(path, f"after row {record_no}", exc)
+
+
+def _raise_csv_field_limit() -> None:
+    limit = sys.maxsize
+    while True:
+        try:
+            csv.field_size_limit(limit)
+            return
+        except OverflowError:  # pragma: no cover - platforms with a C long of 32 bits
+            limit //= 2
+
+
+class CsvReader(Reader):
+    """CSV with a header row (RFC 4180 quoting; fields of any size)."""
+
+    fmt = "csv"
+    delimiter: ClassVar[str] = ","
+
+    def read_file(self, path: Path) -> Iterator[Record]:
+        _raise_csv_field_limit()
+        errors = _stream_errors()
+        with open_binary(path) as raw:
+            fh = io.TextIOWrapper(raw, encoding="utf-8-sig", errors="surrogateescape",
+                                  newline="")
+            # strict: a stray quote is a malformed row, not a field that runs on
+            reader = csv.reader(fh, delimiter=self.delimiter, strict=True)
+            try:
+                header = next(reader, None)
+            except errors as exc:
+                self.stream_failed(path, "header", exc)
+                return
+            except csv.Error as exc:
+                raise InputError(f"cannot read the header row ({exc})", path=str(path)) from None
+            if header is None:
+                return
+            header = [_fix_surrogates(h)[0].strip() for h in header]
+            if self.text_field not in header:
+                raise InputError(
+                    f"no text column {self.text_field!r} in the header; columns that exist: "
+                    + ", ".join(repr(h) for h in header) + " (choose one with --text-field)",
+                    path=str(path))
+            ti = header.index(self.text_field)
+            ii = header.index(self.id_field) if self.id_field in header else None
+            ui = header.index(self.url_field) if self.url_field in header else None
+            width = len(header)
+            record_no = 0
+            while True:
+                line = reader.line_num + 1
+                try:
+                    row = next(reader)
+                except StopIteration:
+                    break
+                except csv.Error as exc:
+                    self.malformed(path, f"line {line}", f"bad CSV ({exc})")
+                    record_no += 1
+                    continue
+                except errors as exc:
+                    self.stream_failed(path, f"after line {reader.line_num}", exc)
+                    break
+                if not row:
+                    continue  # blank line
+                no = record_no
+                record_no += 1
+                if len(row) != width:
+                    self.malformed(path, f"line {line}",
+                                   f"{len(row)} fields where the header has {width}",
+                                   missing_text=len(row) <= ti)
+                    continue
+                text, bad = _fix_surrogates(row[ti])
+                doc_id = row[ii] if ii is not None else None
+                url = row[ui] if ui is not None else None
+                if doc_id is not None:
+                    doc_id = _fix_surrogates(doc_id)[0]
+                if url is not None:
+                    url = _fix_surrogates(url)[0]
+                yield self.make(path, no, text, doc_id, url, invalid_utf8=bad)
+
+
+class TsvReader(CsvReader):
+    """Tab-separated values with a header row."""
+
+    fmt = "tsv"
+    delimiter = "\t"
