@@ -265,7 +265,8 @@ def _phrases_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict
                     + _num_td(cols["psi"][i], _fmt_int(cols["psi"][i]))
                     + _num_td(share, _fmt_share(share) if share is not None else "–") + "</tr>")
     params = (scan.phrases_summary or {}).get("parameters") or {}
-    pnote = ", ".join(f"{k} = {v}" for k, v in params.items() if not isinstance(v, (dict, list)))
+    pnote = ", ".join(f"{k} = {v}" for k, v in params.items()
+                      if k in ("min_docs", "min_len", "engine") and v is not None)
     head = (f'<p class="note">Maximal contiguous frequent phrases (seed 000) ordered by Ψ = length × df, '
             f"the tokens each one takes from the index. Showing {min(n_all, caps.max_phrases):,} of "
             f"{n_all:,}{'; ' + e(pnote) if pnote else ''}. Click a phrase for up to "
@@ -299,7 +300,8 @@ def _coverage_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dic
     total = float(n_tokens.sum())
     facts["boilerplate_share"] = float(covered.sum() / total) if total else 0.0
     psum = scan.phrases_summary or {}
-    drop_at = psum.get("drop_share") or (psum.get("parameters") or {}).get("drop_share") or caps.drop_share
+    pp = psum.get("parameters") or {}
+    drop_at = psum.get("drop_share") or pp.get("near_full_share") or pp.get("drop_share") or caps.drop_share
     drop_at = float(drop_at)
     svg = plots.share_histogram(share, drop_at=drop_at)
     parts = [_figure(svg, "Each bar counts the documents whose share of boilerplate tokens falls in the bin. "
@@ -395,11 +397,20 @@ def _dups_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict) -
         ids = np.empty(0, np.int64)
         facts["n_clusters"] = 0
         facts["dup_doc_share"] = 0.0
-    figs = [("method", params.get("method")), ("threshold", params.get("threshold")),
-            ("shingle", params.get("shingle")), ("num_perm", params.get("num_perm")),
-            ("bands × rows", f"{params.get('bands')} × {params.get('rows')}" if params.get("bands") else None),
-            ("candidates", dsum.get("candidates")), ("verified pairs", dsum.get("verified_pairs", dsum.get("pairs"))),
-            ("clusters", facts["n_clusters"]), ("documents in clusters", int((size >= 2).sum()))]
+    bands = params.get("bands") or dsum.get("bands")
+    rows_ = params.get("rows") or dsum.get("rows")
+    figs = [("method", params.get("method", dsum.get("method"))),
+            ("threshold (Jaccard)", params.get("threshold", dsum.get("threshold"))),
+            ("shingle (tokens)", params.get("shingle", dsum.get("shingle_k"))),
+            ("num_perm", params.get("num_perm", dsum.get("num_perm"))),
+            ("bands × rows", f"{bands} × {rows_}" if bands else None),
+            ("LSH threshold (1/b)^(1/r)", f"{dsum['lsh_threshold']:.3f}" if dsum.get("lsh_threshold") else None),
+            ("candidates", dsum.get("candidates")),
+            ("capped buckets (pairs not enumerated)",
+             f"{dsum['capped_buckets']} ({dsum.get('pairs_not_enumerated', 0)})" if dsum.get("capped_buckets") else None),
+            ("verified pairs", dsum.get("verified_pairs", dsum.get("pairs"))),
+            ("clusters", facts["n_clusters"]), ("documents in clusters", int((size >= 2).sum())),
+            ("documents to drop (all but one per cluster)", dsum.get("duplicates_to_drop"))]
     parts.append('<table class="kv"><tbody>' + "".join(
         f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in figs if v is not None) + "</tbody></table>")
     # clusters, largest first
@@ -490,9 +501,10 @@ def _lsh_section(scan: ScanDir, caps: ReportCaps) -> str | None:
     figs = []
     jac = (pc.cast(cand.column("jaccard"), pa.float64()).to_numpy(zero_copy_only=False)
            if cand is not None and cand.num_rows else None)
-    b, r = params.get("bands"), params.get("rows")
+    b, r = params.get("bands") or dsum.get("bands"), params.get("rows") or dsum.get("rows")
     if b and r:
-        svg = plots.s_curve(int(b), int(r), candidate_j=jac, threshold=params.get("threshold"))
+        svg = plots.s_curve(int(b), int(r), candidate_j=jac,
+                            threshold=params.get("threshold", dsum.get("threshold")))
         figs.append(_figure(svg, "Blue: the probability that a pair of Jaccard similarity s shares at least one "
                             "band (seed 003). Orange bars: the real candidate pairs of this corpus by their "
                             "true Jaccard similarity — candidates to the left of the red line were rejected "

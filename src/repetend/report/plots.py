@@ -160,10 +160,11 @@ def chord_picture(n_docs: int, a: npt.ArrayLike, b: npt.ArrayLike, jaccard: npt.
     th_b = 2 * np.pi * rank[b] / n_docs
     pa = np.stack([np.cos(th_a), np.sin(th_a)], axis=1)
     pb = np.stack([np.cos(th_b), np.sin(th_b)], axis=1)
-    # quadratic Bézier through a control point pulled toward the centre:
-    # chords between neighbours stay near the rim, long ones cross the middle
+    # slightly bowed chords (a quadratic Bézier whose control point is the
+    # chord's midpoint pulled a quarter toward the centre): chords between
+    # neighbours stay short arcs near the rim, copies across the corpus cross it
     t = np.linspace(0, 1, 24)[None, :, None]
-    ctrl = (pa + pb)[:, None, :] * 0.5 * 0.35
+    ctrl = (pa + pb)[:, None, :] * 0.5 * 0.75
     curves = ((1 - t) ** 2) * pa[:, None, :] + 2 * (1 - t) * t * ctrl + (t ** 2) * pb[:, None, :]
     mpl, plt = _plt()
     from matplotlib.collections import LineCollection
@@ -172,7 +173,7 @@ def chord_picture(n_docs: int, a: npt.ArrayLike, b: npt.ArrayLike, jaccard: npt.
         fig, ax = plt.subplots(figsize=(6.4, 6.0))
         cmap = mpl.colormaps["viridis"]
         norm = mpl.colors.Normalize(vmin=0.0, vmax=1.0)
-        lc = LineCollection(curves, cmap=cmap, norm=norm, linewidths=0.8,
+        lc = LineCollection(curves, cmap=cmap, norm=norm, linewidths=0.8 if a.size > 200 else 1.6,
                             alpha=0.75 if a.size > 500 else 0.9)
         lc.set_array(jac)
         ax.add_collection(lc)
