@@ -124,7 +124,6 @@ def _blank(text: str) -> bool:
 
 
 # -- the shared reader ------------------------------------------------------------
-# -- the shared reader ------------------------------------------------------------
 class Reader:
     """What every format shares; a subclass implements only :meth:`read_file`.
 
