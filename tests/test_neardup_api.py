@@ -150,3 +150,34 @@ def test_missing_method_module_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "repetend.neardup.allpairs", None)
     with pytest.raises(RepetendError, match="allpairs"):
         find_near_duplicates(sets_from_python([{1}, {1}]), method="allpairs")
+
+
+def test_public_names_are_pinned():
+    import repetend.neardup as nd
+
+    assert nd.__all__ == sorted(nd.__all__)
+    assert set(nd.__all__) == {
+        "Clusters", "LSHCandidates", "LSHParams", "MinHashSignatures", "NearDupConfig",
+        "NearDupResult", "Pairs", "ShingleSets", "clusters_from_pairs", "containment_pairs",
+        "estimate", "find_near_duplicates", "lsh_candidates", "lsh_params", "lsh_threshold",
+        "minhash_signatures", "s_curve", "shingle_sets", "standard_error", "token_hashes",
+        "verify_pairs"}
+    for name in nd.__all__:
+        assert hasattr(nd, name)
+
+
+def test_to_pandas_matches_arrow():
+    pd = pytest.importorskip("pandas")
+    r = find_near_duplicates(sets_from_python([{1, 2, 3}, {1, 2, 3}, {9}]), min_shingles=1)
+    df = r.to_pandas("pairs")
+    assert isinstance(df, pd.DataFrame) and df[["a_index", "b_index"]].values.tolist() == [[0, 1]]
+
+
+def test_oph_scheme_end_to_end():
+    rng = np.random.default_rng(12)
+    py = planted(rng, n_base=30, size=300, n_copies=20, edits=10)
+    r = find_near_duplicates(sets_from_python(py), threshold=0.8, scheme="oph")
+    truth = naive_pairs(py, 0.8)
+    got = set(pairs_as_dict(r.pairs))
+    assert got <= set(truth) and len(got) >= 0.95 * len(truth)
+    assert r.summary["scheme"] == "oph"
