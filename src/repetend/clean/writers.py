@@ -21,6 +21,7 @@ import csv
 import io
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import BinaryIO
 
@@ -150,6 +151,17 @@ class RecordJsonlWriter(Writer):
         self.fh.close()
 
 
+def _raise_csv_field_limit() -> None:
+    """Fields of any size, as the CSV reader allows."""
+    limit = sys.maxsize
+    while True:
+        try:
+            csv.field_size_limit(limit)
+            return
+        except OverflowError:  # pragma: no cover - platforms with a 32-bit C long
+            limit //= 2
+
+
 class CsvWriter(Writer):
     """CSV/TSV out: the header once, unchanged rows verbatim, changed rows
     re-quoted with only the text column replaced."""
@@ -166,7 +178,7 @@ class CsvWriter(Writer):
         self.src_path: str | None = None
 
     def _open(self, path: str):
-        from ..corpus.readers import _raise_csv_field_limit, open_binary
+        from ..corpus.readers import open_binary
 
         _raise_csv_field_limit()
         if self.src_path is not None:
