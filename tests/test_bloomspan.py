@@ -222,6 +222,16 @@ def test_coverage_skip_is_a_documented_approximation():
         assert df == len({int(np.searchsorted(offsets, i, "right")) for i in occ})
 
 
+def test_token_df_given():
+    store = TokenStore.from_texts(SHOP * 2)
+    df = K.word_df(store.tokens, store.doc_offsets, len(store.vocab))
+    exp = naive_phrases(store.tokens, store.doc_offsets, 3, 3)
+    raw = mine_bloomspan(store.tokens, store.doc_offsets, 3, 3, token_df=df)
+    assert as_dict(raw, store.tokens) == exp
+    with pytest.raises(ParameterError):
+        mine_bloomspan(store.tokens, store.doc_offsets, 3, 3, token_df=df[:2])
+
+
 def test_stats_counters():
     store = TokenStore.from_texts(SHOP)
     raw = mine_bloomspan(store.tokens, store.doc_offsets, 3, 2, seed_len=2)
@@ -329,8 +339,10 @@ def test_group_seeds_splits_hash_collisions():
 
 
 def test_defaults():
-    assert B.default_filter_bytes(10) == 1 << 16
-    assert B.default_filter_bytes(10**12) == 512 << 20
-    f = B.default_filter_bytes(3_000_000)
-    assert f & (f - 1) == 0 and 3_000_000 <= f <= 6_000_000
-    assert all(1 <= B.default_seed_len(L) <= L for L in range(1, 20))
+    assert B.default_filter_bytes(10, 20) == 1 << 16
+    assert B.default_filter_bytes(10**12, 20) == 512 << 20
+    for n_tok, sigma in [(3_000_000, 2), (3_000_000, 20), (10**8, 300)]:
+        f = B.default_filter_bytes(n_tok, sigma)
+        want = n_tok / max(sigma / 4, 0.5)
+        assert f & (f - 1) == 0 and want / 2 < f <= want
+    assert all(1 <= B.default_seed_len(L) <= L for L in range(1, 40))

@@ -39,9 +39,9 @@ def fnv1a_ngram(tokens, p, n):
 
 @jit
 def word_df(tokens, doc_offsets, vocab_size):
-    """Exact document frequency of every token id (int64 [vocab_size])."""
-    df = np.zeros(vocab_size, dtype=np.int64)
-    last = np.full(vocab_size, -1, dtype=np.int64)
+    """Exact document frequency of every token id (int32 [vocab_size])."""
+    df = np.zeros(vocab_size, dtype=np.int32)
+    last = np.full(vocab_size, -1, dtype=np.int32)
     for d in range(doc_offsets.shape[0] - 1):
         for p in range(doc_offsets[d], doc_offsets[d + 1]):
             t = tokens[p]
@@ -76,8 +76,7 @@ def count_filter(tokens, doc_offsets, n, word_ok, filt, shift):
             if run >= n:
                 i = fnv1a_ngram(tokens, q - n + 1, n) >> sh
                 c = filt[i]
-                if c < 255:
-                    filt[i] = c + 1
+                filt[i] = c + (c < 255)  # saturating, branch-free
 
 
 @jit

@@ -57,27 +57,34 @@ _MIN_FILTER = 1 << 16
 _BLOCK = 1 << 16  # positions per parallel block of the second pass (multiple of 64)
 
 
-def default_filter_bytes(n_tokens: int) -> int:
+def default_filter_bytes(n_tokens: int, min_docs: int = 20) -> int:
     """Counting-filter size used when ``filter_bytes`` is None.
 
-    The largest power of two <= 2 bytes per token, between 64 KB and 512 MB.
-    The seed uses 8 bytes per token (capped at 512 MB); with the int32 corpus
-    that alone would exceed our budget of 8 bytes per token for the whole run,
-    and on Zipfian text the smaller filter lets through almost the same
-    survivors while missing the CPU cache less (see ``docs/bloomspan.md``).
+    About ``n_tokens / max(σ/4, 1/2)`` one-byte counters (a mean load of σ/4
+    n-grams per counter: an n-gram seen once then reaches σ only through an
+    improbable pile-up of collisions), rounded down to a power of two and kept
+    between 64 KB and 512 MB.  The seed sizes the filter at 8 bytes per token
+    (capped at 512 MB); measured here, a filter that stays in the CPU caches
+    makes both passes 2-3x faster while letting through almost the same
+    survivors, and it keeps the run within 8 bytes per token (see
+    ``docs/bloomspan.md`` and ``benchmarks/bench_bloomspan.py``).
     """
-    want = max(_MIN_FILTER, min(_MAX_FILTER, 2 * int(n_tokens)))
+    load = max(int(min_docs) / 4.0, 0.5)
+    want = int(max(_MIN_FILTER, min(_MAX_FILTER, int(n_tokens) / load)))
     return 1 << (want.bit_length() - 1)
 
 
 def default_seed_len(min_len: int) -> int:
-    """Seed n-gram length used when ``seed_len`` is None: ``min(min_len, 4)``.
+    """Seed n-gram length used when ``seed_len`` is None: ``min(min_len, 32)``.
 
-    Longer seeds pass the filters far less often (fewer seeds, less growth);
-    past 4 the hashing of n tokens per position costs more than it saves
-    (measured by ``benchmarks/bench_bloomspan.py``).
+    Any n <= L gives the same exact answer.  Measured on Zipfian text with
+    planted phrases (``benchmarks/bench_bloomspan.py``, σ = 20), n = L is the
+    fastest: far fewer n-grams pass the filters (4 % of positions at n = 10
+    against 63 % for the seed's bigrams), so the sort, the seeds and the DFS
+    shrink 10-50x, while hashing n tokens per position costs little next to the
+    cache misses of the filter.  Past 32 tokens the hashing starts to show.
     """
-    return max(1, min(int(min_len), 4))
+    return max(1, min(int(min_len), 32))
 
 
 def _as_int(name: str, v, lo: int) -> int:
@@ -171,7 +178,8 @@ def build_filter(tokens, doc_offsets, n: int, filter_bytes: int,
 def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int64],
                    min_docs: int, min_len: int, *, seed_len: int | None = None,
                    filter_bytes: int | None = None, vocab_size: int | None = None,
-                   coverage_skip: bool = False) -> RawPhrases:
+                   coverage_skip: bool = False,
+                   token_df: npt.ArrayLike | None = None) -> RawPhrases:
     """Maximal contiguous frequent phrases with BloomSpan.
 
     Parameters
@@ -194,6 +202,9 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
         Default :func:`default_filter_bytes`.
     vocab_size : int, optional
         Upper bound of the token ids (default: largest id + 1).
+    token_df : array of int, optional
+        Document frequency of every token id, when already known (the token
+        store keeps it); computed otherwise.
     coverage_skip : bool, default False
         Skip a seed whose occurrences all lie in positions already covered by
         found phrases, as the seed does. Faster on template-heavy corpora but
@@ -224,7 +235,7 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     n_tok = int(tokens.shape[0])
     n_docs = int(doc_offsets.shape[0] - 1)
     if filter_bytes is None:
-        filter_bytes = default_filter_bytes(n_tok)
+        filter_bytes = default_filter_bytes(n_tok, sigma)
     else:
         filter_bytes = _as_int("filter_bytes", filter_bytes, 1)
     threshold = min(sigma, 255)
@@ -236,7 +247,13 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
         return _empty(stats)
 
     # 1. exact word df
-    wdf = K.word_df(tokens, doc_offsets, vocab_size)
+    if token_df is None:
+        wdf = K.word_df(tokens, doc_offsets, vocab_size)
+    else:
+        wdf = np.asarray(token_df)
+        if wdf.ndim != 1 or wdf.shape[0] < vocab_size:
+            raise ParameterError(f"token_df must have one entry per token id (>= {vocab_size}), "
+                                 f"got shape {wdf.shape}")
     word_ok = (wdf >= sigma).astype(np.uint8)
     del wdf
     stats["word_df_survivors"] = int(word_ok.sum())
