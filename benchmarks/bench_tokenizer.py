@@ -9,13 +9,15 @@ machine, cut into documents of about ``--doc-kb`` KiB.  Baseline:
 hashing, no NFC, no CJK rule).  repetend: ``tokenize_batch`` over batches of
 ``--batch-mb`` MiB of text (what ``build_store`` does), giving FNV-1a hashes and
 offsets; run with numba's threads (all cores) and with one thread.
-Prints MB/s (of UTF-8), M tokens/s, the peak RSS growth, and the ratios.
+Prints wall and CPU seconds, MB/s (of UTF-8), M tokens/s, the peak RSS growth,
+and the ratios (wall and CPU: on a shared machine the CPU ratio is the steadier).
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import os
 import random
 import re
 import resource
@@ -25,30 +27,34 @@ import numba
 
 from repetend.corpus.tokenizer import tokenize_batch
 
-SOURCES = [
-    "/work/shared/seeds/*.txt",
-    "/usr/share/vim/vim90/tutor/tutor.ru.utf-8",
-    "/usr/share/vim/vim90/tutor/tutor",
-    "/usr/share/vim/vim90/doc/russian.txt",
-    "/usr/share/doc/*/copyright",
-]
+RUSSIAN = ["/work/shared/seeds/*.txt", "/usr/share/vim/vim90/tutor/tutor.ru.utf-8"]
+ENGLISH = ["/usr/share/vim/vim90/tutor/tutor", "/usr/share/doc/*/copyright"]
 
 
-def corpus(mb: float, doc_kb: float, seed: int = 0) -> list[str]:
+def _lines(patterns: list[str], need_cyrillic: bool) -> list[str]:
     lines: list[str] = []
-    for pat in SOURCES:
-        for p in sorted(glob.glob(pat))[:60]:
+    for pat in patterns:
+        for p in sorted(glob.glob(pat))[:80]:
             try:
                 with open(p, encoding="utf-8") as fh:
                     lines.extend(ln for ln in fh.read().splitlines() if ln.strip())
             except (OSError, UnicodeDecodeError):
                 continue
+    if need_cyrillic:
+        lines = [ln for ln in lines if re.search("[а-яА-Я]", ln)]
+    return lines
+
+
+def corpus(mb: float, doc_kb: float, seed: int = 0) -> list[str]:
+    """Documents of lines drawn half from Russian, half from English text."""
+    ru, en = _lines(RUSSIAN, True), _lines(ENGLISH, False)
     rng = random.Random(seed)
     target = int(mb * 1e6)
     docs, cur, cur_len, total = [], [], 0, 0
     doc_chars = int(doc_kb * 1024)
     while total < target:
-        ln = lines[rng.randrange(len(lines))]
+        src = ru if rng.random() < 0.5 else en
+        ln = src[rng.randrange(len(src))]
         cur.append(ln)
         cur_len += len(ln) + 1
         if cur_len >= doc_chars * rng.uniform(0.5, 1.5):
@@ -93,33 +99,39 @@ def main() -> None:
     rss0 = peak_rss_mb()
     pat = re.compile(r"[^\W_]+")
     t = time.perf_counter()
+    c = time.process_time()
     n_re = 0
     for d in docs:
         n_re += len(pat.findall(d.lower()))
     t_re = time.perf_counter() - t
+    c_re = time.process_time() - c
     rss_re = peak_rss_mb() - rss0
 
-    rows = [("regex [^\\W_]+ on lower()", t_re, n_re, rss_re)]
+    rows = [("regex [^\\W_]+ on lower()", t_re, c_re, n_re, rss_re)]
     for threads in (numba.get_num_threads(), 1):
         numba.set_num_threads(threads)
         rss0 = peak_rss_mb()
         t = time.perf_counter()
+        c = time.process_time()
         n_tok = 0
         for b in bs:
             tb = tokenize_batch(b)
             n_tok += int(tb.hashes.size)
         dt = time.perf_counter() - t
-        rows.append((f"repetend tokenize_batch, {threads} thread(s)", dt, n_tok,
-                     peak_rss_mb() - rss0))
+        rows.append((f"repetend tokenize_batch, {threads} thread(s)", dt,
+                     time.process_time() - c, n_tok, peak_rss_mb() - rss0))
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
-    print(f"{'':42s} {'seconds':>8s} {'MB/s':>8s} {'Mtok/s':>8s} {'ns/token':>9s} "
-          f"{'tokens':>11s} {'+peakRSS MB':>11s} {'speed-up':>9s}")
-    for name, dt, n, rss in rows:
-        print(f"{name:42s} {dt:8.2f} {n_bytes / 1e6 / dt:8.1f} {n / 1e6 / dt:8.2f} "
-              f"{dt * 1e9 / max(n, 1):9.1f} {n:11,d} {rss:11.0f} {t_re / dt:8.2f}x")
-    if rows[1][2] != n_re:
-        print(f"note: token counts differ ({rows[1][2]:,} vs {n_re:,}): the regex keeps "
+    print(f"{'':40s} {'wall s':>7s} {'cpu s':>7s} {'MB/s':>7s} {'Mtok/s':>7s} {'ns/tok':>7s} "
+          f"{'tokens':>11s} {'+RSS MB':>8s} {'speed-up wall':>13s} {'cpu':>6s}")
+    for name, dt, cpu, n, rss in rows:
+        print(f"{name:40s} {dt:7.2f} {cpu:7.2f} {n_bytes / 1e6 / dt:7.1f} {n / 1e6 / dt:7.2f} "
+              f"{dt * 1e9 / max(n, 1):7.1f} {n:11,d} {rss:8.0f} {t_re / dt:12.2f}x "
+              f"{c_re / cpu:5.2f}x")
+    print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+          "(wall-clock figures are only comparable within one run)")
+    if rows[1][3] != n_re:
+        print(f"note: token counts differ ({rows[1][3]:,} vs {n_re:,}): the regex keeps "
               "no combining marks and splits no CJK; repetend follows tokenize_ref")
 
 

@@ -324,3 +324,39 @@ def test_many_documents_in_parallel_ranges():
         assert _tok_of_doc(tb, d) == tokenize_reference(docs[d])
     ref_counts = [len(tokenize_reference(t)) for t in docs]
     assert np.diff(tb.doc_offsets).tolist() == ref_counts
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts)
+def test_kernel_nfc_quick_check_is_safe(text):
+    # the in-kernel check may send NFC text to the Python path, never the reverse
+    from repetend.corpus import _tokenizer_kernels as K
+
+    T = U.tables()
+    buf = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    _, flag = K.count_segments(buf, np.zeros(1, np.int64), np.array([buf.size], np.int64),
+                               np.ones(1, np.uint8), 0, T.flags, T.lflags, T.lower, T.ccc,
+                               T.compose_keys)
+    if not flag[0] & K.FLAG_NFC:
+        assert unicodedata.is_normalized("NFC", text)
+    if not flag[0] & K.FLAG_LOWER:
+        assert "İ" not in text and "Σ" not in text
+
+
+@pytest.mark.parametrize("text, needs_nfc", [
+    ("удаа́рение и ударе́ние", False),   # stress marks on letters without precomposed forms
+    ("e\u0301", True), ("и\u0306", True), ("\u1100\u1161", True), ("가\u11a8", True),
+    ("a\u0323\u0301", True),          # ạ + acute: not NFC
+    ("\u0430\u0323\u0301", True),     # conservative: a Maybe mark after another mark
+    ("\u0915\u093c", False), ("\u0958", True),
+])
+def test_kernel_nfc_check_examples(text, needs_nfc):
+    from repetend.corpus import _tokenizer_kernels as K
+
+    T = U.tables()
+    buf = np.frombuffer(text.encode(), dtype=np.uint8)
+    _, flag = K.count_segments(buf, np.zeros(1, np.int64), np.array([buf.size], np.int64),
+                               np.ones(1, np.uint8), 0, T.flags, T.lflags, T.lower, T.ccc,
+                               T.compose_keys)
+    assert bool(flag[0] & K.FLAG_NFC) == needs_nfc
+    assert needs_nfc or unicodedata.is_normalized("NFC", text)

@@ -31,6 +31,10 @@ SINGLE = 2
 SPACE = 4
 NOT_QC_YES = 8
 SPECIAL_LOWER = 16
+MAYBE = 64
+
+FLAG_NFC = 1      # the segment may not be NFC
+FLAG_LOWER = 2    # the segment holds U+0130 / U+03A3 (str.lower needs the context)
 
 UNIT_WORD = 0
 UNIT_CHAR = 1
@@ -61,20 +65,40 @@ def _fnv_cp(h, cp):
     return h
 
 
+@jit(inline="always")
+def _composes(first, second, ckeys):
+    """Whether the pair (first, second) forms a primary composite (NFC would join them)."""
+    if first < 0:
+        return False
+    if 0x1100 <= first <= 0x1112 and 0x1161 <= second <= 0x1175:
+        return True  # Hangul L + V
+    if (0xAC00 <= first <= 0xD7A3 and (first - 0xAC00) % 28 == 0
+            and 0x11A8 <= second <= 0x11C2):
+        return True  # Hangul LV + T
+    key = (first << 21) | second
+    k = np.searchsorted(ckeys, key)
+    return k < ckeys.shape[0] and ckeys[k] == key
+
+
 @jit
-def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc,
+def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc, ckeys,
                  fill, chars, char_base, out_start, out_end, out_hash, pos):
     """Scan ``buf[a:b]``; return ``(n_tokens, flag)``.
 
     With ``fill`` the tokens are written at ``out_*[pos:pos + n_tokens]`` as
     far as the arrays reach (the count goes on past their end).
-    ``flag`` is 1 when (lower mode only) the segment may not be NFC or holds a
-    character whose lower-casing is context dependent.
+    ``flag`` (lower mode only) has ``FLAG_NFC`` when the segment may not be NFC
+    (an NFC_Quick_Check=No character, a Maybe character that composes with
+    its starter or follows other marks, or marks out of canonical order) and
+    ``FLAG_LOWER`` when it holds a character whose lower-casing is context
+    dependent.
     """
     cap = out_start.shape[0]
     n = 0
     flag = 0
     last_ccc = 0
+    last_starter = np.int64(-1)
+    marks = 0
     in_tok = False
     tstart = 0
     h = FNV_OFFSET
@@ -88,6 +112,8 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc,
             cp = np.int64(c0)
             w = 1
             last_ccc = 0
+            last_starter = cp
+            marks = 0
             if lower:
                 f = lflags[cp]
                 lcp = cp + 32 if 65 <= cp <= 90 else cp
@@ -108,12 +134,25 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc,
                 w = 4
             if lower:
                 f = lflags[cp]
-                if f & (NOT_QC_YES | SPECIAL_LOWER):
-                    flag = 1
-                cc = ccc[cp]
+                cc = np.int64(ccc[cp])
+                if f & SPECIAL_LOWER:
+                    flag |= FLAG_LOWER
+                if f & NOT_QC_YES:
+                    if not (f & MAYBE):
+                        flag |= FLAG_NFC
+                    elif cc == 0:  # composes only with an adjacent starter
+                        if marks == 0 and _composes(last_starter, cp, ckeys):
+                            flag |= FLAG_NFC
+                    elif marks > 0 or _composes(last_starter, cp, ckeys):
+                        flag |= FLAG_NFC
                 if cc != 0 and last_ccc > cc:
-                    flag = 1
+                    flag |= FLAG_NFC
                 last_ccc = cc
+                if cc == 0:
+                    last_starter = cp
+                    marks = 0
+                else:
+                    marks += 1
                 lcp = np.int64(lowtab[cp])
             else:
                 f = flags[cp]
@@ -178,7 +217,7 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc,
 
 
 @jit
-def count_segments(buf, seg_a, seg_b, seg_lower, unit, flags, lflags, lowtab, ccc):
+def count_segments(buf, seg_a, seg_b, seg_lower, unit, flags, lflags, lowtab, ccc, ckeys):
     """Token count and NFC/lower flag of every segment (no output written)."""
     m = seg_a.shape[0]
     counts = np.zeros(m, dtype=np.int64)
@@ -187,14 +226,14 @@ def count_segments(buf, seg_a, seg_b, seg_lower, unit, flags, lflags, lowtab, cc
     dummy_h = np.empty(0, dtype=np.uint64)
     for s in range(m):
         n, f = scan_segment(buf, seg_a[s], seg_b[s], seg_lower[s], unit, flags, lflags,
-                            lowtab, ccc, False, False, 0, dummy_i, dummy_i, dummy_h, 0)
+                            lowtab, ccc, ckeys, False, False, 0, dummy_i, dummy_i, dummy_h, 0)
         counts[s] = n
         seg_flag[s] = f
     return counts, seg_flag
 
 
 @jit
-def scan_range(buf, seg_a, seg_b, seg_lower, s0, s1, unit, flags, lflags, lowtab, ccc,
+def scan_range(buf, seg_a, seg_b, seg_lower, s0, s1, unit, flags, lflags, lowtab, ccc, ckeys,
                out_start, out_end, out_hash, pos, counts, seg_flag):
     """Scan segments ``s0:s1`` writing their tokens one after another from *pos*.
 
@@ -207,7 +246,7 @@ def scan_range(buf, seg_a, seg_b, seg_lower, s0, s1, unit, flags, lflags, lowtab
     cap = out_start.shape[0]
     for s in range(s0, s1):
         n, f = scan_segment(buf, seg_a[s], seg_b[s], seg_lower[s], unit, flags, lflags,
-                            lowtab, ccc, True, False, 0, out_start, out_end, out_hash, pos)
+                            lowtab, ccc, ckeys, True, False, 0, out_start, out_end, out_hash, pos)
         if pos + n > cap:
             return s, pos
         counts[s] = n

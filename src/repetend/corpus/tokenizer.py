@@ -181,7 +181,8 @@ def _scan_segments(buf: np.ndarray, seg_a: np.ndarray, seg_b: np.ndarray, seg_lo
         s, pos = s0, 0
         while True:
             s, pos = K.scan_range(buf, seg_a, seg_b, seg_low, s, s1, kunit, T.flags, T.lflags,
-                                  T.lower, T.ccc, st, en, ha, pos, counts, seg_flag)
+                                  T.lower, T.ccc, T.compose_keys, st, en, ha, pos,
+                                  counts, seg_flag)
             if s >= s1:
                 return st[:pos], en[:pos], ha[:pos]
             # a word token takes >= 1 byte plus a separator, a char token >= 1 byte
@@ -222,10 +223,13 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
     doc_raw = np.ones(n_docs, dtype=bool)
     bad = np.unique(seg_d[seg_flag != 0])
     if bad.size:
+        doc_flag = np.zeros(n_docs, dtype=np.uint8)
+        np.bitwise_or.at(doc_flag, seg_d, seg_flag)
         # not (surely) NFC, or İ / Σ: normalize and lower these documents in
         # Python, append their bytes to the buffer, scan them without lowering,
         # and put their tokens in place of the first scan's
-        fixed = [_nfc_lower(texts[d]).encode("utf-8", _ENC) for d in bad.tolist()]
+        fixed = [(_nfc_lower(texts[d]) if doc_flag[d] & K.FLAG_NFC else texts[d].lower())
+                 .encode("utf-8", _ENC) for d in bad.tolist()]
         flens = np.fromiter(map(len, fixed), dtype=np.int64, count=len(fixed))
         base = len(blob)
         blob = blob + b"".join(fixed)
@@ -347,13 +351,14 @@ def _scan_chars(text_bytes: bytes, lower: int, kunit: int) -> tuple[np.ndarray, 
     a = np.zeros(1, dtype=np.int64)
     b = np.array([buf.size], dtype=np.int64)
     low = np.array([lower], dtype=np.uint8)
-    counts, flag = K.count_segments(buf, a, b, low, kunit, T.flags, T.lflags, T.lower, T.ccc)
+    counts, flag = K.count_segments(buf, a, b, low, kunit, T.flags, T.lflags, T.lower, T.ccc,
+                                    T.compose_keys)
     n = int(counts[0])
     start = np.empty(n, dtype=np.int64)
     end = np.empty(n, dtype=np.int64)
     h = np.empty(n, dtype=np.uint64)
     K.scan_segment(buf, np.int64(0), np.int64(buf.size), np.int64(lower), kunit, T.flags,
-                   T.lflags, T.lower, T.ccc, True, True, np.int64(0), start, end, h, np.int64(0))
+                   T.lflags, T.lower, T.ccc, T.compose_keys, True, True, np.int64(0), start, end, h, np.int64(0))
     return np.stack([start, end], axis=1), int(flag[0])
 
 

@@ -16,13 +16,18 @@ Tables (all of length ``0x110000``, indexed by code point):
     ``NOT_QC_YES`` NFC_Quick_Check is No or Maybe (the text may not be NFC);
     ``SPECIAL_LOWER`` ``str.lower`` of this character is not a context-free
     single code point (U+0130 expands to two, U+03A3 depends on Final_Sigma);
+    ``MAYBE`` NFC_Quick_Check is Maybe: the character may compose with the
+    starter before it (``compose_keys`` says with which);
     ``NO_BOUNDARY`` there is no normalization boundary before the character:
     the first character of its canonical decomposition is a non-starter or may
     compose with the character before (so NFC of a text is the concatenation
     of the NFCs of the pieces cut before every character without this bit).
+``compose_keys`` (int64, sorted)
+    ``first << 21 | second`` of every primary composite pair (Hangul excluded:
+    the kernel composes L+V and LV+T arithmetically).
 ``lflags`` (uint8)
     ``WORD | SINGLE | SPACE`` of the *lower-cased* character, with
-    ``NOT_QC_YES | SPECIAL_LOWER`` of the character itself: one lookup per
+    ``NOT_QC_YES | MAYBE | SPECIAL_LOWER`` of the character itself: one lookup per
     character on the fast path, which lowers inside the kernel.
 ``lower`` (int32)
     the single code point ``chr(c).lower()`` (``c`` itself for SPECIAL_LOWER).
@@ -45,7 +50,7 @@ import numpy as np
 
 from .tokenize_ref import is_single_char_token
 
-__all__ = ["UnicodeTables", "tables", "WORD", "SINGLE", "SPACE", "NOT_QC_YES", "SPECIAL_LOWER", "NO_BOUNDARY"]
+__all__ = ["UnicodeTables", "tables", "WORD", "SINGLE", "SPACE", "NOT_QC_YES", "SPECIAL_LOWER", "NO_BOUNDARY", "MAYBE"]
 
 WORD = 1
 SINGLE = 2
@@ -53,8 +58,9 @@ SPACE = 4
 NOT_QC_YES = 8
 SPECIAL_LOWER = 16
 NO_BOUNDARY = 32
+MAYBE = 64
 
-_TABLE_VERSION = 2
+_TABLE_VERSION = 3
 _N = 0x110000
 
 
@@ -65,6 +71,7 @@ class UnicodeTables:
     lower: np.ndarray
     ccc: np.ndarray
     lower_len: np.ndarray
+    compose_keys: np.ndarray
 
 
 def _cache_dir() -> Path:
@@ -105,15 +112,22 @@ def build_tables() -> UnicodeTables:
     not_yes = np.fromiter((not isnorm("NFC", ch) for ch in chars), dtype=bool, count=_N)
     decomp = unicodedata.decomposition
     normalize = unicodedata.normalize
+    maybe = np.zeros(_N, dtype=bool)
+    keys = []
     for c in range(_N):
         d = decomp(chars[c])
         if d and d[0] != "<":
             parts = d.split()
             if len(parts) == 2 and normalize("NFC", chars[c]) == chars[c]:
-                not_yes[int(parts[1], 16)] = True
-    not_yes[0x1161:0x1176] = True
-    not_yes[0x11A8:0x11C3] = True
+                first, second = int(parts[0], 16), int(parts[1], 16)
+                maybe[second] = True
+                keys.append((first << 21) | second)
+    maybe[0x1161:0x1176] = True
+    maybe[0x11A8:0x11C3] = True
+    not_yes |= maybe
     flags[not_yes] |= NOT_QC_YES
+    flags[maybe] |= MAYBE
+    compose_keys = np.unique(np.array(keys, dtype=np.int64))
     # boundary before c: NFD(c) starts with a starter that never composes backwards
     first = np.fromiter((ord(normalize("NFD", ch)[0]) if ch else 0 for ch in chars),
                         dtype=np.int64, count=_N)
@@ -134,15 +148,15 @@ def build_tables() -> UnicodeTables:
     # Final_Sigma: str.lower maps U+03A3 to U+03C3 or U+03C2 depending on context
     flags[0x03A3] |= SPECIAL_LOWER
     lower[0x03A3] = 0x03A3
-    lflags = (flags[lower] & (WORD | SINGLE | SPACE)) | (flags & (NOT_QC_YES | SPECIAL_LOWER))
-    return UnicodeTables(flags, lflags.astype(np.uint8), lower, ccc, lower_len)
+    lflags = ((flags[lower] & (WORD | SINGLE | SPACE))
+              | (flags & (NOT_QC_YES | MAYBE | SPECIAL_LOWER)))
+    return UnicodeTables(flags, lflags.astype(np.uint8), lower, ccc, lower_len, compose_keys)
 
 
 def _load(path: Path) -> UnicodeTables | None:
     try:
         with np.load(path) as z:
-            t = UnicodeTables(*(np.ascontiguousarray(z[k]) for k in
-                                ("flags", "lflags", "lower", "ccc", "lower_len")))
+            t = UnicodeTables(*(np.ascontiguousarray(z[k]) for k in _FIELDS))
     except Exception:  # missing or corrupt cache: rebuild
         return None
     if any(a.shape != (_N,) for a in (t.flags, t.lflags, t.lower, t.ccc, t.lower_len)):
@@ -155,13 +169,13 @@ def _save(path: Path, t: UnicodeTables) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp.npz")
         with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, flags=t.flags, lflags=t.lflags, lower=t.lower,
-                                ccc=t.ccc, lower_len=t.lower_len)
+            np.savez_compressed(fh, **{k: getattr(t, k) for k in _FIELDS})
         os.replace(tmp, path)
     except OSError:  # read-only home etc.: the tables are rebuilt next time
         pass
 
 
+_FIELDS = ("flags", "lflags", "lower", "ccc", "lower_len", "compose_keys")
 _TABLES: UnicodeTables | None = None
 
 
