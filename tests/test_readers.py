@@ -614,3 +614,49 @@ def test_a_100mb_single_document(tmp_path):
     p.write_text(json.dumps({"id": "big", "text": text}) + "\n")
     recs, stats = read(p)
     assert len(recs) == 1 and recs[0].text == text and stats.records == 1
+
+
+# -- damaged files: never a crash, only records, counts, or an InputError --------------------
+def _valid_bytes(fmt: str, tmp: Path) -> bytes:
+    rows = [{"id": f"r{i}", "text": f"запись {i} " * (i + 1), "url": f"http://h{i}.example/"}
+            for i in range(12)]
+    p = tmp / f"v.{fmt}"
+    if fmt.startswith("jsonl"):
+        write_jsonl(p, rows)
+    elif fmt in ("csv", "tsv"):
+        write_csv(p, rows, delimiter="," if fmt == "csv" else "\t")
+    elif fmt == "parquet":
+        write_parquet(p, rows, row_group_size=4)
+    elif fmt in ("warc.gz", "warc.wet.gz"):
+        write_warc(p, [(r["url"], f"<html><body><p>{r['text']}</p></body></html>".encode(),
+                        "text/html") for r in rows], wet=fmt == "warc.wet.gz")
+    return p.read_bytes()
+
+
+_FUZZ_FORMATS = ["jsonl", "jsonl.gz", "jsonl.zst", "csv", "tsv", "parquet", "warc.gz",
+                 "warc.wet.gz"]
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(fmt=st.sampled_from(_FUZZ_FORMATS), cut=st.floats(0, 1),
+       flips=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), max_size=4),
+       on_error=st.sampled_from(["skip", "fail"]))
+def test_damaged_files_never_crash(tmp_path_factory, fmt, cut, flips, on_error):
+    tmp = tmp_path_factory.mktemp("z")
+    data = bytearray(_valid_bytes(fmt, tmp))
+    for where, byte in flips:
+        data[min(int(where * len(data)), len(data) - 1)] = byte
+    data = bytes(data[: int(cut * len(data))])
+    p = tmp / f"damaged.{fmt}"
+    p.write_bytes(data)
+    stats = ReadStats()
+    try:
+        recs = list(read_corpus([p], stats=stats, on_error=on_error))
+    except InputError as exc:
+        assert "damaged" in str(exc)  # the message names the file
+        return
+    for r in recs:
+        r.text.encode("utf-8")  # always valid text
+        assert isinstance(r.id, str) and r.id
+    assert stats.records == len(recs)

@@ -18,7 +18,7 @@ import zlib
 from pathlib import Path
 from typing import Any, ClassVar, Iterator, Literal
 
-from ..errors import InputError, ParameterError, require
+from ..errors import InputError, ParameterError, RepetendError, require
 from .read_base import Reader, _decode, open_binary
 from .record import Record
 
@@ -133,11 +133,6 @@ class _WarcBase(Reader):
             while True:
                 try:
                     record = next(it)
-                    record_no += 1
-                    if record.rec_type not in self.wanted:
-                        self.stats.skipped_non_response += 1
-                        continue
-                    rec = self.convert(path, record_no, record)
                 except StopIteration:
                     break
                 except ArchiveLoadFailed as exc:
@@ -145,9 +140,24 @@ class _WarcBase(Reader):
                         raise InputError(f"not a WARC file ({exc})", path=str(path)) from None
                     self.stream_failed(path, f"after WARC record {record_no}", exc)
                     break
-                except (EOFError, zlib.error, OSError, ValueError, _Truncated) as exc:
+                except Exception as exc:  # warcio raises all kinds on damaged bytes
+                    self.stream_failed(path, f"after WARC record {record_no}", exc)
+                    break
+                record_no += 1
+                if record.rec_type not in self.wanted:
+                    self.stats.skipped_non_response += 1
+                    continue
+                try:
+                    rec = self.convert(path, record_no, record)
+                except RepetendError:
+                    raise
+                except (_Truncated, EOFError, zlib.error, OSError) as exc:
                     self.stream_failed(path, f"WARC record {record_no}", exc)
                     break
+                except Exception as exc:  # one damaged payload (chunking, encoding, HTML)
+                    self.malformed(path, f"WARC record {record_no}",
+                                   f"cannot decode the payload ({type(exc).__name__}: {exc})")
+                    continue
                 if rec is not None:
                     yield rec
 
