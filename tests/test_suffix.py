@@ -127,14 +127,31 @@ def test_left_extension_frequent_through_one_group_only():
 def test_lcp_is_clamped_at_separators():
     tokens = np.array([1, 2, 1, 2], dtype=np.int32)
     offsets = np.array([0, 2, 4])
-    text = K.build_text(tokens, offsets)
-    assert text.tolist() == [2, 3, 0, 2, 3, 0]
+    code = np.array([0, 1, 2], dtype=np.int32)
+    text, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(tokens, offsets, code, 1)
+    assert text.tolist() == [1, 2, 0, 1, 2, 0]
+    assert seg_doc.tolist() == [0, 1] and seg_orig.tolist() == [0, 2]
     import pydivsufsort
 
     sa = pydivsufsort.divsufsort(text)
     lcp, _ = K.kasai_clamped(text, sa)
     # the two "1 2" suffixes share exactly two tokens, not the separators after them
     assert sorted(lcp.tolist()) == [0, 0, 0, 0, 1, 2]
+
+
+def test_compaction_keeps_only_long_runs_of_frequent_tokens():
+    # token 9 is rare (df 1): it splits document 0 into runs [0,1,2] and [0,1]
+    tokens = np.array([0, 1, 2, 9, 0, 1, 0, 1, 2], dtype=np.int32)
+    offsets = np.array([0, 6, 9])
+    code = np.array([1, 2, 3, 0, 0, 0, 0, 0, 0, 0], dtype=np.int32)
+    text, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(tokens, offsets, code, 3)
+    assert text.tolist() == [1, 2, 3, 0, 1, 2, 3, 0]
+    assert seg_doc.tolist() == [0, 1] and seg_orig.tolist() == [0, 6]
+    assert seg_cstart.tolist() == [0, 4] and seg_len.tolist() == [3, 3]
+    raw = mine_suffix(tokens, offsets, 2, 3)
+    assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 2, 3) == {
+        (0, 1, 2): (2, [0, 6])}
+    assert raw.stats["kept_tokens"] == 6
 
 
 def test_stats_report_stages():
@@ -145,3 +162,21 @@ def test_stats_report_stages():
         assert raw.stats["timings"][k] >= 0
     assert raw.stats["phrases"] == raw.n_phrases
     assert raw.stats["candidates"] >= raw.n_phrases
+
+
+@pytest.mark.parametrize("n_distinct, dtype", [(200, "uint8"), (3000, "uint16"),
+                                               (70000, "int32")])
+def test_text_dtype_paths_match_oracle(n_distinct, dtype):
+    # short documents over a large alphabet, sigma = 1 so every token is kept
+    rng = np.random.default_rng(n_distinct)
+    n_docs = n_distinct // 2 + 50
+    lens = rng.integers(1, 5, n_docs)
+    tokens = rng.integers(0, 4, int(lens.sum())).astype(np.int32)
+    uniq = rng.permutation(tokens.size)[:n_distinct - 4]
+    tokens[uniq] = np.arange(4, n_distinct, dtype=np.int32)[:uniq.size]
+    offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    raw = mine_suffix(tokens, offsets, 1, 2)
+    assert raw.stats["text_dtype"] == dtype
+    assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 1, 2)
+    raw = mine_suffix(tokens, offsets, 3, 1)
+    assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 3, 1)

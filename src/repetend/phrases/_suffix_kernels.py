@@ -1,9 +1,12 @@
 """Compiled kernels of the ``suffix`` phrase engine (arrays and scalars only).
 
-The text the suffix array is built over is the token array with every id
-shifted by one and a separator ``0`` after each document (see
-:func:`build_text`).  All LCP values are clamped at separators, so an
-LCP-interval never spans a document boundary.
+The suffix array is built over a *compacted* text: the runs of at least
+``min_len`` consecutive tokens whose document frequency is ``>= min_docs``
+(an exact filter: a frequent phrase holds only frequent tokens, and a phrase
+of length ``>= min_len`` or its one-token extensions fit only in such runs),
+each token renamed to a dense code ``>= 1`` and each run followed by a
+separator ``0`` (see :func:`compact_runs`).  All LCP values are clamped at
+separators, so an LCP-interval never spans a run or document boundary.
 """
 
 from __future__ import annotations
@@ -16,19 +19,69 @@ SEP = 0
 
 
 @jit
-def build_text(tokens, doc_offsets):
-    """``tokens + 1`` with a ``0`` after every document; int32 ``[n + n_docs]``."""
+def token_df(tokens, doc_offsets, vocab_size):
+    """Document frequency of every token id (int64 ``[vocab_size]``)."""
+    df = np.zeros(vocab_size, dtype=np.int64)
+    last = np.full(vocab_size, -1, dtype=np.int64)
+    for d in range(doc_offsets.shape[0] - 1):
+        for p in range(doc_offsets[d], doc_offsets[d + 1]):
+            t = tokens[p]
+            if last[t] != d:
+                last[t] = d
+                df[t] += 1
+    return df
+
+
+@jit
+def compact_runs(tokens, doc_offsets, code, min_len):
+    """The compacted text and its runs.
+
+    ``code[t]`` is the new code (``>= 1``) of a token with df ``>= min_docs``
+    and 0 for the others.  Returns ``(text int32 [m], seg_doc, seg_orig,
+    seg_cstart, seg_len)``: run ``s`` of document ``seg_doc[s]`` starts at
+    global token position ``seg_orig[s]``, occupies ``text[seg_cstart[s]:
+    seg_cstart[s] + seg_len[s]]`` and is followed by a separator.
+    """
     n_docs = doc_offsets.shape[0] - 1
-    m = tokens.shape[0] + n_docs
+    n_seg = 0
+    kept = 0
+    for d in range(n_docs):
+        run = 0
+        for p in range(doc_offsets[d], doc_offsets[d + 1] + 1):
+            if p < doc_offsets[d + 1] and code[tokens[p]] != 0:
+                run += 1
+            else:
+                if run >= min_len:
+                    n_seg += 1
+                    kept += run
+                run = 0
+    m = kept + n_seg
     text = np.empty(m, dtype=np.int32)
+    seg_doc = np.empty(n_seg, dtype=np.int32)
+    seg_orig = np.empty(n_seg, dtype=np.int64)
+    seg_cstart = np.empty(n_seg, dtype=np.int64)
+    seg_len = np.empty(n_seg, dtype=np.int64)
+    s = 0
     q = 0
     for d in range(n_docs):
-        for p in range(doc_offsets[d], doc_offsets[d + 1]):
-            text[q] = tokens[p] + 1
-            q += 1
-        text[q] = SEP
-        q += 1
-    return text
+        run = 0
+        for p in range(doc_offsets[d], doc_offsets[d + 1] + 1):
+            if p < doc_offsets[d + 1] and code[tokens[p]] != 0:
+                run += 1
+            else:
+                if run >= min_len:
+                    seg_doc[s] = d
+                    seg_orig[s] = p - run
+                    seg_cstart[s] = q
+                    seg_len[s] = run
+                    for r in range(p - run, p):
+                        text[q] = code[tokens[r]]
+                        q += 1
+                    text[q] = SEP
+                    q += 1
+                    s += 1
+                run = 0
+    return text, seg_doc, seg_orig, seg_cstart, seg_len
 
 
 @jit
@@ -61,20 +114,17 @@ def kasai_clamped(text, sa):
 
 
 @jit
-def docs_in_sa_order(sa, doc_offsets, scratch):
+def docs_in_sa_order(sa, seg_doc, seg_cstart, seg_len, scratch):
     """Document of every suffix in SA order (``-1`` for separator suffixes).
 
     ``scratch`` (int32 ``[m]``) is overwritten with the document of every text
-    position and reused as the output.
+    position.
     """
-    n_docs = doc_offsets.shape[0] - 1
-    q = 0
-    for d in range(n_docs):
-        for _ in range(doc_offsets[d], doc_offsets[d + 1]):
-            scratch[q] = d
-            q += 1
-        scratch[q] = -1
-        q += 1
+    for s in range(seg_doc.shape[0]):
+        c = seg_cstart[s]
+        for q in range(c, c + seg_len[s]):
+            scratch[q] = seg_doc[s]
+        scratch[c + seg_len[s]] = -1
     m = sa.shape[0]
     out = np.empty(m, dtype=np.int32)
     for i in range(m):
@@ -83,7 +133,7 @@ def docs_in_sa_order(sa, doc_offsets, scratch):
 
 
 @jit
-def frequent_leaves(sa, lcp, docsa, doc_offsets, min_docs, min_len):
+def frequent_leaves(sa, lcp, docsa, n_docs, seg_cstart, seg_len, min_docs, min_len):
     """Bottom-up LCP-interval traversal (Abouelhoda, Kurtz & Ohlebusch 2004)
     with distinct-document counting (Hui 1992).
 
@@ -97,21 +147,19 @@ def frequent_leaves(sa, lcp, docsa, doc_offsets, min_docs, min_len):
     (``df >= min_docs``) and have no frequent child: exactly the right-maximal
     frequent strings.  Only those with ``length >= min_len`` are returned.
     For ``min_docs <= 1`` a single suffix is frequent too and is reported as
-    an interval ``[i, i]`` of its length to the document end.
+    an interval ``[i, i]`` of its length to the end of its run.
     These intervals are disjoint (the leaves of the frequent top of the tree).
     """
     m = sa.shape[0]
-    n_docs = doc_offsets.shape[0] - 1
     prev = np.full(max(n_docs, 1), -1, dtype=np.int64)
-    # the stack depth is bounded by the longest document + 2; the intervals
+    # the stack depth is bounded by the longest run + 2; the intervals
     # reported are disjoint and hold >= min_docs suffixes each.  Allocating
     # both once keeps the loop free of array reassignments (which cost a
     # reference-count update per iteration).
     longest = 0
-    for d in range(n_docs):
-        ln = doc_offsets[d + 1] - doc_offsets[d]
-        if ln > longest:
-            longest = ln
+    for s in range(seg_len.shape[0]):
+        if seg_len[s] > longest:
+            longest = seg_len[s]
     cap = longest + 2
     st_lcp = np.empty(cap, dtype=np.int64)
     st_lb = np.empty(cap, dtype=np.int64)
@@ -197,7 +245,8 @@ def frequent_leaves(sa, lcp, docsa, doc_offsets, min_docs, min_len):
                     hi = mid - 1
             st_corr[lo] += 1
         if min_docs <= 1:
-            rem = doc_offsets[d + 1] + d - sa[i]
+            g = np.searchsorted(seg_cstart, sa[i], side="right") - 1
+            rem = seg_cstart[g] + seg_len[g] - sa[i]
             nxt = lcp[i + 1] if i + 1 < m else 0
             here = lcp[i]
             parent = here if here > nxt else nxt
@@ -266,9 +315,9 @@ def left_maximal(text, sa, docsa, lbs, rbs, min_docs, n_docs):
 
 
 @jit
-def emit_occurrences(sa, docsa, lbs, rbs):
-    """Occurrence starts of the kept intervals as original token positions,
-    sorted per interval; returns ``(occ_offsets, occ_starts)``."""
+def emit_occurrences(sa, seg_orig, seg_cstart, lbs, rbs):
+    """Occurrence starts of the kept intervals as original global token
+    positions, sorted per interval; returns ``(occ_offsets, occ_starts)``."""
     k = lbs.shape[0]
     offsets = np.empty(k + 1, dtype=np.int64)
     offsets[0] = 0
@@ -278,8 +327,9 @@ def emit_occurrences(sa, docsa, lbs, rbs):
     for c in range(k):
         o = offsets[c]
         for i in range(lbs[c], rbs[c] + 1):
-            # position in the separated text minus the separators before it
-            starts[o] = np.int64(sa[i]) - docsa[i]
+            p = np.int64(sa[i])
+            g = np.searchsorted(seg_cstart, p, side="right") - 1
+            starts[o] = seg_orig[g] + p - seg_cstart[g]
             o += 1
         starts[offsets[c]:offsets[c + 1]].sort()
     return offsets, starts

@@ -99,33 +99,55 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
     divsufsort = require("pydivsufsort", "suffix", "the suffix engine")
 
     t0 = time.perf_counter()
-    text = K.build_text(tokens, doc_offsets)
+    vocab_size = int(tokens.max()) + 1
+    if int(tokens.min()) < 0:
+        raise ValueError("token ids must be non-negative")
+    df = K.token_df(tokens, doc_offsets, vocab_size)
+    frequent = df >= min_docs
+    n_codes = int(np.count_nonzero(frequent))
+    code = np.zeros(vocab_size, dtype=np.int32)
+    code[frequent] = np.arange(1, n_codes + 1, dtype=np.int32)
+    del df, frequent
+    text32, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(tokens, doc_offsets, code,
+                                                                   min_len)
+    del code
+    # the smallest unsigned type that holds the codes: pydivsufsort sorts the
+    # bytes of the text, so fewer bytes per symbol is a faster, smaller sort
+    dtype = np.uint8 if n_codes < 2**8 else np.uint16 if n_codes < 2**16 else np.int32
+    text = text32.astype(dtype) if dtype is not np.int32 else text32
+    del text32
+    m = int(text.shape[0])
+    stats.update(kept_tokens=int(seg_len.sum()), runs=int(seg_len.shape[0]),
+                 alphabet=n_codes, text_dtype=np.dtype(dtype).name)
     t1 = time.perf_counter()
+    if m == 0:
+        t["filter"] = t1 - t0
+        stats.update(frequent_intervals=0, candidates=0, phrases=0)
+        return _empty(stats)
     sa = divsufsort.divsufsort(text)
     t2 = time.perf_counter()
     lcp, scratch = K.kasai_clamped(text, sa)
     t3 = time.perf_counter()
-    docsa = K.docs_in_sa_order(sa, doc_offsets, scratch)
+    docsa = K.docs_in_sa_order(sa, seg_doc, seg_cstart, seg_len, scratch)
     del scratch
     t4 = time.perf_counter()
     lbs, rbs, lens, dfs, n_frequent, depth = K.frequent_leaves(
-        sa, lcp, docsa, doc_offsets, min_docs, min_len)
+        sa, lcp, docsa, n_docs, seg_cstart, seg_len, min_docs, min_len)
     del lcp
     t5 = time.perf_counter()
     keep = K.left_maximal(text, sa, docsa, lbs, rbs, min_docs, n_docs)
     lbs, rbs, lens, dfs = lbs[keep], rbs[keep], lens[keep], dfs[keep]
     t6 = time.perf_counter()
-    occ_offsets, occ_starts = K.emit_occurrences(sa, docsa, lbs, rbs)
+    occ_offsets, occ_starts = K.emit_occurrences(sa, seg_orig, seg_cstart, lbs, rbs)
     t7 = time.perf_counter()
-    t.update(text=t1 - t0, suffix_array=t2 - t1, lcp=t3 - t2, docs=t4 - t3,
+    t.update(filter=t1 - t0, suffix_array=t2 - t1, lcp=t3 - t2, docs=t4 - t3,
              intervals=t5 - t4, left_maximal=t6 - t5, occurrences=t7 - t6)
     stats.update(
         frequent_intervals=int(n_frequent),
         candidates=int(keep.shape[0]),
         phrases=int(lens.shape[0]),
         max_stack_depth=int(depth),
-        bytes_per_token_arrays=float(text.nbytes + sa.nbytes + 4 * text.shape[0]
-                                     + docsa.nbytes) / max(n, 1),
+        kept_share=m / max(n, 1),
     )
     return RawPhrases(lengths=lens, df=dfs, occ_offsets=occ_offsets, occ_starts=occ_starts,
                       stats=stats)
