@@ -4,8 +4,13 @@ Seed 000, part 3, step 3: all occurrences of a phrase lie next to each other
 in the suffix array, and the LCP array marks where such blocks start and end.
 This engine is the FHK family (distinct-document counting on LCP intervals):
 
-1. the separated text ``tokens + 1`` with a ``0`` after every document
-   (:func:`~repetend.phrases._suffix_kernels.build_text`);
+1. an exact filter: tokens with df < σ can be in no frequent phrase, and a
+   phrase of length ≥ L (or a one-token extension of it) fits only inside a
+   run of ≥ L consecutive frequent tokens; the text to sort is those runs,
+   each followed by a separator ``0``, with the frequent tokens renamed to
+   dense codes ``1..V'`` (:func:`~repetend.phrases._suffix_kernels.compact_runs`)
+   stored as uint8/uint16 when ``V'`` allows — ``pydivsufsort`` sorts the
+   bytes of its input, so this halves or quarters the sort;
 2. its suffix array (``pydivsufsort``, the optional extra ``suffix``) and an
    LCP array clamped at separators (Kasai et al. 2001);
 3. one bottom-up traversal of the LCP intervals with a stack (Abouelhoda,
@@ -17,9 +22,10 @@ This engine is the FHK family (distinct-document counting on LCP intervals):
    is still frequent;
 5. the occurrences of the kept intervals, sorted per phrase.
 
-Memory: about 20 bytes per token (text, suffix array, LCP, document of every
-suffix, plus one int32 scratch array) besides ``pydivsufsort``'s own work
-space.  Time: ``O(n log n)`` at worst (the sorts in steps 4–5), linear in
+Memory, per kept position m (m ≤ n + runs): the text (1, 2 or 4 bytes), the
+suffix array (4), LCP (4), the document of every suffix (4) and one int32
+scratch array, plus ``pydivsufsort``'s copy of the text and a suffix array
+over its *bytes* (4 bytes per byte of text) during the sort.  Time: ``O(n log n)`` at worst (the sorts in steps 4–5), linear in
 practice.
 """
 
