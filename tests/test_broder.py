@@ -164,3 +164,32 @@ def test_bad_parameters(kw):
 def test_bad_doc_n_tokens():
     with pytest.raises(ParameterError, match="doc_n_tokens"):
         broder_pairs(sets_from_python([{10}, {10}]), [1, 1, 1], 0.5)
+
+
+def test_empty_corpus():
+    for py, n in (([], []), ([set()], [0])):
+        res = broder(sets_from_python(py), n, 0.5)
+        assert len(res.pairs) == 0 and res.n_samples == 0
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_verified_containment(seed):
+    """A short page inside a long one: kept on exact containment although J < t."""
+    rng = np.random.default_rng(300 + seed)
+    py, ntok = _random_case(rng)
+    long = set((np.arange(0, 200) * 5).tolist())
+    short = set(list(sorted(long))[:40])
+    py += [long, short]
+    ntok = np.concatenate([ntok, [5000, 150]])
+    sets = sets_from_python(py)
+    ref = naive_broder(py, ntok)
+    got = pairs_as_dict(broder_pairs(sets, ntok, 0.9, containment=0.8))
+    exp = {}
+    for k, v in ref.items():
+        if v[1] >= 0.9 or v[2] >= 0.8 or v[3] >= 0.8:
+            m = measures(py[k[0]], py[k[1]])
+            if m[0] >= 0.9 or m[1] >= 0.8 or m[2] >= 0.8:
+                exp[k] = m
+    assert got == exp
+    n = len(py)
+    assert (n - 2, n - 1) in got and got[(n - 2, n - 1)][0] < 0.9

@@ -46,10 +46,14 @@ def element_ranks(hashes, order, n_sets):
         gid[p] = g
         counts[g] += 1
     n_groups = g + 1
-    start = np.zeros(n_sets + 2, dtype=np.int64)   # counting sort by frequency
+    max_f = n_sets
+    for q in range(n_groups):
+        if counts[q] > max_f:   # only if a set repeated an element (bad input): stay in bounds
+            max_f = counts[q]
+    start = np.zeros(max_f + 2, dtype=np.int64)   # counting sort by frequency
     for q in range(n_groups):
         start[counts[q] + 1] += 1
-    for f in range(n_sets + 1):
+    for f in range(max_f + 1):
         start[f + 1] += start[f]
     n_single = start[2]
     rank_of = np.empty(n_groups, dtype=np.int64)
