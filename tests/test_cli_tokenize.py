@@ -52,6 +52,10 @@ def test_tokenize_writes_store_and_summary(tmp_path):
     assert f"{store.n_tokens:,} tokens" in r.output and "6 documents" in r.output
     info = run("info", out)
     assert info.exit_code == 0 and "6 documents" in info.output
+    med = int(np.median(np.diff(store.doc_offsets)))
+    assert f"median {med:,}" in info.output
+    assert "2 hosts (6 documents with a url)" in info.output
+    assert "shop0.example 3, shop1.example 3" in info.output
     js = run("info", out, "--json")
     assert json.loads(js.output) == summary
 
@@ -119,6 +123,14 @@ def test_out_guards(tmp_path):
     src.write_text("{bad\n")
     assert run("tokenize", src, "-o", out, "-q", "--on-error", "fail").exit_code == 2
     assert TokenStore.open(out).n_docs == 2
+
+
+def test_no_documents_warns(tmp_path):
+    src = tmp_path / "e.jsonl"
+    src.write_text("")
+    r = run("tokenize", src, "-o", tmp_path / "s", "-q")
+    assert r.exit_code == 0 and "warning: no documents" in r.stderr
+    assert TokenStore.open(tmp_path / "s").n_docs == 0
 
 
 def test_info_errors(tmp_path):

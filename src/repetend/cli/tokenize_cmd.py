@@ -94,6 +94,8 @@ def tokenize(inputs, out: Path, as_json: bool, quiet: bool, **opts):
         click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
     else:
         click.echo(format_summary(summary, str(out)))
+    if not summary.get("documents"):
+        click.echo("warning: no documents were read; see the counts above", err=True)
 
 
 @click.command("info")
@@ -112,8 +114,31 @@ def info(store: Path, as_json: bool):
     summary = meta.get("summary") or {}
     if as_json:
         click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
-    else:
-        click.echo(format_summary(summary, str(store)))
+        return
+    click.echo(format_summary(summary, str(store)))
+    click.echo(_shape(store))
+
+
+def _shape(path: Path) -> str:
+    """Document lengths and hosts of a store, read from its arrays."""
+    import numpy as np
+
+    from ..corpus.store import TokenStore
+
+    st = TokenStore.open(path)
+    lines = []
+    if st.n_docs:
+        q = np.percentile(st.doc_lengths, [50, 90, 99]).astype(np.int64)
+        lines.append(f"tokens per document: median {_n(q[0])}, p90 {_n(q[1])}, p99 {_n(q[2])}, "
+                     f"max {_n(st.doc_lengths.max())}")
+    hosts = st.docs.column("host").drop_null()
+    if len(hosts):
+        counts = hosts.value_counts().to_pylist()
+        counts.sort(key=lambda c: (-c["counts"], c["values"]))
+        top = ", ".join(f"{c['values']} {_n(c['counts'])}" for c in counts[:5])
+        lines.append(f"{_count(len(counts), 'host')} ({_n(len(hosts))} documents with a url); "
+                     f"most documents: {top}")
+    return "\n".join(lines)
 
 
 COMMANDS = [tokenize, info]
