@@ -327,8 +327,8 @@ def test_weblike_contained_and_truncated_carry_the_source_text(web):
             assert last["kind"] == "body" and last["end"] == len(doc_text)
             prefix = doc_text[last["start"]:]
             assert body.startswith(prefix) and len(prefix) < len(body)
-            n_src, n_doc = len(tokenize_reference(body)), len(tokenize_reference(prefix))
-            assert n_doc / n_src == pytest.approx(c["kept"], abs=1e-3)
+            n_src, n_doc = len(body.split()), len(prefix.split())    # generator words
+            assert n_doc / n_src == pytest.approx(c["kept"], abs=1e-4)
             assert doc["spans"][:-1] == src_doc["spans"][:len(doc["spans"]) - 1]
 
 
