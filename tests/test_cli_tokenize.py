@@ -180,3 +180,11 @@ def test_progress_goes_to_stderr_not_stdout(tmp_path):
     r = run("tokenize", src, "-o", tmp_path / "s", "--json")
     assert r.exit_code == 0
     assert json.loads(r.stdout)["documents"] == 6
+
+
+def test_progress_unless_quiet(tmp_path):
+    src = _jsonl(tmp_path / "c.jsonl", ROWS)
+    loud = run("tokenize", src, "-o", tmp_path / "a")
+    quiet = run("tokenize", src, "-o", tmp_path / "b", "-q")
+    assert loud.exit_code == quiet.exit_code == 0
+    assert "tokenize" in loud.stderr and quiet.stderr == ""

@@ -275,6 +275,9 @@ def test_json_array_file_gets_a_clear_error(tmp_path):
     p.write_text('[\n{"text": "a"},\n{"text": "b"}\n]\n')
     with pytest.raises(InputError, match="JSON array"):
         read(p)
+    p.write_text('[{"text": "a"}, {"text": "b"}]')
+    with pytest.raises(InputError, match="JSON array"):
+        read(p)
 
 
 def test_invalid_utf8_replaced_and_counted(tmp_path):

@@ -77,6 +77,9 @@ class JsonlReader(Reader):
                                  "convert it with: jq -c '.[]'", path=str(path)) from None
             self.malformed(path, f"line {lineno}", f"not valid JSON ({exc})")
             return None
+        if first and isinstance(obj, list):
+            raise InputError("this is a JSON array, not JSON Lines (one object a line); "
+                             "convert it with: jq -c '.[]'", path=str(path))
         if not isinstance(obj, dict):
             self.malformed(path, f"line {lineno}",
                            f"a JSON {type(obj).__name__}, not an object")
