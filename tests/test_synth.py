@@ -299,16 +299,19 @@ def test_weblike_planted_copies_are_similar(web):
                 _canonical_drop_breaks(text[c["source"]])
             assert (text[c["doc"]] == text[c["source"]]) == (c["variant"] == "verbatim")
         elif c["kind"] == "edit":
-            # at most 10 % of the body words changed, each breaking at most 5 shingles
+            # k ≤ 10 % of n ≥ 200 body words changed, each breaking ≤ 5 shingles on each
+            # side: J ≥ (n − 4 − 5k) / (n − 4 + 5k) ≈ 0.32, more with the shared template
             assert 0.02 - 1e-3 <= c["edit_rate"] <= 0.10 + 1e-3
-            assert 1 / 3 <= j < 1
+            assert 0.3 <= j < 1
         elif c["kind"] == "truncate":
             assert a < b                                  # a proper prefix: contained exactly
         elif c["kind"] == "contained":
             assert len(a & b) / len(b) >= 0.7 and len(a) > len(b)
         elif c["kind"] == "repost":
             assert c["site"] != c["source_site"]
-            assert 0.4 <= j and c["edit_rate"] <= 0.03 + 1e-3
+            # n ≥ 200 shared body words, ≤ 3 % edited, ≤ ~130 template words on each side:
+            # J ≥ (n − 4 − 5k) / (n + 260 + 5k) ≈ 0.34
+            assert 0.3 <= j and c["edit_rate"] <= 0.03 + 1e-3
     assert set(kinds) == set(synth.COPY_KINDS)
 
 
