@@ -52,6 +52,7 @@ class JsonlReader(Reader):
                     break
                 lineno += 1
                 rec = self._parse_line(path, lineno, line, first)
+                line = b""  # not held while the record is out (a 100 MB document)
                 if rec is None:
                     continue
                 first = False
