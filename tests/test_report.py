@@ -446,3 +446,22 @@ def test_cli(tmp_path):
     assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
     res = CliRunner().invoke(main, ["report", str(tmp_path / "nope"), "--out", str(tmp_path / "x.html")])
     assert res.exit_code == 2 and "error:" in res.output and not (tmp_path / "x.html").exists()
+
+
+def test_chord_picture_counts_and_colours():
+    from repetend.report.plots import _viridis_bins, chord_picture
+
+    rng = np.random.default_rng(0)
+    n = 50
+    a = rng.integers(0, n, 300)
+    b = rng.integers(0, n, 300)
+    j = rng.random(300)
+    svg, drawn = chord_picture(n, a, b, j, max_chords=120)
+    assert drawn == 120 and svg.count("Q") == 120
+    svg, drawn = chord_picture(n, a, b, j, order_keys=np.array([f"id{i:03d}" for i in range(n)][::-1]))
+    assert drawn == 300 and svg.count("Q") == 300
+    # one chord of similarity 1.0 is drawn in viridis' yellow end, one of 0.0 in its dark end
+    svg, _ = chord_picture(n, [0, 1], [10, 20], [0.0, 1.0])
+    top, bottom = _viridis_bins(32)[-1], _viridis_bins(32)[0]
+    assert f'stroke="{top}" d="M' in svg and f'stroke="{bottom}" d="M' in svg
+    assert chord_picture(1, [0], [0], [1.0]) == (None, 0)

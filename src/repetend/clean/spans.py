@@ -180,15 +180,18 @@ def plan_cuts(text: str, starts: npt.ArrayLike, ends: npt.ArrayLike,
     ms, me, group = merge_spans(s, e)
     # 1. blocks: merge across gaps without word characters
     blocks: list[list[int]] = []
-    members: list[set[int]] = []
+    block_of = np.empty(ms.size, dtype=np.int64)
     for g in range(ms.size):
         a, b = int(ms[g]), int(me[g])
         if blocks and not any(_word(c) for c in text[blocks[-1][1]:a]):
             blocks[-1][1] = max(blocks[-1][1], b)
-            members[-1].add(g)
         else:
             blocks.append([a, b])
-            members.append({g})
+        block_of[g] = len(blocks) - 1
+    ids_of: list[set[int]] = [set() for _ in blocks]
+    for k, p in zip(block_of[group].tolist(), pid.tolist()):
+        if p >= 0:
+            ids_of[k].add(p)
     cuts: list[Cut] = []
     prev = 0  # nothing before this is available to the next block
     for k, (a, b) in enumerate(blocks):
@@ -221,8 +224,7 @@ def plan_cuts(text: str, starts: npt.ArrayLike, ends: npt.ArrayLike,
         hi = b
         while hi < limit_r and _ws(text[hi]):
             hi += 1
-        ids = sorted({int(x) for x in pid[np.isin(group, list(members[k]))] if x >= 0})
-        cuts.append(Cut(lo, hi, _joiner(text, lo, a, b, hi), ids))
+        cuts.append(Cut(lo, hi, _joiner(text, lo, a, b, hi), sorted(ids_of[k])))
         prev = hi
     return cuts
 

@@ -38,10 +38,10 @@ def _plt():
     return mpl, plt
 
 
-def _to_svg(fig) -> str:
+def _to_svg(fig, dpi: int = 110) -> str:
     _, plt = _plt()
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None}, dpi=dpi)
     plt.close(fig)
     svg = buf.getvalue()
     i = svg.find("<svg")
@@ -137,57 +137,86 @@ def _rank(n: int, order_keys) -> np.ndarray:
     return rank
 
 
+_VIRIDIS = ["#440154", "#482475", "#414487", "#355f8d", "#2a788e", "#21918c", "#22a884", "#44bf70",
+            "#7ad151", "#bddf26", "#fde725"]   # viridis at 0, 0.1, …, 1
+
+
+def _viridis_bins(n: int = 32) -> list[str]:
+    """*n* colours of viridis, interpolated between its tabulated stops."""
+    stops = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in _VIRIDIS], dtype=np.float64)
+    x = (np.arange(n) + 0.5) / n * (len(_VIRIDIS) - 1)
+    lo = np.floor(x).astype(int)
+    f = (x - lo)[:, None]
+    rgb = stops[lo] * (1 - f) + stops[np.minimum(lo + 1, len(_VIRIDIS) - 1)] * f
+    return ["#%02x%02x%02x" % tuple(int(round(v)) for v in row) for row in rgb]
+
+
 def chord_picture(n_docs: int, a: npt.ArrayLike, b: npt.ArrayLike, jaccard: npt.ArrayLike, *,
                   order_keys=None, max_chords: int = 5000, seed: int = 0) -> tuple[str | None, int]:
     """Seed 003's picture: documents on a circle in id order, one chord per
-    candidate pair, coloured by its true Jaccard similarity.
+    candidate pair, coloured by its true Jaccard similarity (viridis, with a
+    colour bar).
 
+    Written as SVG by hand (one quadratic Bézier per chord, chords of one
+    colour bin in one path), so 5000 chords take about 40 bytes each.
     Returns ``(svg, chords drawn)``; above ``max_chords`` a uniform random
-    sample of the pairs is drawn.
+    sample of the pairs (fixed seed) is drawn.
     """
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
-    jac = np.asarray(jaccard, dtype=np.float64)
+    jac = np.clip(np.nan_to_num(np.asarray(jaccard, dtype=np.float64)), 0.0, 1.0)
     if n_docs < 2 or a.size == 0:
         return None, 0
     if a.size > max_chords:
         pick = np.random.default_rng(seed).choice(a.size, size=max_chords, replace=False)
         a, b, jac = a[pick], b[pick], jac[pick]
     rank = _rank(n_docs, order_keys) if order_keys is not None else np.arange(n_docs)
-    order = np.argsort(jac, kind="stable")          # similar pairs drawn on top
-    a, b, jac = a[order], b[order], jac[order]
+    W, H, cx, cy, R = 690, 600, 290.0, 318.0, 250.0
     th_a = 2 * np.pi * rank[a] / n_docs
     th_b = 2 * np.pi * rank[b] / n_docs
-    pa = np.stack([np.cos(th_a), np.sin(th_a)], axis=1)
-    pb = np.stack([np.cos(th_b), np.sin(th_b)], axis=1)
-    # slightly bowed chords (a quadratic Bézier whose control point is the
-    # chord's midpoint pulled a quarter toward the centre): chords between
-    # neighbours stay short arcs near the rim, copies across the corpus cross it
-    t = np.linspace(0, 1, 24)[None, :, None]
-    ctrl = (pa + pb)[:, None, :] * 0.5 * 0.75
-    curves = ((1 - t) ** 2) * pa[:, None, :] + 2 * (1 - t) * t * ctrl + (t ** 2) * pb[:, None, :]
-    mpl, plt = _plt()
-    from matplotlib.collections import LineCollection
-
-    with mpl.rc_context(_RC):
-        fig, ax = plt.subplots(figsize=(6.4, 6.0))
-        cmap = mpl.colormaps["viridis"]
-        norm = mpl.colors.Normalize(vmin=0.0, vmax=1.0)
-        lc = LineCollection(curves, cmap=cmap, norm=norm, linewidths=0.8 if a.size > 200 else 1.6,
-                            alpha=0.75 if a.size > 500 else 0.9)
-        lc.set_array(jac)
-        ax.add_collection(lc)
-        circle = np.linspace(0, 2 * np.pi, 361)
-        ax.plot(np.cos(circle), np.sin(circle), color="#999999", lw=0.8)
-        if n_docs <= 400:
-            th = 2 * np.pi * np.arange(n_docs) / n_docs
-            ax.scatter(np.cos(th), np.sin(th), s=4, color="#555555", zorder=3)
-        ax.text(1.04, 0, "first id", fontsize=8, va="center", color="#555555")
-        ax.set_xlim(-1.12, 1.28)
-        ax.set_ylim(-1.12, 1.12)
-        ax.set_aspect("equal")
-        ax.axis("off")
-        cb = fig.colorbar(mpl.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, fraction=0.04, pad=0.02)
-        cb.set_label("true Jaccard similarity of the candidate pair")
-        ax.set_title(f"{n_docs:,} documents on a circle in id order; {a.size:,} candidate chords")
-        return _to_svg(fig), int(a.size)
+    xa, ya = cx + R * np.cos(th_a), cy - R * np.sin(th_a)
+    xb, yb = cx + R * np.cos(th_b), cy - R * np.sin(th_b)
+    # slightly bowed chords: the control point is the chord's midpoint pulled a
+    # quarter toward the centre, so chords between neighbours stay short arcs
+    # near the rim and copies across the corpus cross the middle
+    qx = cx + ((xa + xb) / 2 - cx) * 0.75
+    qy = cy + ((ya + yb) / 2 - cy) * 0.75
+    nb = 32
+    colours = _viridis_bins(nb)
+    bin_ = np.minimum((jac * nb).astype(int), nb - 1)
+    width = 0.7 if a.size > 1000 else (1.0 if a.size > 200 else 1.6)
+    opacity = 0.55 if a.size > 1000 else 0.85
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
+             'font-family="DejaVu Sans, Arial, sans-serif" font-size="12">',
+             f'<rect width="{W}" height="{H}" fill="#ffffff"/>',
+             f'<text x="{cx:.0f}" y="24" text-anchor="middle" font-size="14">{n_docs:,} documents on a '
+             f'circle in id order; {a.size:,} candidate chords</text>',
+             f'<circle cx="{cx}" cy="{cy}" r="{R}" fill="none" stroke="#999" stroke-width="0.8"/>']
+    if n_docs <= 400:
+        th = 2 * np.pi * np.arange(n_docs) / n_docs
+        dots = "".join(f"M{cx + R * np.cos(t):.1f} {cy - R * np.sin(t):.1f}h0" for t in th)
+        parts.append(f'<path d="{dots}" stroke="#555" stroke-width="3.5" stroke-linecap="round"/>')
+    parts.append(f'<text x="{cx + R + 6:.0f}" y="{cy + 4:.0f}" fill="#555" font-size="10">first id</text>')
+    parts.append(f'<g fill="none" stroke-width="{width}" stroke-opacity="{opacity}" stroke-linecap="round">')
+    for k in range(nb):          # low similarity first, so similar pairs are drawn on top
+        sel = np.flatnonzero(bin_ == k)
+        if sel.size == 0:
+            continue
+        d = "".join(f"M{xa[i]:.1f} {ya[i]:.1f}Q{qx[i]:.1f} {qy[i]:.1f} {xb[i]:.1f} {yb[i]:.1f}" for i in sel)
+        parts.append(f'<path stroke="{colours[k]}" d="{d}"/>')
+    parts.append("</g>")
+    # colour bar
+    bx, by, bw, bh = 610, 90, 16, 440
+    stops = "".join(f'<stop offset="{i / (len(_VIRIDIS) - 1):.2f}" stop-color="{c}"/>'
+                    for i, c in enumerate(reversed(_VIRIDIS)))
+    parts.append(f'<defs><linearGradient id="rp-viridis" x1="0" y1="0" x2="0" y2="1">{stops}</linearGradient></defs>')
+    parts.append(f'<rect x="{bx}" y="{by}" width="{bw}" height="{bh}" fill="url(#rp-viridis)" stroke="#333" '
+                 'stroke-width="0.6"/>')
+    for v in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0):
+        y = by + bh * (1 - v)
+        parts.append(f'<path d="M{bx + bw} {y:.1f}h4" stroke="#333"/><text x="{bx + bw + 7}" y="{y + 4:.1f}" '
+                     f'font-size="11">{v:.1f}</text>')
+    parts.append(f'<text transform="translate({bx + bw + 44},{by + bh / 2:.0f}) rotate(90)" text-anchor="middle">'
+                 "true Jaccard similarity of the candidate pair</text>")
+    parts.append("</svg>")
+    return "".join(parts), int(a.size)
