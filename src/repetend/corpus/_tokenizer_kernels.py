@@ -32,6 +32,8 @@ SPACE = 4
 NOT_QC_YES = 8
 SPECIAL_LOWER = 16
 MAYBE = 64
+LF_CCC = 32
+LF_LOWER = 128
 
 FLAG_NFC = 1      # the segment may not be NFC
 FLAG_LOWER = 2    # the segment holds U+0130 / U+03A3 (str.lower needs the context)
@@ -134,26 +136,31 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc, ckeys,
                 w = 4
             if lower:
                 f = lflags[cp]
-                cc = np.int64(ccc[cp])
-                if f & SPECIAL_LOWER:
-                    flag |= FLAG_LOWER
-                if f & NOT_QC_YES:
-                    if not (f & MAYBE):
-                        flag |= FLAG_NFC
-                    elif cc == 0:  # composes only with an adjacent starter
-                        if marks == 0 and _composes(last_starter, cp, ckeys):
+                if f & (NOT_QC_YES | SPECIAL_LOWER | LF_CCC):
+                    cc = np.int64(ccc[cp])
+                    if f & SPECIAL_LOWER:
+                        flag |= FLAG_LOWER
+                    if f & NOT_QC_YES:
+                        if not (f & MAYBE):
                             flag |= FLAG_NFC
-                    elif marks > 0 or _composes(last_starter, cp, ckeys):
+                        elif cc == 0:  # composes only with an adjacent starter
+                            if marks == 0 and _composes(last_starter, cp, ckeys):
+                                flag |= FLAG_NFC
+                        elif marks > 0 or _composes(last_starter, cp, ckeys):
+                            flag |= FLAG_NFC
+                    if cc != 0 and last_ccc > cc:
                         flag |= FLAG_NFC
-                if cc != 0 and last_ccc > cc:
-                    flag |= FLAG_NFC
-                last_ccc = cc
-                if cc == 0:
+                    last_ccc = cc
+                    if cc == 0:
+                        last_starter = cp
+                        marks = 0
+                    else:
+                        marks += 1
+                else:  # the common case: a starter that is NFC_Quick_Check=Yes
+                    last_ccc = 0
                     last_starter = cp
                     marks = 0
-                else:
-                    marks += 1
-                lcp = np.int64(lowtab[cp])
+                lcp = np.int64(lowtab[cp]) if f & LF_LOWER else cp
             else:
                 f = flags[cp]
                 lcp = cp

@@ -27,7 +27,8 @@ Tables (all of length ``0x110000``, indexed by code point):
     the kernel composes L+V and LV+T arithmetically).
 ``lflags`` (uint8)
     ``WORD | SINGLE | SPACE`` of the *lower-cased* character, with
-    ``NOT_QC_YES | MAYBE | SPECIAL_LOWER`` of the character itself: one lookup per
+    ``NOT_QC_YES | MAYBE | SPECIAL_LOWER`` of the character itself, and
+    ``LF_CCC`` (ccc != 0), ``LF_LOWER`` (``lower[c] != c``): one lookup per
     character on the fast path, which lowers inside the kernel.
 ``lower`` (int32)
     the single code point ``chr(c).lower()`` (``c`` itself for SPECIAL_LOWER).
@@ -50,7 +51,7 @@ import numpy as np
 
 from .tokenize_ref import is_single_char_token
 
-__all__ = ["UnicodeTables", "tables", "WORD", "SINGLE", "SPACE", "NOT_QC_YES", "SPECIAL_LOWER", "NO_BOUNDARY", "MAYBE"]
+__all__ = ["UnicodeTables", "tables", "WORD", "SINGLE", "SPACE", "NOT_QC_YES", "SPECIAL_LOWER", "NO_BOUNDARY", "MAYBE", "LF_CCC", "LF_LOWER"]
 
 WORD = 1
 SINGLE = 2
@@ -59,8 +60,11 @@ NOT_QC_YES = 8
 SPECIAL_LOWER = 16
 NO_BOUNDARY = 32
 MAYBE = 64
+# bits of lflags only
+LF_CCC = 32       # canonical combining class is not 0
+LF_LOWER = 128    # lower[c] != c
 
-_TABLE_VERSION = 3
+_TABLE_VERSION = 4
 _N = 0x110000
 
 
@@ -150,6 +154,8 @@ def build_tables() -> UnicodeTables:
     lower[0x03A3] = 0x03A3
     lflags = ((flags[lower] & (WORD | SINGLE | SPACE))
               | (flags & (NOT_QC_YES | MAYBE | SPECIAL_LOWER)))
+    lflags[ccc != 0] |= LF_CCC
+    lflags[lower != np.arange(_N)] |= LF_LOWER
     return UnicodeTables(flags, lflags.astype(np.uint8), lower, ccc, lower_len, compose_keys)
 
 
