@@ -108,8 +108,8 @@ def _body(lang: _Lang, rng: np.random.Generator, n: int) -> _Text:
     return _Text(ids, seps)
 
 
-def _title(lang: _Lang, rng: np.random.Generator) -> _Text:
-    n = int(rng.integers(4, 10))
+def _title(lang: _Lang, rng: np.random.Generator, lo: int = 4, hi: int = 9) -> _Text:
+    n = int(rng.integers(lo, hi + 1))
     seps = np.zeros(n, dtype=np.uint8)
     seps[-1] = _NONE
     return _Text(lang.sample(rng, n), seps)
@@ -338,7 +338,7 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
             lang_mix: float | Mapping[str, float] = 0.5, *, dup_rate: float = 0.12,
             copy_kinds: Mapping[str, float] | None = None, body_words: int = 350,
             zipf_sites: float = 1.0, zipf_words: float = 1.05,
-            vocab_size: int = 8000) -> SynthCorpus:
+            vocab_size: int = 8000, thin_rate: float = 0.02) -> SynthCorpus:
     """A web-like corpus: sites with templates around Zipfian text, plus planted copies.
 
     Parameters
@@ -370,12 +370,17 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
         Zipf exponents of site sizes and of word ranks.
     vocab_size : int
         Invented words per language appended to the common-word list.
+    thin_rate : float
+        Share of the original pages that are "thin": the site's template around a 2–4 word
+        title and no body (empty category pages; the boilerplate drop candidates).  Thin
+        pages of one site resemble each other, as in real crawls; they are never copy
+        sources.  The first page is never thin.
 
     Returns
     -------
     SynthCorpus
         ``truth`` holds ``blocks`` (id → kind, lang, site, shared, text or template +
-        slots), ``docs`` (per document: id, url, site, lang, original, spans with
+        slots), ``docs`` (per document: id, url, site, lang, original, thin, spans with
         exact character offsets, kind and block of every segment, slot values of
         templated ones) and ``copies`` (doc, source, kind, variant, edit rate, and
         5-word-shingle resemblance and containments).
@@ -405,6 +410,8 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
     if not 1 <= n_sites <= n_orig:
         raise ParameterError(f"n_sites must be between 1 and the number of original pages "
                              f"({n_orig}), got {n_sites}")
+    if not 0.0 <= thin_rate <= 1.0:
+        raise ParameterError(f"thin_rate must be in [0, 1], got {thin_rate}")
     if body_words < 20:
         raise ParameterError(f"body_words must be at least 20, got {body_words}")
     lang_names, lang_p = _lang_shares(lang_mix)
@@ -450,10 +457,16 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
     for site, size in zip(sites, sizes.tolist()):
         lang = langs[site.lang]
         for _ in range(size):
-            title, body = _title(lang, rng), _body(lang, rng, body_len())
-            page = new_page(site, title, [(body, "", "body")])
-            page.title, page.body = title, body
+            if pages and rng.random() < thin_rate:       # template and a short title only
+                title = _title(lang, rng, 2, 4)
+                page = new_page(site, title, [])
+                page.title = title
+            else:
+                title, body = _title(lang, rng), _body(lang, rng, body_len())
+                page = new_page(site, title, [(body, "", "body")])
+                page.title, page.body = title, body
             pages.append(page)
+    full = [i for i, p in enumerate(pages) if p.body is not None]   # copy sources
 
     # planted copies; sources are always original pages
     kind_names = list(kinds)
@@ -461,7 +474,7 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
     copy_kind = rng.choice(kind_names, p=kind_p / kind_p.sum(), size=n_copies)
     relations: list[dict[str, Any]] = []
     for kind in copy_kind.tolist():
-        src_i = int(rng.integers(n_orig))
+        src_i = full[int(rng.integers(len(full)))]
         src = pages[src_i]
         site, lang = src.site, langs[src.site.lang]
         rel: dict[str, Any] = {"kind": kind, "source_index": src_i}
@@ -534,7 +547,8 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
         records.append(Record(id=ids[r], text=text, url=page.url, source="synth:weblike",
                               record_no=r))
         docs.append({"id": ids[r], "url": page.url, "site": page.site.index,
-                     "lang": page.site.lang, "original": bool(i < n_orig), "spans": spans})
+                     "lang": page.site.lang, "original": bool(i < n_orig),
+                     "thin": page.body is None and i < n_orig, "spans": spans})
     copies = []
     for rel in relations:
         page = rel.pop("page")
@@ -567,13 +581,15 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
         "docs": docs,
         "copies": copies,
         "summary": {"pages": len(pages), "original_pages": n_orig, "sites": n_sites,
+                    "thin_pages": n_orig - len(full),
                     "copies": {k: int((copy_kind == k).sum()) for k in kind_names},
                     "template_char_share": round(template_chars / max(sum(map(len, texts)), 1), 4)},
     }
     params = {"n_pages": n_pages, "n_sites": n_sites, "seed": seed,
               "lang_mix": dict(lang_mix) if isinstance(lang_mix, Mapping) else lang_mix,
               "dup_rate": dup_rate, "copy_kinds": kinds, "body_words": body_words,
-              "zipf_sites": zipf_sites, "zipf_words": zipf_words, "vocab_size": vocab_size}
+              "zipf_sites": zipf_sites, "zipf_words": zipf_words, "vocab_size": vocab_size,
+              "thin_rate": thin_rate}
     return SynthCorpus("weblike", records, truth, params)
 
 
