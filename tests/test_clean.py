@@ -354,3 +354,31 @@ def test_cli_clean(tmp_path):
     assert reasons == {"boilerplate", "min_share"}
     r = CliRunner().invoke(main, ["clean", str(src), "--scan", str(tmp_path / "nope"), "--out", str(out)])
     assert r.exit_code == 2 and "error:" in r.output
+
+
+def test_jsonl_messy_input_and_gz_output(tmp_path):
+    """Blank and malformed lines (skipped by the reader) are not written, a BOM
+    and a moved scan directory are handled, .gz output is compressed."""
+    import gzip
+    import shutil
+
+    texts, ids, urls = corpus(7)
+    src = write_jsonl(tmp_path / "in.jsonl", texts, ids, urls)
+    lines = src.read_bytes().splitlines(keepends=True)
+    messy = [b"\xef\xbb\xbf" + lines[0], b"\n", b"{not json\n"] + lines[1:5] + [b"[1, 2]\n"] + lines[5:]
+    src.write_bytes(b"".join(messy))
+    scan_for(tmp_path, [src], texts, ids, urls, "jsonl")
+    shutil.move(tmp_path / "scan", tmp_path / "moved")
+    summary = json.loads((tmp_path / "moved" / "summary.json").read_text())
+    summary["store"] = str(tmp_path / "scan" / "store")        # an absolute path that no longer exists
+    (tmp_path / "moved" / "summary.json").write_text(json.dumps(summary))
+    out = tmp_path / "out.jsonl.gz"
+    res = clean_corpus(None, tmp_path / "moved", out)
+    got = [json.loads(x) for x in gzip.decompress(out.read_bytes()).decode("utf-8").splitlines()]
+    log = {e["id"]: e for e in read_log(res.log)}
+    want = [d for d in ids if not (d in log and log[d]["reason"] != "boilerplate")]
+    assert [g["id"] for g in got] == want
+    for g in got:
+        t = texts[ids.index(g["id"])]
+        assert (undo_cuts(g["text"], log[g["id"]]["cuts"]) if g["id"] in log else g["text"]) == t
+    assert res.documents_in == len(ids)

@@ -45,7 +45,7 @@ table.sortable th[aria-sort=ascending]::after { content: " \\2191"; color: var(-
 table.sortable th[aria-sort=descending]::after { content: " \\2193"; color: var(--fg); }
 table.kv { width: auto; min-width: 360px; }
 table.kv th { text-align: left; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num, th.num { width: 1%; text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.text { max-width: 640px; overflow-wrap: anywhere; }
 .phrase { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 details { margin: 2px 0; }

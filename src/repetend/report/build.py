@@ -151,7 +151,10 @@ def _summary_section(scan: ScanDir, facts: dict) -> str:
         cards.append(_card(_fmt_share(facts["dup_doc_share"]), "of documents are in duplicate clusters"))
         cards.append(_card(_fmt_int(facts.get("n_clusters")), "duplicate clusters"))
     parts = [f'<div class="cards">{"".join(cards)}</div>']
-    skipped = scan.summary.get("skipped") or {}
+    skipped = dict(scan.summary.get("skipped") or {})
+    for stage, on in (scan.summary.get("stages") or {}).items():
+        if on is False and stage not in skipped:
+            skipped[stage] = "skipped by the scan's options"
     if not scan.has_phrases:
         why = skipped.get("phrases") if isinstance(skipped, dict) else None
         parts.append(f'<p class="skip">Boilerplate phrases: not in this scan (no <code>phrases/</code>)'

@@ -71,13 +71,15 @@ class ScanDir:
 
     def store_path(self) -> Path:
         s = self.summary.get("store")
+        default = self.root / "store"
         if s:
             p = Path(s)
             if not p.is_absolute():
                 cand = self.root / p
                 p = cand if cand.exists() or not p.exists() else p
-            return p
-        return self.root / "store"
+            if p.exists() or not default.exists():
+                return p
+        return default  # the scan directory was moved: its own store
 
 
 def open_scan(scan_dir: str | Path, *, need_store: bool = False) -> ScanDir:
