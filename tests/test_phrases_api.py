@@ -15,7 +15,8 @@ from repetend import TokenStore
 from repetend.errors import InputError, ParameterError
 from repetend.phrases import (PhraseConfig, PhraseResult, coverage_mask, covered_per_document,
                               find_phrases, mine_suffix, read_result, share_distribution)
-from repetend.phrases.auto import bloomspan_available, choose_engine, survivor_share
+from repetend.phrases.auto import (bloomspan_available, choose_engine, repeat_share,
+                                   survivor_share)
 
 pytest.importorskip("pydivsufsort")
 
@@ -214,6 +215,16 @@ def test_auto_rule():
     # df: 0->2, 1->2, 2->1, 3->1; bigrams (0,1) ok, (1,2) no, (0,1) ok, (1,3) no
     assert survivor_share(tokens, offsets, 2) == pytest.approx(0.5)
     assert survivor_share(tokens, offsets, 3) == 0.0
+    # repeat share: identical documents -> 1, all-unique tokens -> 0, exact when
+    # the whole corpus is the sample
+    same = np.tile(np.arange(20, dtype=np.int32), 10)
+    offs = np.arange(0, 201, 20)
+    assert repeat_share(same, offs, 5) == 1.0
+    assert repeat_share(np.arange(200, dtype=np.int32), offs, 2) == 0.0
+    half = same.copy()
+    half[100:] = np.arange(1000, 1100)       # five documents share their 8-grams
+    assert repeat_share(half, offs, 5) == pytest.approx(0.5)
+    assert repeat_share(half, offs, 6) == 0.0
 
 
 @pytest.mark.skipif(not bloomspan_available(),

@@ -2,24 +2,22 @@
 
 Seed 000, part 5, ends with a practical rule: a strict threshold on a large
 corpus of natural text favours BloomSpan; a soft threshold, a large answer,
-or data with dense nested repeats favours suffix methods.  The rule here
-makes that concrete with figures that cost one pass over a sample:
+or data with dense nested repeats favours suffix methods.  Our suffix engine
+first drops every token with df < σ and every run of frequent tokens shorter
+than L, so it also wins when that leaves little (Synthetic 1).  The rule, from
+figures that cost one pass over the corpus and a sort of a ~0.5 M-token
+sample (measurements in ``docs/phrases.md``):
 
 1. ``bloomspan`` cannot be imported → ``suffix``.
-2. The suffix engine's arrays (≈ 20 bytes per token plus the suffix sorter's
-   work space, 24 B/token counted) would take more than half of the available
-   memory → ``bloomspan`` (it keeps ≈ 8 B/token of filter plus the survivors).
-3. Small corpus (< ``SMALL_CORPUS`` tokens) → ``suffix``: both engines take
-   well under a second there and suffix has no filter passes to pay for.
-4. Soft threshold (σ ≤ ``SOFT_SIGMA``) → ``suffix``: the answer is large and
-   the maximality check dominates BloomSpan (seed: Gutenberg at σ = 10).
-5. The *survivor share* — the share of bigram positions of a sample whose two
-   tokens both pass the exact word-df filter (df ≥ σ) — is at least
-   ``DENSE_SHARE`` → ``suffix``: the filter has little to cut (Synthetic 2,
-   dense nested repeats).
-6. Otherwise → ``bloomspan``.
-
-The thresholds and the measurements behind them are in ``docs/phrases.md``.
+2. The suffix engine would need more than half of the available memory
+   (``SUFFIX_BYTES_PER_TOKEN`` per token) → ``bloomspan``.
+3. *Survivor share* < ``SPARSE_SHARE`` — few bigram positions have both
+   tokens with df ≥ σ, so the compacted text is small → ``suffix``
+   (Synthetic 1: 0.001).
+4. *Repeat share* ≥ ``DENSE_SHARE`` — a large part of a sample's 8-gram
+   positions recur across documents: dense long, nested repeats → ``suffix``
+   (Synthetic 2: 0.43–0.83; web-like text: 0.05–0.11).
+5. Otherwise → ``bloomspan`` (web-like text, σ = 10 and 20: 3–4× faster).
 """
 
 from __future__ import annotations
@@ -29,13 +27,12 @@ import os
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["choose_engine", "survivor_share", "bloomspan_available"]
+__all__ = ["bloomspan_available", "choose_engine", "repeat_share", "survivor_share"]
 
-SMALL_CORPUS = 2_000_000
-SOFT_SIGMA = 10
-DENSE_SHARE = 0.5
+SPARSE_SHARE = 0.2
+DENSE_SHARE = 0.3
 SUFFIX_BYTES_PER_TOKEN = 24
-SAMPLE_TOKENS = 1_000_000
+SAMPLE_TOKENS = 500_000
 
 
 def bloomspan_available() -> bool:
@@ -57,10 +54,10 @@ def _available_memory() -> int:
 
 
 def _word_df(tokens: np.ndarray, doc_offsets: np.ndarray) -> np.ndarray:
-    from ..corpus.store import _document_frequency
+    from ._suffix_kernels import token_df
 
     vocab = int(tokens.max()) + 1 if tokens.size else 0
-    return _document_frequency(tokens, doc_offsets, vocab)
+    return token_df(tokens, doc_offsets, vocab)
 
 
 def survivor_share(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int,
@@ -77,13 +74,7 @@ def survivor_share(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: 
     if tokens.size < 2:
         return 0.0
     df = _word_df(np.asarray(tokens, np.int32), doc_offsets) if df is None else np.asarray(df)
-    n_docs = doc_offsets.size - 1
-    lengths = np.diff(doc_offsets)
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(n_docs)
-    take = order[: max(1, int(np.searchsorted(np.cumsum(lengths[order]), sample_tokens)) + 1)]
-    take = np.sort(take)
-    lens = lengths[take]
+    take, lens = _sample_docs(doc_offsets, sample_tokens, seed)
     total = int(lens.sum())
     if total < 2:
         return 0.0
@@ -96,6 +87,55 @@ def survivor_share(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: 
     ok_pairs = int(np.count_nonzero(pair_ok))
     pairs = int(total - np.count_nonzero(lens))
     return ok_pairs / pairs if pairs else 0.0
+
+
+def repeat_share(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int,
+                 k: int = 8, sample_tokens: int = SAMPLE_TOKENS, seed: int = 0) -> float:
+    """Share of the k-gram positions of a document sample whose k-gram recurs
+    in at least ``max(2, round(σ·f))`` sampled documents (f = sampled share of
+    the corpus): how much of the text sits in long repeats.
+
+    A cheap stand-in for "dense nested repeats" (seed 000, Synthetic 2): high
+    there, low on natural and web text.  With the whole corpus sampled it is
+    exact for df ≥ σ.
+    """
+    tokens = np.asarray(tokens)
+    doc_offsets = np.asarray(doc_offsets, np.int64)
+    take, lens = _sample_docs(doc_offsets, sample_tokens, seed)
+    total = int(lens.sum())
+    if total < k:
+        return 0.0
+    f = total / max(int(tokens.shape[0]), 1)
+    thr = max(2, int(round(min_docs * f)))
+    first = np.cumsum(lens) - lens
+    pos = np.arange(total, dtype=np.int64) + np.repeat(doc_offsets[take] - first, lens)
+    local = np.arange(total, dtype=np.int64) - np.repeat(first, lens)
+    starts = np.flatnonzero(local <= np.repeat(lens, lens) - k)   # a whole k-gram fits
+    if starts.size == 0:
+        return 0.0
+    sampled = np.asarray(tokens[pos], np.uint64)
+    h = np.zeros(starts.size, np.uint64)
+    mult = np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        for j in range(k):
+            h = (h * mult) ^ (sampled[starts + j] + np.uint64(j + 1))
+    doc = np.repeat(np.arange(take.size, dtype=np.int64), lens)[starts]
+    order = np.lexsort((doc, h))
+    hs, ds = h[order], doc[order]
+    new_pair = np.ones(hs.size, dtype=bool)
+    new_pair[1:] = (hs[1:] != hs[:-1]) | (ds[1:] != ds[:-1])
+    hs, cnt = np.unique(hs[new_pair], return_counts=True)
+    frequent = hs[cnt >= thr]
+    return float(np.count_nonzero(np.isin(h, frequent))) / starts.size
+
+
+def _sample_docs(doc_offsets: np.ndarray, sample_tokens: int, seed: int):
+    n_docs = doc_offsets.size - 1
+    lengths = np.diff(doc_offsets)
+    order = np.random.default_rng(seed).permutation(n_docs)
+    take = order[: max(1, int(np.searchsorted(np.cumsum(lengths[order]), sample_tokens)) + 1)]
+    take = np.sort(take)
+    return take, lengths[take]
 
 
 def choose_engine(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int,
@@ -112,16 +152,16 @@ def choose_engine(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: i
     if need > avail // 2:
         info["rule"] = "suffix arrays would exceed half the available memory"
         return "bloomspan", info
-    if n < SMALL_CORPUS:
-        info["rule"] = f"small corpus (< {SMALL_CORPUS} tokens)"
-        return "suffix", info
-    if min_docs <= SOFT_SIGMA:
-        info["rule"] = f"soft threshold (sigma <= {SOFT_SIGMA})"
-        return "suffix", info
     share = survivor_share(tokens, doc_offsets, min_docs, df=df)
     info["survivor_share"] = share
-    if share >= DENSE_SHARE:
-        info["rule"] = f"dense repeats (survivor share >= {DENSE_SHARE})"
+    if share < SPARSE_SHARE:
+        info["rule"] = f"sparse: survivor share {share:.3f} < {SPARSE_SHARE}"
         return "suffix", info
-    info["rule"] = "strict threshold, large corpus, sparse repeats"
+    rep = repeat_share(tokens, doc_offsets, min_docs)
+    info["repeat_share"] = rep
+    if rep >= DENSE_SHARE:
+        info["rule"] = f"dense repeats: repeat share {rep:.3f} >= {DENSE_SHARE}"
+        return "suffix", info
+    info["rule"] = (f"survivor share {share:.3f} >= {SPARSE_SHARE}, "
+                    f"repeat share {rep:.3f} < {DENSE_SHARE}")
     return "bloomspan", info
