@@ -184,8 +184,35 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc, ckeys,
                     in_tok = True
                     tstart = p
                     h = FNV_OFFSET
-                if fill and pos + n < cap:
-                    h = _fnv_cp(h, lcp)
+                h = _fnv_cp(h, lcp)
+                if lower:
+                    # tight loop over the rest of the word while its characters
+                    # are plain (1- or 2-byte, NFC starters, context-free lower)
+                    i += w
+                    ci += 1
+                    while i < b:
+                        c0 = buf[i]
+                        if c0 < 0x80:
+                            f = lflags[c0]
+                            if (f & (WORD | SINGLE)) != WORD:
+                                break
+                            cp = np.int64(c0)
+                            h = _fnv_byte(h, cp + 32 if 65 <= cp <= 90 else cp)
+                            i += 1
+                        elif c0 < 0xE0:
+                            cp = (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F)
+                            f = lflags[cp]
+                            if (f & (WORD | SINGLE | NOT_QC_YES | SPECIAL_LOWER | LF_CCC)) != WORD:
+                                break
+                            h = _fnv_cp(h, np.int64(lowtab[cp]) if f & LF_LOWER else cp)
+                            i += 2
+                        else:
+                            break
+                        last_starter = cp
+                        last_ccc = 0
+                        marks = 0
+                        ci += 1
+                    continue
             elif in_tok:
                 if fill and pos + n < cap:
                     out_start[pos + n] = tstart
