@@ -266,7 +266,10 @@ def test_weblike_templates_shared_and_variable(web):
 
 
 def test_weblike_site_sizes_are_skewed(web):
-    sizes = sorted(Counter(d["site"] for d in web.truth["docs"]).values(), reverse=True)
+    pages = Counter(d["site"] for d in web.truth["docs"])
+    assert {s["site"]: s["pages"] for s in web.truth["sites"]} == \
+        {k: pages.get(k, 0) for k in range(len(web.truth["sites"]))}
+    sizes = sorted(pages.values(), reverse=True)
     assert sizes[0] >= 5 * sizes[len(sizes) // 2]
 
 

@@ -25,7 +25,7 @@ block, every block's text, and every planted copy relation (see
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -559,6 +559,7 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
                        "resemblance_w5": round(inter / max(len(a | b), 1), 4),
                        "containment_doc_in_source_w5": round(inter / max(len(a), 1), 4),
                        "containment_source_in_doc_w5": round(inter / max(len(b), 1), 4)})
+    site_pages = Counter(d["site"] for d in docs)
     template_chars = 0
     block_docs: dict[str, int] = defaultdict(int)
     block_sites: dict[str, set[int]] = defaultdict(set)
@@ -577,7 +578,7 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
     truth = {
         "blocks": blocks.items,
         "sites": [{"site": s.index, "host": s.host, "lang": s.lang, "company": s.company,
-                   "pages": s.n_pages} for s in sites],
+                   "pages": site_pages[s.index]} for s in sites],
         "docs": docs,
         "copies": copies,
         "summary": {"pages": len(pages), "original_pages": n_orig, "sites": n_sites,
