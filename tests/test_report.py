@@ -465,3 +465,38 @@ def test_chord_picture_counts_and_colours():
     top, bottom = _viridis_bins(32)[-1], _viridis_bins(32)[0]
     assert f'stroke="{top}" d="M' in svg and f'stroke="{bottom}" d="M' in svg
     assert chord_picture(1, [0], [0], [1.0]) == (None, 0)
+
+
+def test_measured_recall_against_python_sets(tmp_path):
+    """The S-curve's measured points: per similarity bin, the share of all pairs
+    (exact join) that are in candidates.parquet — checked against Python sets
+    after dropping a random half of the candidates."""
+    from repetend.report.build import ReportCaps, _measured_recall
+    from repetend.report.load import open_scan
+
+    texts, ids, urls = web_corpus(4, 30)
+    store, _, _ = make_scan(tmp_path / "s", texts, ids, urls, min_docs=3, min_len=4)
+    cpath = tmp_path / "s" / "dups" / "candidates.parquet"
+    cand = pq.read_table(cpath)
+    keep = np.random.default_rng(1).random(cand.num_rows) < 0.5
+    cand = cand.filter(pa.array(keep))
+    pq.write_table(cand, cpath)
+    caps = ReportCaps()
+    xc, frac, cnt = _measured_recall(open_scan(tmp_path / "s"), cand, caps, bins=8)
+    sets = [_shingles(store.doc_tokens(i)) for i in range(store.n_docs)]
+    kept = {(r["a_index"], r["b_index"]) for r in cand.to_pylist()}
+    edges = np.linspace(caps.recall_floor, 1.0, 9)
+    want_cnt, want_hit = np.zeros(8), np.zeros(8)
+    for i in range(store.n_docs):
+        for j in range(i + 1, store.n_docs):
+            if not sets[i] or not sets[j]:
+                continue
+            jac = len(sets[i] & sets[j]) / len(sets[i] | sets[j])
+            if jac >= caps.recall_floor:
+                k = min(int(np.searchsorted(edges, jac, side="right") - 1), 7)
+                want_cnt[k] += 1
+                want_hit[k] += (i, j) in kept
+    nz = want_cnt > 0
+    assert np.array_equal(cnt, want_cnt[nz])
+    assert np.allclose(frac, want_hit[nz] / want_cnt[nz])
+    assert 0 < frac.mean() < 1

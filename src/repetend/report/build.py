@@ -49,6 +49,8 @@ class ReportCaps:
     max_chords: int = 5000         # chords in the circle picture (random sample above)
     max_text_chars: int = 1500     # characters of a document shown side by side
     drop_share: float = 0.9        # "almost all template" threshold when the scan gives none
+    recall_max_tokens: int = 3_000_000  # measure the S-curve by an exact all-pairs join up to this size
+    recall_floor: float = 0.2      # ... over the pairs with Jaccard at least this
 
     def __post_init__(self):
         for name in ("max_phrases", "max_rows", "max_clusters", "max_chords", "max_text_chars",
@@ -492,6 +494,45 @@ def _dups_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict) -
     return _section("dups", "Near-duplicate documents", "\n".join(parts))
 
 
+def _measured_recall(scan: ScanDir, cand: pa.Table, caps: ReportCaps, bins: int = 20):
+    """Share of all pairs per similarity bin that LSH made candidates, from an
+    exact all-pairs join over the store's shingles (small corpora only; None
+    when it cannot be measured honestly)."""
+    dsum = scan.dups_summary or {}
+    params = dsum.get("parameters") or {}
+    store = scan.store
+    k = params.get("shingle") or dsum.get("shingle_k")
+    if (store is None or not k or dsum.get("candidates_sampled") or dsum.get("pairs_not_enumerated")
+            or store.n_tokens > caps.recall_max_tokens or store.unit != (scan.summary.get("parameters") or {})
+            .get("unit", store.unit)):
+        return None
+    if dsum.get("candidates_written") is not None and dsum.get("candidates") is not None \
+            and dsum["candidates_written"] < dsum["candidates"]:
+        return None
+    try:
+        from ..neardup.allpairs import all_pairs
+        from ..neardup.shingles import shingle_sets, token_hashes
+    except ImportError:  # pragma: no cover - the near-duplicate package is part of repetend
+        return None
+    sets = shingle_sets(np.asarray(store.tokens), store.doc_offsets, token_hashes(store.vocab), int(k))
+    pairs = all_pairs(sets, caps.recall_floor)
+    if len(pairs) == 0:
+        return None
+    n = np.int64(store.n_docs)
+    ca = pc.cast(cand.column("a_index"), pa.int64()).to_numpy(zero_copy_only=False)
+    cb = pc.cast(cand.column("b_index"), pa.int64()).to_numpy(zero_copy_only=False)
+    ckey = np.minimum(ca, cb) * n + np.maximum(ca, cb)
+    pkey = np.minimum(pairs.a, pairs.b) * n + np.maximum(pairs.a, pairs.b)
+    found = np.isin(pkey, ckey)
+    edges = np.linspace(caps.recall_floor, 1.0, bins + 1)
+    idx = np.clip(np.searchsorted(edges, pairs.jaccard, side="right") - 1, 0, bins - 1)
+    cnt = np.bincount(idx, minlength=bins)
+    hit = np.bincount(idx, weights=found.astype(np.float64), minlength=bins)
+    keep = cnt > 0
+    centres = (edges[:-1] + edges[1:]) / 2
+    return centres[keep], hit[keep] / cnt[keep], cnt[keep]
+
+
 def _lsh_section(scan: ScanDir, caps: ReportCaps) -> str | None:
     dsum = scan.dups_summary or {}
     params = dsum.get("parameters") or {}
@@ -506,12 +547,24 @@ def _lsh_section(scan: ScanDir, caps: ReportCaps) -> str | None:
            if cand is not None and cand.num_rows else None)
     b, r = params.get("bands") or dsum.get("bands"), params.get("rows") or dsum.get("rows")
     if b and r:
-        svg = plots.s_curve(int(b), int(r), candidate_j=jac,
+        measured = None
+        if label == "LSH candidate pairs" and cand is not None:
+            try:
+                measured = _measured_recall(scan, cand, caps)
+            except Exception:  # noqa: BLE001 - a figure is optional, the page is not
+                measured = None
+        svg = plots.s_curve(int(b), int(r), candidate_j=jac, measured=measured,
                             threshold=params.get("threshold", dsum.get("threshold")))
+        extra = (f" Green points: of all pairs of documents with Jaccard ≥ {caps.recall_floor:g} (an exact "
+                 "all-pairs join over the same shingles), the share in each bin that LSH made candidates, "
+                 "with its binomial standard error — the curve should predict them."
+                 if measured is not None else
+                 " (The measured share of pairs found per bin is drawn for corpora up to "
+                 f"{caps.recall_max_tokens:,} tokens whose candidate list is complete.)")
         figs.append(_figure(svg, "Blue: the probability that a pair of Jaccard similarity s shares at least one "
                             "band (seed 003). Orange bars: the real candidate pairs of this corpus by their "
                             "true Jaccard similarity — candidates to the left of the red line were rejected "
-                            "by exact verification.", "LSH S-curve with the candidate pairs"))
+                            "by exact verification." + extra, "LSH S-curve with the candidate pairs"))
     else:
         figs.append(f'<p class="note">No S-curve: the near-duplicate method '
                     f"({e(params.get('method') or 'unknown')}) does not use LSH bands.</p>")

@@ -82,12 +82,16 @@ def share_histogram(shares: npt.ArrayLike, *, bins: int = 20, drop_at: float | N
 
 
 def s_curve(bands: int, rows: int, *, candidate_j: npt.ArrayLike | None = None,
-            threshold: float | None = None, bins: int = 20) -> str | None:
+            threshold: float | None = None, bins: int = 20,
+            measured: tuple | None = None) -> str | None:
     """The LSH S-curve ``P(s) = 1 - (1 - s^r)^b`` with the real candidate pairs.
 
     The candidates are drawn as a histogram of their true Jaccard similarity
     (right axis, pairs per bin) under the curve, so one sees where the
     candidates fall with respect to the steep part near ``(1/b)^(1/r)``.
+    ``measured = (bin_centres, fraction_found, pairs_in_bin)``, from an exact
+    all-pairs join, adds the measured share of all pairs of each similarity
+    bin that became candidates (seed 003: the curve predicts it).
     """
     if not bands or not rows:
         return None
@@ -112,6 +116,12 @@ def s_curve(bands: int, rows: int, *, candidate_j: npt.ArrayLike | None = None,
                 ax.set_zorder(1)
                 ax.patch.set_visible(False)
         ax.plot(s, p, color="#4c72b0", lw=2, label=f"P(candidate) = 1 − (1 − s^{r})^{b}")
+        if measured is not None and len(measured[0]):
+            xc, frac, cnt = (np.asarray(v, dtype=np.float64) for v in measured)
+            ax.errorbar(xc, frac, yerr=np.sqrt(np.maximum(frac * (1 - frac), 1e-12) / np.maximum(cnt, 1)),
+                        fmt="o", ms=5, color="#2ca02c", ecolor="#2ca02c", elinewidth=1, capsize=2,
+                        label=f"measured: share of all pairs found ({int(cnt.sum()):,} pairs, exact join)",
+                        zorder=5)
         ax.axvline(knee, color="#4c72b0", ls=":", lw=1, label=f"(1/b)^(1/r) = {knee:.2f}")
         if threshold is not None:
             ax.axvline(float(threshold), color="#c44e52", ls="--", lw=1.2,
