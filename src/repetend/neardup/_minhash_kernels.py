@@ -153,14 +153,15 @@ def oph_signatures(hashes, offsets, seed, dens_seed, table, fold_crc, mask, out)
     n_chunks = (n + chunk - 1) // chunk
     for c in prange(n_chunks):
         mins = np.empty(k, dtype=np.uint64)
-        filled = np.empty(k, dtype=np.bool_)
         for d in range(c * chunk, min(n, (c + 1) * chunk)):
             _oph_one(hashes, offsets[d], offsets[d + 1], seed, dens_seed, table, attempts,
-                     fold_crc, mask, mins, filled, out[d])
+                     fold_crc, mask, mins, out[d])
 
 
 @jit
-def _oph_one(hashes, lo, hi, seed, dens_seed, table, attempts, fold_crc, mask, mins, filled, row):
+def _oph_one(hashes, lo, hi, seed, dens_seed, table, attempts, fold_crc, mask, mins, row):
+    """One document; a bin is empty while its minimum is still 2^64 - 1 (a real
+    hash equals that with probability 2^-64, and is then treated as empty)."""
     k = row.shape[0]
     if hi == lo:
         for i in range(k):
@@ -168,29 +169,27 @@ def _oph_one(hashes, lo, hi, seed, dens_seed, table, attempts, fold_crc, mask, m
         return
     for i in range(k):
         mins[i] = _MAX
-        filled[i] = False
     for p in range(lo, hi):
         h = hashes[p]
         if fold_crc:
             h = np.uint64(crc32_u64(h))
         v = splitmix64(h ^ seed)
         b = _bin_of(v, k)
-        filled[b] = True
-        if v < mins[b]:
-            mins[b] = v
+        m = mins[b]
+        mins[b] = v if v < m else m
     for i in range(k):
-        if filled[i]:
+        if mins[i] != _MAX:
             row[i] = mins[i] & mask
             continue
         j = -1
         for a in range(attempts):
-            if filled[table[i, a]]:
+            if mins[table[i, a]] != _MAX:
                 j = table[i, a]
                 break
         a = attempts + 1
         while j < 0:
             c = _dens_bin(dens_seed, i, a, k)
-            if filled[c]:
+            if mins[c] != _MAX:
                 j = c
             a += 1
         row[i] = mins[j] & mask

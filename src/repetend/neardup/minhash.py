@@ -219,7 +219,7 @@ def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DE
     mask = np.uint64((1 << int(bits)) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
     out = np.empty((n, int(num_perm)), dtype=dtype)
     if scheme == "oph":
-        table = K.densify_table(seeds[1], int(num_perm), 32)
+        table = K.densify_table(seeds[1], int(num_perm), 64)
         K.oph_signatures(hashes, offsets, seeds[0], seeds[1], table, hash == "crc32", mask, out)
     else:
         K.signatures(hashes, offsets, seeds[:int(num_perm)], hash == "crc32", mask, out)
