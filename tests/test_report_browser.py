@@ -63,6 +63,15 @@ def test_renders_and_script_runs(page, tmp_path):
 
 
 @needs_chromium
+def test_tables_sort(page, tmp_path):
+    root, html_file = page
+    res = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", html_file.as_uri() + "#selftest")
+    assert 'data-ok="1"' in res.stdout, res.stderr[-2000:]
+    assert 'data-sorted="1"' in res.stdout
+    assert 'aria-sort="descending"' in res.stdout
+
+
+@needs_chromium
 def test_screenshot(page, tmp_path):
     root, html_file = page
     shot = root / "report.png"

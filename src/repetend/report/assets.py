@@ -98,6 +98,27 @@ JS = """
       });
     });
   });
+  if (location.hash === "#selftest") {
+    // for the browser test: sort every table by its first numeric column,
+    // descending, and check the order
+    var good = true;
+    Array.prototype.forEach.call(tables, function (table) {
+      var heads = table.tHead ? table.tHead.rows[0].cells : [];
+      var col = -1;
+      Array.prototype.forEach.call(heads, function (th, i) {
+        if (col < 0 && th.classList.contains("num")) { col = i; }
+      });
+      if (col < 0 || !table.tBodies[0].rows.length) { return; }
+      heads[col].click();
+      heads[col].click();
+      var prev = Infinity;
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (r) {
+        var k = key(r.cells[col]);
+        if (k[0] === 0) { if (k[1] > prev) { good = false; } prev = k[1]; }
+      });
+    });
+    document.body.dataset.sorted = good ? "1" : "0";
+  }
   document.body.dataset.ok = "1";
 })();
 """
