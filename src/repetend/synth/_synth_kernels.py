@@ -9,22 +9,24 @@ from .._jit import jit
 __all__ = ["first_occurrences", "spell_words"]
 
 _EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)      # never a code: codes are below 26**8
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)     # Fibonacci hashing multiplier
 
 
 @jit
 def first_occurrences(codes, table_bits):
     """``keep[i]`` is True iff ``codes[i]`` does not occur in ``codes[:i]``
-    (an open-addressing hash set of ``2**table_bits`` slots; needs fewer codes than slots)."""
+    (an open-addressing hash set of ``2**table_bits`` slots; needs fewer codes than slots).
+
+    The codes are uniform random draws, so their low bits (folded with higher ones) are
+    already a good slot; no multiplication, hence no overflow with the JIT disabled."""
     n = codes.shape[0]
     size = np.int64(1) << table_bits
     mask = np.uint64(size - 1)
-    shift = np.uint64(64 - table_bits)
+    fold = np.uint64(19)
     table = np.full(size, _EMPTY, dtype=np.uint64)
     keep = np.empty(n, dtype=np.bool_)
     for i in range(n):
         c = codes[i]
-        h = (c * _GOLDEN) >> shift
+        h = (c ^ (c >> fold)) & mask
         while True:
             t = table[h]
             if t == _EMPTY:

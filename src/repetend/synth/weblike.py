@@ -134,7 +134,9 @@ def _edit(text: _Text, rate: float, lang: _Lang, rng: np.random.Generator) -> tu
             out.seps[p - 1] = out.seps[p]
     keep = np.ones(n, dtype=bool)
     keep[dele] = False
-    return _Text(out.ids[keep], out.seps[keep]), k
+    edited = _Text(out.ids[keep], out.seps[keep])
+    edited.seps[-1] = _FINAL                         # the text still ends with a full stop
+    return edited, k
 
 
 # -- sites and blocks ----------------------------------------------------------------------
