@@ -500,3 +500,13 @@ def test_measured_recall_against_python_sets(tmp_path):
     assert np.array_equal(cnt, want_cnt[nz])
     assert np.allclose(frac, want_hit[nz] / want_cnt[nz])
     assert 0 < frac.mean() < 1
+
+
+def test_chord_order_is_id_order():
+    from repetend.report.plots import chord_picture
+
+    keys = np.array(["c", "a", "d", "b"], dtype=object)
+    s1, _ = chord_picture(4, [0], [2], [0.5], order_keys=keys)
+    s2, _ = chord_picture(4, [0], [2], [0.5], order=np.argsort(keys))
+    s3, _ = chord_picture(4, [0], [2], [0.5])
+    assert s1 == s2 and s1 != s3

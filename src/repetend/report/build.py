@@ -242,7 +242,7 @@ def _phrases_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict
     t = t.take(pa.array(top))
     cols = {c: t.column(c).to_pylist() for c in t.column_names}
     ex = _phrase_examples(scan, np.asarray(cols["phrase_id"]), caps.examples_per_phrase)
-    id_of = scan.store.doc_ids if scan.store is not None else None
+    id_of = scan.store.docs.column("doc_id") if scan.store is not None else None
     rows = []
     for i in range(t.num_rows):
         pid = cols["phrase_id"][i]
@@ -257,7 +257,7 @@ def _phrases_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict
             ctx = _context_html(texts, d, s, en, caps)
             if ctx is None:
                 continue
-            who = id_of[d] if id_of is not None else d
+            who = id_of[d].as_py() if id_of is not None else d
             ex_html.append(f'<div class="ctx"><span class="who">document {e(who)}</span>{ctx}</div>')
         body = f'<span class="phrase">{e(_truncate(text, 400))}</span>'
         if ex_html:
@@ -570,11 +570,12 @@ def _lsh_section(scan: ScanDir, caps: ReportCaps) -> str | None:
                     f"({e(params.get('method') or 'unknown')}) does not use LSH bands.</p>")
     n_docs = _n_docs(scan)
     if jac is not None and n_docs:
-        keys = scan.store.doc_ids if scan.store is not None else None
+        order = (pc.sort_indices(scan.store.docs.column("doc_id")).to_numpy(zero_copy_only=False)
+                 if scan.store is not None else None)
         svg, drawn = plots.chord_picture(
             int(n_docs), pc.cast(cand.column("a_index"), pa.int64()).to_numpy(zero_copy_only=False),
             pc.cast(cand.column("b_index"), pa.int64()).to_numpy(zero_copy_only=False), jac,
-            order_keys=np.asarray(keys, dtype=object) if keys is not None else None, max_chords=caps.max_chords)
+            order=order, max_chords=caps.max_chords)
         sampled = f" (a random sample of {drawn:,} of {len(jac):,})" if drawn < len(jac) else ""
         figs.append(_figure(svg, f"Each document is a point on the circle, in id order; each chord is one of "
                             f"the {label}{sampled}, coloured by true Jaccard similarity (seed 003). Short "

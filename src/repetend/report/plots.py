@@ -139,9 +139,11 @@ def s_curve(bands: int, rows: int, *, candidate_j: npt.ArrayLike | None = None,
         return _to_svg(fig)
 
 
-def _rank(n: int, order_keys) -> np.ndarray:
+def _rank(n: int, order_keys=None, order=None) -> np.ndarray:
     """Position of each document on the circle: its rank in id order."""
-    order = np.argsort(np.asarray(order_keys), kind="stable")
+    if order is None:
+        order = np.argsort(np.asarray(order_keys), kind="stable")
+    order = np.asarray(order, dtype=np.int64)
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
     return rank
@@ -162,11 +164,14 @@ def _viridis_bins(n: int = 32) -> list[str]:
 
 
 def chord_picture(n_docs: int, a: npt.ArrayLike, b: npt.ArrayLike, jaccard: npt.ArrayLike, *,
-                  order_keys=None, max_chords: int = 5000, seed: int = 0) -> tuple[str | None, int]:
+                  order_keys=None, order=None, max_chords: int = 5000,
+                  seed: int = 0) -> tuple[str | None, int]:
     """Seed 003's picture: documents on a circle in id order, one chord per
     candidate pair, coloured by its true Jaccard similarity (viridis, with a
     colour bar).
 
+    The circle order is ``order`` (document indices in id order, e.g. an
+    argsort of the ids), else the argsort of ``order_keys``, else the index.
     Written as SVG by hand (one quadratic Bézier per chord, chords of one
     colour bin in one path), so 5000 chords take about 40 bytes each.
     Returns ``(svg, chords drawn)``; above ``max_chords`` a uniform random
@@ -180,7 +185,10 @@ def chord_picture(n_docs: int, a: npt.ArrayLike, b: npt.ArrayLike, jaccard: npt.
     if a.size > max_chords:
         pick = np.random.default_rng(seed).choice(a.size, size=max_chords, replace=False)
         a, b, jac = a[pick], b[pick], jac[pick]
-    rank = _rank(n_docs, order_keys) if order_keys is not None else np.arange(n_docs)
+    if order is not None or order_keys is not None:
+        rank = _rank(n_docs, order_keys, order)
+    else:
+        rank = np.arange(n_docs)
     W, H, cx, cy, R = 690, 600, 290.0, 318.0, 250.0
     th_a = 2 * np.pi * rank[a] / n_docs
     th_b = 2 * np.pi * rank[b] / n_docs
