@@ -134,8 +134,26 @@ def densify_table(dens_seed, k, attempts):
     return out
 
 
+@jit
+def densify_ranks(dens_seed, k, limit):
+    """``ranks[i, j]``: index (0-based) of the first occurrence of bin j in empty bin
+    i's sequence, ``limit`` when it does not occur among the first ``limit`` terms.
+    The first filled bin of the sequence is the filled bin of smallest rank."""
+    out = np.full((k, k), limit, dtype=np.int32)
+    for i in range(k):
+        seen = 0
+        a = 0
+        while seen < k and a < limit:
+            j = _dens_bin(dens_seed, i, a + 1, k)
+            if out[i, j] == limit:
+                out[i, j] = a
+                seen += 1
+            a += 1
+    return out
+
+
 @pjit
-def oph_signatures(hashes, offsets, seed, dens_seed, table, fold_crc, mask, out):
+def oph_signatures(hashes, offsets, seed, dens_seed, table, ranks, rank_limit, fold_crc, mask, out):
     """One-permutation hashing with optimal densification (Li, Owen & Zhang 2012;
     Shrivastava 2017).
 
@@ -144,7 +162,9 @@ def oph_signatures(hashes, offsets, seed, dens_seed, table, fold_crc, mask, out)
     value of bin j, the first non-empty bin of the sequence
     ``j_a = bin(splitmix64(dens_seed ^ (i << 32 | a)))``, a = 1, 2, … — the same
     sequence for every document, so two documents borrow consistently.  The
-    first ``table.shape[1]`` terms of each sequence are precomputed in ``table``.
+    first ``table.shape[1]`` terms of each sequence are precomputed in ``table``;
+    for documents with few filled bins (m² < K) the same bin is found as the
+    filled bin of smallest rank (``ranks``), in O(m) per empty bin instead of O(K/m).
     """
     n = offsets.shape[0] - 1
     k = out.shape[1]
@@ -153,13 +173,15 @@ def oph_signatures(hashes, offsets, seed, dens_seed, table, fold_crc, mask, out)
     n_chunks = (n + chunk - 1) // chunk
     for c in prange(n_chunks):
         mins = np.empty(k, dtype=np.uint64)
+        filled = np.empty(k, dtype=np.int64)
         for d in range(c * chunk, min(n, (c + 1) * chunk)):
-            _oph_one(hashes, offsets[d], offsets[d + 1], seed, dens_seed, table, attempts,
-                     fold_crc, mask, mins, out[d])
+            _oph_one(hashes, offsets[d], offsets[d + 1], seed, dens_seed, table, ranks, rank_limit,
+                     attempts, fold_crc, mask, mins, filled, out[d])
 
 
 @jit
-def _oph_one(hashes, lo, hi, seed, dens_seed, table, attempts, fold_crc, mask, mins, row):
+def _oph_one(hashes, lo, hi, seed, dens_seed, table, ranks, rank_limit, attempts, fold_crc, mask,
+             mins, filled, row):
     """One document; a bin is empty while its minimum is still 2^64 - 1 (a real
     hash equals that with probability 2^-64, and is then treated as empty)."""
     k = row.shape[0]
@@ -177,11 +199,28 @@ def _oph_one(hashes, lo, hi, seed, dens_seed, table, attempts, fold_crc, mask, m
         b = _bin_of(v, k)
         m = mins[b]
         mins[b] = v if v < m else m
+    m = 0
+    for i in range(k):
+        if mins[i] != _MAX:
+            filled[m] = i
+            m += 1
+    limit = rank_limit
+    use_ranks = ranks.shape[0] == k and m * m < k
     for i in range(k):
         if mins[i] != _MAX:
             row[i] = mins[i] & mask
             continue
         j = -1
+        if use_ranks:
+            best = limit
+            for q in range(m):
+                r = ranks[i, filled[q]]
+                if r < best:
+                    best = r
+                    j = filled[q]
+            if j >= 0:
+                row[i] = mins[j] & mask
+                continue
         for a in range(attempts):
             if mins[table[i, a]] != _MAX:
                 j = table[i, a]

@@ -220,7 +220,13 @@ def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DE
     out = np.empty((n, int(num_perm)), dtype=dtype)
     if scheme == "oph":
         table = K.densify_table(seeds[1], int(num_perm), 64)
-        K.oph_signatures(hashes, offsets, seeds[0], seeds[1], table, hash == "crc32", mask, out)
+        rank_limit = 64 * int(num_perm)
+        if num_perm <= 4096:  # K x K int32 ranks: 64 KB at K = 128
+            ranks = K.densify_ranks(seeds[1], int(num_perm), rank_limit)
+        else:
+            ranks = np.empty((0, 0), dtype=np.int32)
+        K.oph_signatures(hashes, offsets, seeds[0], seeds[1], table, ranks, np.int32(rank_limit),
+                         hash == "crc32", mask, out)
     else:
         K.signatures(hashes, offsets, seeds[:int(num_perm)], hash == "crc32", mask, out)
     empty = np.diff(offsets) == 0
