@@ -51,7 +51,23 @@ def make_corpus(d: Path, mb: int) -> dict[str, Path]:
     table = pa.table({k: [r[k] for r in rows] for k in ("id", "url", "text")})
     pq.write_table(table, files["parquet"], compression="zstd")
     pacsv.write_csv(table, files["csv"])
+    files["wet"] = d / "c.warc.wet.gz"
+    _write_wet(files["wet"], rows)
     return files
+
+
+def _write_wet(path: Path, rows: list[dict]) -> None:
+    import io
+
+    from warcio.warcwriter import WARCWriter
+
+    with open(path, "wb") as out:
+        w = WARCWriter(out, gzip=True)
+        for r in rows:
+            payload = r["text"].encode()
+            rec = w.create_warc_record(r["url"], "conversion", payload=io.BytesIO(payload),
+                                       length=len(payload), warc_content_type="text/plain")
+            w.write_record(rec)
 
 
 class _PeakRSS:
@@ -105,6 +121,14 @@ def _job(kind: str, path: str, q) -> None:
             n = len(pd.read_json(path, lines=True))
     elif kind == "pyarrow":
         n = (pq.read_table(path) if path.endswith(".parquet") else pj.read_json(path)).num_rows
+    elif kind == "fastwarc":
+        from fastwarc.warc import ArchiveIterator, WarcRecordType
+
+        with open(path, "rb") as f:
+            for rec in ArchiveIterator(f, record_types=WarcRecordType.conversion):
+                rec.reader.read().decode("utf-8", "replace")
+                rec.headers.get("WARC-Target-URI")
+                n += 1
     elif kind == "json.loads":
         with open(path, "rb") as f:
             for line in f:
@@ -133,7 +157,7 @@ def main() -> None:
         plan = [("jsonl", "repetend"), ("jsonl", "json.loads"), ("jsonl", "pandas"),
                 ("jsonl", "pyarrow"), ("jsonl.gz", "repetend"), ("jsonl.zst", "repetend"),
                 ("parquet", "repetend"), ("parquet", "pyarrow"), ("csv", "repetend"),
-                ("csv", "pandas")]
+                ("csv", "pandas"), ("wet", "repetend"), ("wet", "fastwarc")]
         print(f"corpus: {raw / 1e6:.0f} MB of JSONL (sizes on disk: "
               + ", ".join(f"{k} {v.stat().st_size / 1e6:.0f} MB" for k, v in files.items()) + ")")
         print(f"{'format':<10} {'reader':<11} {'records':>8} {'s':>6} {'MB/s':>6} "
@@ -144,7 +168,7 @@ def main() -> None:
             ref.setdefault(fmt, secs)
             print(f"{fmt:<10} {kind:<11} {n:>8} {secs:>6.2f} {raw / 1e6 / secs:>6.0f} "
                   f"{secs / n * 1e6:>7.1f} {rss:>12.0f}  "
-                  f"{'yes' if kind in ('repetend', 'json.loads') else 'no'}"
+                  f"{'yes' if kind in ('repetend', 'json.loads', 'fastwarc') else 'no'}"
                   f"  ({secs / ref[fmt]:.2f}× repetend time)")
 
 

@@ -533,7 +533,33 @@ def test_warc_html_responses_become_text(tmp_path):
     assert "shoes today." in main[0].text and "Free delivery" not in main[0].text
 
 
-def test_wet_conversion_records(tmp_path):
+@pytest.fixture(params=["fastwarc", "warcio"])
+def wet_backend(request, monkeypatch):
+    from repetend.corpus.read_warc import WetReader
+
+    monkeypatch.setattr(WetReader, "use_fastwarc", request.param == "fastwarc")
+    return request.param
+
+
+def test_wet_backends_agree(tmp_path):
+    from repetend.corpus.read_warc import WetReader
+
+    pages = [(f"https://s{i % 3}.example/{i}", ("слово " * (i * 37 % 500)).encode() + b"\xff",
+              "") for i in range(60)]
+    p = write_warc(tmp_path / "a.warc.wet.gz", pages, wet=True)
+    out = {}
+    for fast in (True, False):
+        WetReader.use_fastwarc = fast
+        try:
+            recs, stats = read(p)
+        finally:
+            WetReader.use_fastwarc = True
+        out[fast] = ([(r.id, r.text, r.url, r.record_no) for r in recs], stats.as_dict())
+    assert out[True] == out[False]
+    assert len(out[True][0]) == 60 and out[True][1]["invalid_utf8"] == 60
+
+
+def test_wet_conversion_records(tmp_path, wet_backend):
     pages = [(f"https://s{i % 2}.example/p{i}", f"page {i}\nfooter text".encode(), "")
              for i in range(4)]
     pages.append(("https://bad.example/", b"caf\xe9", ""))
@@ -547,7 +573,7 @@ def test_wet_conversion_records(tmp_path):
         assert len({r.id for r in recs}) == 5
 
 
-def test_not_a_warc_and_truncated_warc(tmp_path):
+def test_not_a_warc_and_truncated_warc(tmp_path, wet_backend):
     p = tmp_path / "x.warc"
     p.write_text("this is not a warc file\n" * 5)
     with pytest.raises(InputError, match="x.warc"):
@@ -645,7 +671,7 @@ _FUZZ_FORMATS = ["jsonl", "jsonl.gz", "jsonl.zst", "csv", "tsv", "parquet", "war
 @given(fmt=st.sampled_from(_FUZZ_FORMATS), cut=st.floats(0, 1),
        flips=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), max_size=4),
        on_error=st.sampled_from(["skip", "fail"]))
-def test_damaged_files_never_crash(tmp_path_factory, fmt, cut, flips, on_error):
+def test_damaged_files_never_crash(tmp_path_factory, wet_backend, fmt, cut, flips, on_error):
     tmp = tmp_path_factory.mktemp("z")
     data = bytearray(_valid_bytes(fmt, tmp))
     for where, byte in flips:
