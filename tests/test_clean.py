@@ -382,3 +382,24 @@ def test_jsonl_messy_input_and_gz_output(tmp_path):
         t = texts[ids.index(g["id"])]
         assert (undo_cuts(g["text"], log[g["id"]]["cuts"]) if g["id"] in log else g["text"]) == t
     assert res.documents_in == len(ids)
+
+
+def test_wet_falls_back_to_jsonl(tmp_path):
+    from repetend.corpus.readers import read_corpus
+
+    src = Path(__file__).parent / "data" / "readers" / "sample.warc.wet.gz"
+    if not src.exists():  # pragma: no cover - sample data ships with the tests
+        pytest.skip("no WET sample")
+    recs = list(read_corpus([src], fmt="wet"))
+    assert recs
+    make_scan(tmp_path / "scan", [r.text for r in recs], [r.id for r in recs], [r.url for r in recs],
+              min_docs=2, min_len=3, dups=False, inputs=[str(src)],
+              input_options={"fmt": "wet"})
+    res = clean_corpus(None, tmp_path / "scan", tmp_path / "out.jsonl")
+    assert res.out_format == "jsonl" and any("JSONL" in n for n in res.notes)
+    got = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+    log = {e["id"]: e for e in read_log(res.log)}
+    assert [g["id"] for g in got] == [r.id for r in recs]
+    for g, r in zip(got, recs):
+        assert g["url"] == r.url
+        assert (undo_cuts(g["text"], log[r.id]["cuts"]) if r.id in log else g["text"]) == r.text
