@@ -523,6 +523,8 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
             others = [s for s in sites if s.lang == site.lang and s is not site]
             target = others[int(rng.integers(len(others)))] if others else site
             rate = float(rng.choice([0.0, rng.uniform(0.005, 0.03)]))
+            if target is site:           # keep it a near-duplicate, not an exact copy
+                rate = max(rate, 0.005)
             body, k = (src.body, 0) if rate == 0 else _edit(src.body, rate, lang, rng)
             page = new_page(target, src.title, [(body, "", "body")])
             rel.update(edit_rate=round(k / src.body.ids.size, 4), edited_words=k,
