@@ -356,3 +356,95 @@ def fnv1a64_spans(data, offsets):
             h = _fnv_byte(h, data[j])
         out[i] = h
     return out
+
+
+@jit(inline="always")
+def _decode(buf, i):
+    """Code point and byte length of the UTF-8 sequence at ``buf[i]``."""
+    c0 = buf[i]
+    if c0 < 0x80:
+        return np.int64(c0), 1
+    if c0 < 0xE0:
+        return (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F), 2
+    if c0 < 0xF0:
+        return ((np.int64(c0 & 0x0F) << 12) | (np.int64(buf[i + 1] & 0x3F) << 6)
+                | np.int64(buf[i + 2] & 0x3F)), 3
+    return ((np.int64(c0 & 0x07) << 18) | (np.int64(buf[i + 1] & 0x3F) << 12)
+            | (np.int64(buf[i + 2] & 0x3F) << 6) | np.int64(buf[i + 3] & 0x3F)), 4
+
+
+@jit
+def nfc_candidates(buf, flags, no_boundary, not_qc_yes):
+    """Normalization segments of a UTF-8 text that NFC may change.
+
+    A segment runs from a character without the ``no_boundary`` bit (or the
+    text start) to the next such character.  Returns ``[k, 2]`` character
+    ranges of the segments longer than one character or starting with a
+    character whose ``not_qc_yes`` bit is set; every other segment is one
+    NFC_Quick_Check=Yes starter, which NFC leaves alone.
+    """
+    out = np.empty((16, 2), dtype=np.int64)
+    k = 0
+    i = 0
+    ci = 0
+    seg_start = 0
+    seg_first_flag = 0
+    n = buf.shape[0]
+    while i <= n:
+        if i < n:
+            cp, w = _decode(buf, i)
+            f = flags[cp]
+            boundary = (f & no_boundary) == 0 or ci == 0
+        else:
+            w = 1
+            f = 0
+            boundary = True
+        if boundary and ci > 0:
+            if ci - seg_start > 1 or (seg_first_flag & not_qc_yes):
+                if k == out.shape[0]:
+                    bigger = np.empty((2 * k, 2), dtype=np.int64)
+                    bigger[:k] = out
+                    out = bigger
+                out[k, 0] = seg_start
+                out[k, 1] = ci
+                k += 1
+        if boundary:
+            seg_start = ci
+            seg_first_flag = f
+        i += w
+        ci += 1
+    return out[:k].copy()
+
+
+@jit
+def char_positions(buf, table):
+    """``[k, 2]``: (character index, ``table[cp]``) of every character whose
+    ``table[cp]`` is not 0."""
+    out = np.empty((16, 2), dtype=np.int64)
+    k = 0
+    i = 0
+    ci = 0
+    n = buf.shape[0]
+    while i < n:
+        cp, w = _decode(buf, i)
+        v = table[cp]
+        if v != 0:
+            if k == out.shape[0]:
+                bigger = np.empty((2 * k, 2), dtype=np.int64)
+                bigger[:k] = out
+                out = bigger
+            out[k, 0] = ci
+            out[k, 1] = v
+            k += 1
+        i += w
+        ci += 1
+    return out[:k].copy()
+
+
+@jit
+def move_tokens(start, end, hsh, src, dst, n):
+    """Move ``n`` tokens from position *src* down to *dst* (``dst <= src``) in place."""
+    for k in range(n):
+        start[dst + k] = start[src + k]
+        end[dst + k] = end[src + k]
+        hsh[dst + k] = hsh[src + k]

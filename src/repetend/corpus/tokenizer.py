@@ -138,6 +138,7 @@ def _segments(buf: np.ndarray, doc_a: np.ndarray, doc_b: np.ndarray, docs: np.nd
 
 
 _POOL: ThreadPoolExecutor | None = None
+_LOWER_EXTRA: np.ndarray | None = None
 
 
 def _pool(n: int) -> ThreadPoolExecutor:
@@ -172,35 +173,54 @@ def _scan_segments(buf: np.ndarray, seg_a: np.ndarray, seg_b: np.ndarray, seg_lo
     cuts = np.searchsorted(cum, total * np.arange(1, nt) / nt, side="left") + 1
     bounds = np.unique(np.concatenate([[0], np.minimum(cuts, m), [m]])).tolist()
 
-    def work(s0: int, s1: int):
-        nbytes = int(sizes[s0:s1].sum())
-        cap = _capacity(nbytes, kunit)
-        st = np.empty(cap, dtype=np.int64)
-        en = np.empty(cap, dtype=np.int64)
-        ha = np.empty(cap, dtype=np.uint64)
+    # one output region per range, sized by its bytes, in shared arrays; a range
+    # that outgrows its region continues in private arrays
+    caps = [_capacity(int(sizes[a:b].sum()), kunit) for a, b in zip(bounds[:-1], bounds[1:])]
+    region = np.concatenate([[0], np.cumsum(caps)]).astype(np.int64)
+    total_cap = int(region[-1])
+    st_all = np.empty(total_cap, dtype=np.int64)
+    en_all = np.empty(total_cap, dtype=np.int64)
+    ha_all = np.empty(total_cap, dtype=np.uint64)
+
+    def work(r: int):
+        s0, s1 = bounds[r], bounds[r + 1]
+        lo, hi = int(region[r]), int(region[r + 1])
+        st, en, ha = st_all[lo:hi], en_all[lo:hi], ha_all[lo:hi]
+        cap = hi - lo
         s, pos = s0, 0
+        private = False
         while True:
             s, pos = K.scan_range(buf, seg_a, seg_b, seg_low, s, s1, kunit, T.flags, T.lflags,
                                   T.lower, T.ccc, T.compose_keys, st, en, ha, pos,
                                   counts, seg_flag)
             if s >= s1:
-                return st[:pos], en[:pos], ha[:pos]
+                return st, en, ha, pos, private
             # a word token takes >= 1 byte plus a separator, a char token >= 1 byte
             cap = max(2 * cap, pos + int(sizes[s]) + 16 + _capacity(int(sizes[s:s1].sum()), kunit))
             st2, en2, ha2 = (np.empty(cap, dtype=x.dtype) for x in (st, en, ha))
             st2[:pos], en2[:pos], ha2[:pos] = st[:pos], en[:pos], ha[:pos]
             st, en, ha = st2, en2, ha2
+            private = True
 
-    ranges = list(zip(bounds[:-1], bounds[1:]))
-    if len(ranges) <= 1:
-        parts = [work(*r) for r in ranges] or [(np.empty(0, np.int64), np.empty(0, np.int64),
-                                                 np.empty(0, np.uint64))]
+    n_ranges = len(bounds) - 1
+    if n_ranges <= 1:
+        parts = [work(r) for r in range(n_ranges)]
     else:
-        parts = list(_pool(len(ranges)).map(lambda r: work(*r), ranges))
-    if len(parts) == 1:
-        st, en, ha = parts[0]
+        parts = list(_pool(n_ranges).map(work, range(n_ranges)))
+    if not parts:
+        st, en, ha = st_all[:0], en_all[:0], ha_all[:0]
+    elif len(parts) == 1:
+        st, en, ha, pos, _ = parts[0]
+        st, en, ha = st[:pos], en[:pos], ha[:pos]
+    elif not any(p[4] for p in parts):
+        dst = 0
+        for r, p in enumerate(parts):  # close the gaps between the regions
+            if dst != region[r]:
+                K.move_tokens(st_all, en_all, ha_all, region[r], np.int64(dst), np.int64(p[3]))
+            dst += p[3]
+        st, en, ha = st_all[:dst], en_all[:dst], ha_all[:dst]
     else:
-        st, en, ha = (np.concatenate([p[k] for p in parts]) for k in range(3))
+        st, en, ha = (np.concatenate([p[k][:p[3]] for p in parts]) for k in range(3))
     return st, en, ha, counts, seg_flag
 
 
@@ -354,12 +374,12 @@ def _scan_chars(text_bytes: bytes, lower: int, kunit: int) -> tuple[np.ndarray, 
     counts, flag = K.count_segments(buf, a, b, low, kunit, T.flags, T.lflags, T.lower, T.ccc,
                                     T.compose_keys)
     n = int(counts[0])
-    start = np.empty(n, dtype=np.int64)
-    end = np.empty(n, dtype=np.int64)
+    spans = np.empty((n, 2), dtype=np.int64)
     h = np.empty(n, dtype=np.uint64)
     K.scan_segment(buf, np.int64(0), np.int64(buf.size), np.int64(lower), kunit, T.flags,
-                   T.lflags, T.lower, T.ccc, T.compose_keys, True, True, np.int64(0), start, end, h, np.int64(0))
-    return np.stack([start, end], axis=1), int(flag[0])
+                   T.lflags, T.lower, T.ccc, T.compose_keys, True, True, np.int64(0),
+                   spans[:, 0], spans[:, 1], h, np.int64(0))
+    return spans, int(flag[0])
 
 
 def _nfc_map(text: str) -> tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -367,26 +387,18 @@ def _nfc_map(text: str) -> tuple[str, np.ndarray, np.ndarray, np.ndarray, np.nda
 
     Cuts before every character whose canonical decomposition starts with a
     starter that never composes backwards (a normalization boundary: NFC of the
-    concatenation is the concatenation of the NFCs).  Returns the normalized text and, for every segment whose NFC
-    differs, its original ``[oa, ob)`` and normalized ``[na, nb)`` ranges.
+    concatenation is the concatenation of the NFCs).  Returns the normalized
+    text and, for every segment whose NFC differs, its original ``[oa, ob)``
+    and normalized ``[na, nb)`` ranges.
     """
     T = tables()
-    cps = np.frombuffer(text.encode("utf-32-le", _ENC), dtype=np.uint32)
-    n = cps.size
-    fl = T.flags[cps]
-    bound = (fl & NO_BOUNDARY) == 0
-    if n:
-        bound[0] = True
-    starts = np.flatnonzero(bound)
-    ends = np.append(starts[1:], n)
-    # a one-character segment of an NFC_Quick_Check=Yes character is already NFC
-    cand = np.flatnonzero((ends - starts > 1) | ((fl[starts] & K.NOT_QC_YES) != 0))
+    buf = np.frombuffer(text.encode("utf-8", _ENC), dtype=np.uint8)
+    cand = K.nfc_candidates(buf, T.flags, NO_BOUNDARY, K.NOT_QC_YES)
     pieces: list[str] = []
     oa, ob, na, nb = [], [], [], []
     prev = 0
     shift = 0
-    for s in cand.tolist():
-        a, b = int(starts[s]), int(ends[s])
+    for a, b in cand.tolist():
         seg = text[a:b]
         ns = unicodedata.normalize("NFC", seg)
         if ns == seg:
@@ -404,9 +416,12 @@ def _nfc_map(text: str) -> tuple[str, np.ndarray, np.ndarray, np.ndarray, np.nda
     return "".join(pieces), *arr
 
 
-def _map_spans_slow(text: str, kunit: int) -> np.ndarray:
+def _map_spans_slow(text: str, kunit: int, flag: int) -> np.ndarray:
     """Spans of a text that is not NFC or holds U+0130 / U+03A3."""
-    nfc, oa, ob, na, nb = _nfc_map(text)
+    if flag & K.FLAG_NFC:
+        nfc, oa, ob, na, nb = _nfc_map(text)
+    else:
+        nfc, oa = text, np.empty(0, dtype=np.int64)
     low = nfc.lower()
     spans, _ = _scan_chars(low.encode("utf-8", _ENC), 0, kunit)
     if spans.shape[0] == 0:
@@ -414,14 +429,17 @@ def _map_spans_slow(text: str, kunit: int) -> np.ndarray:
     T = tables()
     # lowered index -> NFC index: only characters with a longer lower case shift
     if len(low) != len(nfc):
-        ncps = np.frombuffer(nfc.encode("utf-32-le", _ENC), dtype=np.uint32)
-        llen = T.lower_len[ncps].astype(np.int64)
-        where = np.flatnonzero(llen > 1)
-        extra_cnt = llen[where] - 1
-        # low positions of the extra characters of each expanding character
-        low_pos = where + np.concatenate([[0], np.cumsum(extra_cnt)[:-1]])
-        extra = np.concatenate([np.arange(p + 1, p + 1 + c) for p, c in
-                                zip(low_pos.tolist(), extra_cnt.tolist())]).astype(np.int64)
+        global _LOWER_EXTRA
+        if _LOWER_EXTRA is None:
+            _LOWER_EXTRA = (T.lower_len.astype(np.int64) - 1).astype(np.uint8)
+        pos = K.char_positions(np.frombuffer(nfc.encode("utf-8", _ENC), dtype=np.uint8),
+                               _LOWER_EXTRA)
+        where, extra_cnt = pos[:, 0], pos[:, 1]
+        # lowered index of each expanding character, then of its extra characters
+        low_pos = where + np.concatenate([[0], np.cumsum(extra_cnt)[:-1]]).astype(np.int64)
+        first_extra = np.repeat(low_pos + 1, extra_cnt)
+        within = np.arange(first_extra.size) - np.repeat(np.cumsum(extra_cnt) - extra_cnt, extra_cnt)
+        extra = (first_extra + within).astype(np.int64)
 
         def l2n(j):
             return j - np.searchsorted(extra, j, side="right")
@@ -466,5 +484,5 @@ def token_spans(text: str, unit: Unit = "word", lang: str | None = None,
     kunit = K.UNIT_WORD if unit == "word" else K.UNIT_CHAR
     spans, flag = _scan_chars(text.encode("utf-8", _ENC), 1, kunit)
     if flag:
-        spans = _map_spans_slow(text, kunit)
+        spans = _map_spans_slow(text, kunit, flag)
     return spans
