@@ -67,9 +67,22 @@ def make_corpus(n_tokens: int, seed: int = 0, vocab: int = 500_000, planted: int
     return tokens.astype(np.int32), offsets
 
 
-def _rss_now() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def _reset_peak() -> bool:
+    """Reset the kernel's peak-RSS mark (VmHWM) to the current RSS (Linux >= 4.0)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
 
 
 def child(path: str, sigma: int, L: int, seed_len: int, filter_bytes: int | None, skip: bool):
@@ -81,7 +94,11 @@ def child(path: str, sigma: int, L: int, seed_len: int, filter_bytes: int | None
     mine_bloomspan(t, np.array([0, 3, 6]), 2, 3, seed_len=min(seed_len, 3))
     if seed_len > 3:
         mine_bloomspan(t, np.array([0, 3, 6]), 2, seed_len, seed_len=seed_len)
-    base = max(_rss_now(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+    # peak RSS of the run above the bare interpreter (numba's compiler peak excluded)
+    import gc
+    gc.collect()
+    resettable = _reset_peak()
+    base = _status_kb("VmRSS") * 1024
     tokens = np.load(os.path.join(path, "tokens.npy"))
     offsets = np.load(os.path.join(path, "offsets.npy"))
     t0 = time.perf_counter()
@@ -90,7 +107,8 @@ def child(path: str, sigma: int, L: int, seed_len: int, filter_bytes: int | None
                          filter_bytes=filter_bytes, coverage_skip=skip)
     wall = time.perf_counter() - t0
     cpu = time.process_time() - c0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = (_status_kb("VmHWM") if resettable else
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
     out = dict(raw.stats)
     out.update(wall=wall, cpu=cpu, peak_bytes=peak - base, n_phrases=raw.n_phrases,
                occ_total=int(raw.occ_starts.shape[0]), lengths_sum=int(raw.lengths.sum()))

@@ -469,6 +469,55 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
                     keys[k] = tokens[q]
                 else:
                     keys[k] = -1
+            # fast path: at most one next token besides document ends (a
+            # phrase growing while some occurrences stop): stable filter, no sort
+            t0 = -1
+            multi = False
+            for k in range(r):
+                kk = keys[k]
+                if kk >= 0:
+                    if t0 < 0:
+                        t0 = kk
+                    elif kk != t0:
+                        multi = True
+                        break
+            if not multi:
+                gdf = 0
+                last = -1
+                cnt = 0
+                for k in range(r):
+                    if t0 >= 0 and keys[k] == t0:
+                        cnt += 1
+                        if occ_doc[a + k] != last:
+                            last = occ_doc[a + k]
+                            gdf += 1
+                if t0 >= 0 and gdf >= sigma:
+                    j = a
+                    for k in range(r):
+                        if keys[k] == t0:
+                            occ_pos[j] = occ_pos[a + k]
+                            occ_doc[j] = occ_doc[a + k]
+                            j += 1
+                    st_a[top] = a
+                    st_b[top] = j
+                    st_m[top] = m + 1
+                    st_df[top] = gdf
+                    top += 1
+                    continue
+                if m >= min_len:
+                    c_len = _grow_i64(c_len, nc + 1)
+                    c_df = _grow_i64(c_df, nc + 1)
+                    c_off = _grow_i64(c_off, nc + 2)
+                    base = c_off[nc]
+                    c_occ = _grow_i64(c_occ, base + r)
+                    for k in range(r):
+                        c_occ[base + k] = occ_pos[a + k]
+                        set_range(cover, occ_pos[a + k], occ_pos[a + k] + m)
+                    c_len[nc] = m
+                    c_df[nc] = df
+                    c_off[nc + 1] = base + r
+                    nc += 1
+                continue
             perm = np.argsort(keys[:r], kind="mergesort")
             n_freq = 0
             g0 = 0
