@@ -35,17 +35,16 @@ def element_ranks(hashes, order, n_sets):
     elements that occur once).
     """
     n = hashes.shape[0]
-    gid = np.empty(n, dtype=np.int64)
-    counts = np.empty(n, dtype=np.int64)
+    n_groups = 0
+    for i in range(n):
+        if i == 0 or hashes[order[i]] != hashes[order[i - 1]]:
+            n_groups += 1
+    counts = np.zeros(n_groups, dtype=np.int64)
     g = -1
     for i in range(n):
-        p = order[i]
-        if i == 0 or hashes[p] != hashes[order[i - 1]]:
+        if i == 0 or hashes[order[i]] != hashes[order[i - 1]]:
             g += 1
-            counts[g] = 0
-        gid[p] = g
         counts[g] += 1
-    n_groups = g + 1
     max_f = n_sets
     for q in range(n_groups):
         if counts[q] > max_f:   # only if a set repeated an element (bad input): stay in bounds
@@ -62,8 +61,12 @@ def element_ranks(hashes, order, n_sets):
         rank_of[q] = start[f]
         start[f] += 1
     out = np.empty(n, dtype=np.int64)
+    g = -1
     for i in range(n):
-        out[i] = rank_of[gid[i]]
+        p = order[i]
+        if i == 0 or hashes[p] != hashes[order[i - 1]]:
+            g += 1
+        out[p] = rank_of[g]
     return out, n_groups, n_single
 
 
