@@ -97,3 +97,14 @@ def test_lsh_params_given_banding_and_errors():
     assert f"{(1 / 16) ** (1 / 3):.4f}" in res.output
     bad = CliRunner().invoke(main, ["lsh-params", "-t", "0.5", "-K", "48", "-b", "16", "-r", "4"])
     assert bad.exit_code == 2 and "error:" in bad.output
+
+
+def test_dups_oph_crc32_finds_the_planted_pairs(corpus, tmp_path):
+    out = tmp_path / "oph"
+    res = CliRunner().invoke(main, ["dups", str(corpus), "--scheme", "oph", "--hash", "crc32",
+                                    "--out", str(out), "-q"])
+    assert res.exit_code == 0, res.output
+    s = json.loads((out / "summary.json").read_text())
+    assert (s["scheme"], s["hash"]) == ("oph", "crc32")
+    pairs = pq.read_table(out / "pairs.parquet").to_pylist()
+    assert {(p["a"], p["b"]) for p in pairs} == {(f"doc{i}", f"doc{60 + i}") for i in range(8)}
