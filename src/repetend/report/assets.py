@@ -47,6 +47,7 @@ table.kv { width: auto; min-width: 360px; }
 table.kv th { text-align: left; }
 td.num, th.num { width: 1%; text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.text { max-width: 640px; overflow-wrap: anywhere; }
+td.wide { overflow-wrap: anywhere; }
 .phrase { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 details { margin: 2px 0; }
 details > summary { cursor: pointer; color: var(--accent); }

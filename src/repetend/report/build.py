@@ -456,14 +456,22 @@ def _dups_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict) -
             id_of = (lambda d: scan.store.docs.column("doc_id")[d].as_py()) if scan.store is not None else str
             shown = ", ".join(e(id_of(d)) for d in mem[:caps.max_members])
             more = f" and {csize[c] - min(len(mem), caps.max_members):,} more" if csize[c] > caps.max_members else ""
+            jac = row["jaccard"] if row is not None else None
             blocks.append(
-                f"<details><summary>cluster {e(c)}: {csize[c]:,} documents, representative "
-                f"<b>{e(id_of(r0))}</b></summary><p class=\"note\">Members: {shown}{e(more)}</p>"
-                f"<p class=\"note\">Left: the representative; right: {e(id_of(pick))} — {e(_pair_figures(row))}</p>"
+                "<tr>" + _num_td(csize[c], _fmt_int(csize[c]))
+                + f'<td class="wide" data-v="{e(id_of(r0))}"><details><summary>cluster {e(c)}: representative '
+                f"<b>{e(id_of(r0))}</b> and {e(id_of(pick))}</summary>"
+                f'<p class="note">Members: {shown}{e(more)}</p>'
+                f'<p class="note">Left: the representative; right: {e(id_of(pick))} — {e(_pair_figures(row))}</p>'
                 f'<div class="pair">{_doc_box(scan, texts, r0, caps)}{_doc_box(scan, texts, pick, caps)}</div>'
-                "</details>")
+                "</details></td>"
+                + _num_td(jac, f"{jac:.3f}" if jac is not None else "–") + "</tr>")
         parts.append(f"<h3>Clusters, largest first (showing {len(members):,} of {ids.size:,})</h3>"
-                     + "\n".join(blocks))
+                     '<p class="note">Click a cluster for its members and two of them side by side.</p>'
+                     '<table class="sortable"><thead><tr><th class="num">documents</th>'
+                     '<th>cluster: representative and the member shown beside it</th>'
+                     '<th class="num">Jaccard of the pair shown</th></tr></thead><tbody>'
+                     + "\n".join(blocks) + "</tbody></table>")
     else:
         parts.append('<p class="note">No duplicate clusters.</p>')
     # containment pairs apart
