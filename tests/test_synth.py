@@ -367,11 +367,13 @@ def test_weblike_small_random_settings(n_pages, seed, lang_mix, dup_rate, body_w
     ids = set(c.ids)
     originals = {d["id"] for d in c.truth["docs"] if d["original"]}
     assert len(c.truth["copies"]) == n_pages - len(originals)
+    text = dict(zip(c.ids, c.texts))
     for k in c.truth["copies"]:
         assert k["doc"] in ids - originals and k["source"] in originals
         if k["kind"] == "exact":
-            text = dict(zip(c.ids, c.texts))
             assert _canonical_spaces(text[k["doc"]]) == _canonical_spaces(text[k["source"]])
+        else:
+            assert text[k["doc"]] != text[k["source"]]
 
 
 def test_weblike_thin_pages_are_mostly_template():
