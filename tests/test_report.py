@@ -339,6 +339,18 @@ def test_sections_and_numbers(built):
     in_clusters = len(dup[1]["doc_index"])
     assert in_clusters > 0
     assert f"{100 * in_clusters / store.n_docs:.1f}%" in page
+    # each cluster's side-by-side pair carries the oracle's figures
+    ids = store.doc_ids
+    shown = 0
+    for r in dup[0]:
+        for x, y, cab, cba in ((r["a_index"], r["b_index"], r["containment_ab"], r["containment_ba"]),
+                               (r["b_index"], r["a_index"], r["containment_ba"], r["containment_ab"])):
+            head = f"representative <b>{html.escape(ids[x])}</b> and {html.escape(ids[y])}</summary>"
+            if head in page:
+                shown += 1
+                tail = page[page.index(head):page.index(head) + 2000]
+                assert (f"Jaccard {r['jaccard']:.3f}, containment a⊂b {cab:.3f}, b⊂a {cba:.3f}") in tail
+    assert shown == len({c for c in dup[1]["cluster_id"]})
     # figures: histogram, S-curve, chord picture, all inline
     assert page.count('src="data:image/svg+xml;base64,') == 3
     assert "<link" not in page and "src=\"http" not in page
