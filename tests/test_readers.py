@@ -278,6 +278,17 @@ def test_json_array_file_gets_a_clear_error(tmp_path):
     p.write_text('[{"text": "a"}, {"text": "b"}]')
     with pytest.raises(InputError, match="JSON array"):
         read(p)
+    p.write_text('{\n  "text": "a"\n}\n')
+    with pytest.raises(InputError, match="pretty-printed"):
+        read(p)
+
+
+def test_bad_parameters_fail_before_reading(tmp_path):
+    p = write_jsonl(tmp_path / "c.jsonl", [{"text": "a"}])
+    for kw in ({"text_field": ""}, {"on_error": "ignore"}, {"limit": 0}, {"html": "raw"},
+               {"id_field": None}):
+        with pytest.raises(ParameterError):
+            read_corpus([p], **kw)  # not even iterated
 
 
 def test_invalid_utf8_replaced_and_counted(tmp_path):

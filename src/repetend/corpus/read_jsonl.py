@@ -76,6 +76,9 @@ class JsonlReader(Reader):
             if first and line.lstrip()[:1] == b"[":
                 raise InputError("this is a JSON array, not JSON Lines (one object a line); "
                                  "convert it with: jq -c '.[]'", path=str(path)) from None
+            if first and line.strip() == b"{":
+                raise InputError("this is pretty-printed JSON, not JSON Lines (one object a "
+                                 "line); convert it with: jq -c .", path=str(path)) from None
             self.malformed(path, f"line {lineno}", f"not valid JSON ({exc})")
             return None
         if first and isinstance(obj, list):

@@ -194,24 +194,23 @@ def read_corpus(inputs: Sequence[str | os.PathLike], *, text_field: str = "text"
     if html not in ("all", "main"):
         raise ParameterError(f"html must be 'all' or 'main', not {html!r}")
     stats = stats if stats is not None else ReadStats()
-    files = expand_inputs(inputs, fmt, glob)  # raises before anything is read
-    return _read(files, limit, stats, dict(text_field=text_field, id_field=id_field,
-                                           url_field=url_field, on_error=on_error,
-                                           stats=stats, glob=glob), html)
+    # paths, fields and optional packages are checked before anything is read
+    files = expand_inputs(inputs, fmt, glob)
+    classes = _reader_classes()
+    kw = dict(text_field=text_field, id_field=id_field, url_field=url_field,
+              on_error=on_error, stats=stats, glob=glob)
+    readers: dict[str, Reader] = {}
+    for f_fmt in dict.fromkeys(f for _, f in files) or ["jsonl"]:
+        extra = {"html": html} if f_fmt == "warc" else {}
+        readers[f_fmt] = classes[f_fmt](**kw, **extra)
+    return _read(files, limit, stats, readers)
 
 
 def _read(files: list[tuple[Path, str]], limit: int | None, stats: ReadStats,
-          kw: dict, html: str) -> Iterator[Record]:
-    classes = _reader_classes()
-    readers: dict[str, Reader] = {}
-    if limit is not None and limit <= 0:
-        return
+          readers: dict[str, Reader]) -> Iterator[Record]:
     n = 0
     for path, f_fmt in files:
-        reader = readers.get(f_fmt)
-        if reader is None:
-            extra = {"html": html} if f_fmt == "warc" else {}
-            reader = readers[f_fmt] = classes[f_fmt](**kw, **extra)
+        reader = readers[f_fmt]
         if f_fmt != "text":  # the text reader counts the files of a tree itself
             stats.files += 1
         gen = reader.read_file(path)
