@@ -403,3 +403,36 @@ def test_wet_falls_back_to_jsonl(tmp_path):
     for g, r in zip(got, recs):
         assert g["url"] == r.url
         assert (undo_cuts(g["text"], log[r.id]["cuts"]) if r.id in log else g["text"]) == r.text
+
+
+def test_with_the_real_scan(tmp_path):
+    """End to end with the real producers (repetend.scan): report and clean
+    hold the same guarantees on a real scan directory."""
+    scan_mod = pytest.importorskip("repetend.scan")
+    from repetend.phrases import find_phrases
+    from repetend.report import build_report
+
+    texts, ids, urls = corpus(8, 30)
+    src = write_jsonl(tmp_path / "in.jsonl", texts, ids, urls)
+    cfg = scan_mod.ScanConfig(min_docs=3, min_len=4, threshold=0.5, report=False,
+                              input_options={"text_field": "text", "id_field": "id", "url_field": "url"})
+    scan_mod.scan([src], tmp_path / "scan", cfg)
+    page = build_report(tmp_path / "scan", tmp_path / "r.html").read_text(encoding="utf-8")
+    assert 'id="eaters"' in page and 'id="dups"' in page and "<script>alert" not in page
+    res = clean_corpus([src], tmp_path / "scan", tmp_path / "out.jsonl")
+    log = {e["id"]: e for e in read_log(res.log)}
+    assert any(e["reason"] == "boilerplate" for e in log.values())
+    raw_in = dict(zip(ids, src.read_bytes().splitlines(keepends=True)))
+    cleaned = []
+    for line in (tmp_path / "out.jsonl").read_bytes().splitlines(keepends=True):
+        o = json.loads(line)
+        if o["id"] not in log:
+            assert line == raw_in[o["id"]]
+        else:
+            assert undo_cuts(o["text"], log[o["id"]]["cuts"]) == texts[ids.index(o["id"])]
+        cleaned.append(o["text"])
+    phrases = pq.read_table(tmp_path / "scan" / "phrases" / "phrases.parquet").column("tokens").to_pylist()
+    gone = {tuple(p) for p in phrases}
+    assert gone and occurrences_in(cleaned, gone) == []
+    again = find_phrases(TokenStore.from_texts(cleaned), min_docs=3, min_len=4)
+    assert not gone & {tuple(t) for t in again.phrases.column("tokens").to_pylist()}
