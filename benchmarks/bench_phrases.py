@@ -124,8 +124,11 @@ def worker(engine: str, data: str, sigma: int, min_len: int) -> None:
         from repetend.phrases.suffix import mine_suffix as mine
     else:
         from repetend.phrases.bloomspan import mine_bloomspan as mine
-    warm_t = np.array([1, 2, 3, 1, 2, 3, 4], np.int32)
-    mine(warm_t, np.array([0, 3, 7], np.int64), 2, 2)          # numba cache load
+    # warm up (numba cache load / compile for these dtypes) on the first documents
+    k = int(np.searchsorted(offsets, min(50_000, tokens.size)))
+    k = max(k, min(offsets.size - 1, 2 * sigma))
+    mine(tokens[:offsets[k]].copy(), offsets[:k + 1].copy(), sigma, min_len)
+    mine(np.tile(np.arange(300, dtype=np.int32), 4), np.array([0, 300, 600, 900, 1200]), 2, 2)
     base = psutil.Process().memory_info().rss
     t0 = time.perf_counter()
     raw = mine(tokens, offsets, sigma, min_len)

@@ -33,28 +33,73 @@ def token_df(tokens, doc_offsets, vocab_size):
 
 
 @jit
-def compact_runs(tokens, doc_offsets, code, min_len):
+def _bucket(c1, c2, bits):
+    h = (np.uint64(c1) * np.uint64(0x9E3779B97F4A7C15)) ^ (np.uint64(c2) * np.uint64(0xC2B2AE3D27D4EB4F))
+    h ^= h >> np.uint64(29)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    return np.int64(h >> np.uint64(64 - bits))
+
+
+@jit
+def bigram_filter(tokens, doc_offsets, code, bits):
+    """Counting filter of the in-document bigrams of frequent tokens: byte
+    counters saturating at 255, one hash.  A bucket's count is at least the
+    number of occurrences, hence at least the df, of every bigram in it, so
+    comparing with ``min(σ, 255)`` never drops a frequent bigram."""
+    cnt = np.zeros(np.int64(1) << bits, dtype=np.uint8)
+    for d in range(doc_offsets.shape[0] - 1):
+        for p in range(doc_offsets[d], doc_offsets[d + 1] - 1):
+            c1 = code[tokens[p]]
+            c2 = code[tokens[p + 1]]
+            if c1 != 0 and c2 != 0:
+                h = _bucket(c1, c2, bits)
+                if cnt[h] < 255:
+                    cnt[h] += 1
+    return cnt
+
+
+@jit
+def _linked(tokens, code, p, cnt, bits, thr):
+    """Whether positions p and p + 1 (same document) can be in one phrase."""
+    c1 = code[tokens[p]]
+    c2 = code[tokens[p + 1]]
+    if c1 == 0 or c2 == 0:
+        return False
+    if bits == 0:
+        return True
+    return cnt[_bucket(c1, c2, bits)] >= thr
+
+
+@jit
+def compact_runs(tokens, doc_offsets, code, min_len, cnt, bits, thr):
     """The compacted text and its runs.
 
     ``code[t]`` is the new code (``>= 1``) of a token with df ``>= min_docs``
-    and 0 for the others.  Returns ``(text int32 [m], seg_doc, seg_orig,
-    seg_cstart, seg_len)``: run ``s`` of document ``seg_doc[s]`` starts at
-    global token position ``seg_orig[s]``, occupies ``text[seg_cstart[s]:
-    seg_cstart[s] + seg_len[s]]`` and is followed by a separator.
+    and 0 for the others.  A run is a maximal chain of positions whose
+    consecutive bigrams pass the filter (``bits == 0``: no bigram filter,
+    only both tokens frequent); runs shorter than ``min_len`` are dropped.
+    Returns ``(text int32 [m], seg_doc, seg_orig, seg_cstart, seg_len)``: run
+    ``s`` of document ``seg_doc[s]`` starts at global token position
+    ``seg_orig[s]``, occupies ``text[seg_cstart[s]:seg_cstart[s] +
+    seg_len[s]]`` and is followed by a separator.
     """
     n_docs = doc_offsets.shape[0] - 1
     n_seg = 0
     kept = 0
+    # brk[p]: a run ends at p (computed once; the second pass only reads it)
+    brk = np.zeros(tokens.shape[0], dtype=np.bool_)
     for d in range(n_docs):
-        run = 0
-        for p in range(doc_offsets[d], doc_offsets[d + 1] + 1):
-            if p < doc_offsets[d + 1] and code[tokens[p]] != 0:
-                run += 1
-            else:
-                if run >= min_len:
+        a = doc_offsets[d]
+        b = doc_offsets[d + 1]
+        start = a
+        for p in range(a, b):
+            if p + 1 == b or not _linked(tokens, code, p, cnt, bits, thr):
+                brk[p] = True
+                run = p + 1 - start
+                if run >= min_len and code[tokens[p]] != 0:
                     n_seg += 1
                     kept += run
-                run = 0
+                start = p + 1
     m = kept + n_seg
     text = np.empty(m, dtype=np.int32)
     seg_doc = np.empty(n_seg, dtype=np.int32)
@@ -64,23 +109,24 @@ def compact_runs(tokens, doc_offsets, code, min_len):
     s = 0
     q = 0
     for d in range(n_docs):
-        run = 0
-        for p in range(doc_offsets[d], doc_offsets[d + 1] + 1):
-            if p < doc_offsets[d + 1] and code[tokens[p]] != 0:
-                run += 1
-            else:
-                if run >= min_len:
+        a = doc_offsets[d]
+        b = doc_offsets[d + 1]
+        start = a
+        for p in range(a, b):
+            if brk[p]:
+                run = p + 1 - start
+                if run >= min_len and code[tokens[p]] != 0:
                     seg_doc[s] = d
-                    seg_orig[s] = p - run
+                    seg_orig[s] = start
                     seg_cstart[s] = q
                     seg_len[s] = run
-                    for r in range(p - run, p):
+                    for r in range(start, p + 1):
                         text[q] = code[tokens[r]]
                         q += 1
                     text[q] = SEP
                     q += 1
                     s += 1
-                run = 0
+                start = p + 1
     return text, seg_doc, seg_orig, seg_cstart, seg_len
 
 

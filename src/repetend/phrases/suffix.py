@@ -4,9 +4,11 @@ Seed 000, part 3, step 3: all occurrences of a phrase lie next to each other
 in the suffix array, and the LCP array marks where such blocks start and end.
 This engine is the FHK family (distinct-document counting on LCP intervals):
 
-1. an exact filter: tokens with df < σ can be in no frequent phrase, and a
-   phrase of length ≥ L (or a one-token extension of it) fits only inside a
-   run of ≥ L consecutive frequent tokens; the text to sort is those runs,
+1. an exact filter: tokens with df < σ can be in no frequent phrase, nor can
+   bigrams that a counting filter (byte counters ≥ occurrences ≥ df, so
+   one-sided) shows to be rarer than σ; a phrase of length ≥ L (or a
+   one-token extension of it) fits only inside a run of ≥ L consecutive
+   positions linked by such bigrams; the text to sort is those runs,
    each followed by a separator ``0``, with the frequent tokens renamed to
    dense codes ``1..V'`` (:func:`~repetend.phrases._suffix_kernels.compact_runs`)
    stored as uint8/uint16 when ``V'`` allows — ``pydivsufsort`` sorts the
@@ -50,7 +52,7 @@ def _empty(stats: dict) -> RawPhrases:
 
 
 def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int,
-                min_len: int) -> RawPhrases:
+                min_len: int, *, bigram_filter: bool = True) -> RawPhrases:
     """Maximal contiguous frequent phrases with a suffix array and LCP intervals.
 
     Parameters
@@ -63,6 +65,10 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
         σ: a phrase is frequent when it occurs in at least this many documents.
     min_len : int
         L: report maximal frequent phrases of at least this many tokens.
+    bigram_filter : bool
+        Also split runs at bigrams that a one-sided counting filter (one
+        byte per token) proves infrequent; exact either way (used when
+        σ ≥ 2 and L ≥ 2).
 
     Returns
     -------
@@ -114,8 +120,15 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
     code = np.zeros(vocab_size, dtype=np.int32)
     code[frequent] = np.arange(1, n_codes + 1, dtype=np.int32)
     del df, frequent
-    text32, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(tokens, doc_offsets, code,
-                                                                   min_len)
+    if bigram_filter and min_docs >= 2 and min_len >= 2:
+        bits = int(min(29, max(10, int(n - 1).bit_length())))
+        cnt = K.bigram_filter(tokens, doc_offsets, code, bits)
+        stats["filter_bytes"] = int(cnt.shape[0])
+    else:
+        bits, cnt = 0, np.zeros(1, np.uint8)
+    text32, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(
+        tokens, doc_offsets, code, min_len, cnt, bits, min(min_docs, 255))
+    del cnt
     del code
     # the smallest unsigned type that holds the codes: pydivsufsort sorts the
     # bytes of the text, so fewer bytes per symbol is a faster, smaller sort
