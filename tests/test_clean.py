@@ -436,3 +436,13 @@ def test_with_the_real_scan(tmp_path):
     assert gone and occurrences_in(cleaned, gone) == []
     again = find_phrases(TokenStore.from_texts(cleaned), min_docs=3, min_len=4)
     assert not gone & {tuple(t) for t in again.phrases.column("tokens").to_pylist()}
+
+
+def test_nothing_to_remove_is_identity(tmp_path):
+    texts = ["alpha beta gamma delta", "", "one two three four five", "   \n  "]
+    ids = ["a", "b", "c", "d"]
+    src = write_jsonl(tmp_path / "in.jsonl", texts, ids, [None] * 4)
+    scan_for(tmp_path, [src], texts, ids, [None] * 4, "jsonl")
+    res = clean_corpus([src], tmp_path / "scan", tmp_path / "out.jsonl")
+    assert (tmp_path / "out.jsonl").read_bytes() == src.read_bytes()
+    assert res.log.read_text() == "" and res.documents_out == 4

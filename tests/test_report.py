@@ -126,8 +126,8 @@ def write_phrases(scan: Path, store: TokenStore, min_docs: int, min_len: int) ->
                              "end": pa.array(occ_rows["end"], pa.int64())}), d / "occurrences.parquet")
     mask = naive_coverage(store.tokens, store.doc_offsets, ans)
     n = store.doc_lengths
-    cov = np.add.reduceat(mask.astype(np.int64), store.doc_offsets[:-1]) if mask.size else np.zeros(len(n))
-    cov = np.where(n > 0, cov, 0)
+    cs = np.concatenate([[0], np.cumsum(mask.astype(np.int64))])
+    cov = cs[store.doc_offsets[1:]] - cs[store.doc_offsets[:-1]]
     share = np.where(n > 0, cov / np.maximum(n, 1), 0.0)
     docs = store.docs
     pq.write_table(pa.table({"doc_index": pa.array(np.arange(store.n_docs), pa.int64()),
@@ -522,3 +522,17 @@ def test_chord_order_is_id_order():
     s2, _ = chord_picture(4, [0], [2], [0.5], order=np.argsort(keys))
     s3, _ = chord_picture(4, [0], [2], [0.5])
     assert s1 == s2 and s1 != s3
+
+
+def test_nothing_found_and_empty_documents(tmp_path):
+    from repetend.report import build_report
+
+    texts = ["alpha beta gamma delta", "", "one two three four five", "   \n  "]
+    make_scan(tmp_path / "s", texts, min_docs=2, min_len=3)
+    assert pq.read_metadata(tmp_path / "s" / "phrases" / "phrases.parquet").num_rows == 0
+    assert pq.read_metadata(tmp_path / "s" / "dups" / "clusters.parquet").num_rows == 0
+    page = build_report(tmp_path / "s", tmp_path / "r.html").read_text()
+    assert "No phrase reached" in page and "No duplicate clusters." in page
+    assert "0.0%" in page
+    p = parse(page)
+    assert p.starts.get("script") == 1
