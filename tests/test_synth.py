@@ -20,7 +20,8 @@ from repetend.corpus.tokenize_ref import tokenize_reference
 from repetend.errors import InputError, ParameterError
 from repetend.synth import (SYNTHETIC1_PHRASES, SynthCorpus, synthetic1, synthetic2,
                             weblike)
-from repetend.synth.synthetic import _unique_in_order, _word_text, random_words
+from repetend.synth._synth_kernels import EMPTY, insert_new
+from repetend.synth.synthetic import _word_text, random_words
 
 from naive_phrases import naive_phrases
 
@@ -64,14 +65,25 @@ def test_random_words_unique_and_exclusions():
     assert b"sentence" not in {bytes(row + 97) for row in letters}
 
 
-@settings(max_examples=50, deadline=None)
-@given(st.lists(st.integers(0, 12) | st.integers(0, 26**8 - 1), max_size=200))
-def test_unique_in_order_matches_first_occurrences(values):
-    codes = np.array(values, dtype=np.uint64)
-    first: dict[int, int] = {}
-    for i, v in enumerate(values):
-        first.setdefault(v, i)
-    assert _unique_in_order(codes).tolist() == sorted(first.values())
+_CODES = st.integers(0, 12) | st.integers(0, 26**8 - 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(batches=st.lists(st.lists(_CODES, max_size=80), max_size=4),
+       banned=st.lists(_CODES, max_size=5), n_out=st.integers(0, 150), bits=st.integers(8, 9))
+def test_insert_new_matches_python_first_occurrences(batches, banned, n_out, bits):
+    table = np.full(1 << bits, EMPTY, dtype=np.uint64)
+    insert_new(np.array(banned, dtype=np.uint64), table, np.empty(len(banned), np.uint64), 0)
+    out = np.zeros(n_out, dtype=np.uint64)
+    filled = 0
+    seen, want = set(banned), []
+    for batch in batches:                    # the set persists across calls
+        filled = insert_new(np.array(batch, dtype=np.uint64), table, out, filled)
+        for v in batch:
+            if len(want) < n_out and v not in seen:
+                seen.add(v)
+                want.append(v)
+        assert out[:filled].tolist() == want
 
 
 @settings(max_examples=30, deadline=None)

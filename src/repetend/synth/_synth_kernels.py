@@ -6,38 +6,39 @@ import numpy as np
 
 from .._jit import jit
 
-__all__ = ["first_occurrences", "spell_words"]
+__all__ = ["EMPTY", "insert_new", "spell_words"]
 
-_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)      # never a code: codes are below 26**8
+EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)       # an empty slot; never a code (codes < 26**8)
 
 
 @jit
-def first_occurrences(codes, table_bits):
-    """``keep[i]`` is True iff ``codes[i]`` does not occur in ``codes[:i]``
-    (an open-addressing hash set of ``2**table_bits`` slots; needs fewer codes than slots).
+def insert_new(draws, table, out, filled):
+    """Append to ``out[filled:]``, in order, each draw not yet in the hash set *table*
+    (adding it there), until *out* is full; return the new fill count.
 
-    The codes are uniform random draws, so their low bits (folded with higher ones) are
-    already a good slot; no multiplication, hence no overflow with the JIT disabled."""
-    n = codes.shape[0]
-    size = np.int64(1) << table_bits
-    mask = np.uint64(size - 1)
+    *table* is an open-addressing set of ``2**k`` uint64 slots (``EMPTY`` = free) kept
+    across calls, with fewer members than slots.  The codes are uniform random draws,
+    so their low bits folded with higher ones already make a good slot (and there is no
+    multiplication to overflow when the JIT is disabled)."""
+    mask = np.uint64(table.shape[0] - 1)
     fold = np.uint64(19)
-    table = np.full(size, _EMPTY, dtype=np.uint64)
-    keep = np.empty(n, dtype=np.bool_)
-    for i in range(n):
-        c = codes[i]
+    n_out = out.shape[0]
+    for i in range(draws.shape[0]):
+        if filled == n_out:
+            break
+        c = draws[i]
         h = (c ^ (c >> fold)) & mask
         while True:
             t = table[h]
-            if t == _EMPTY:
+            if t == EMPTY:
                 table[h] = c
-                keep[i] = True
+                out[filled] = c
+                filled += 1
                 break
             if t == c:
-                keep[i] = False
                 break
             h = (h + np.uint64(1)) & mask
-    return keep
+    return filled
 
 
 @jit

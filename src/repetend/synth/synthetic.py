@@ -13,7 +13,7 @@ import numpy as np
 
 from ..corpus.record import Record
 from ..errors import ParameterError
-from ._synth_kernels import first_occurrences, spell_words
+from ._synth_kernels import EMPTY, insert_new, spell_words
 from .corpus import SynthCorpus
 
 __all__ = ["SYNTHETIC1_PHRASES", "random_words", "synthetic1", "synthetic2"]
@@ -40,25 +40,21 @@ def _code_of(word: str) -> int | None:
     return int(_pack(np.frombuffer(word.encode(), dtype=np.uint8)[None, :] - 97)[0])
 
 
-def _unique_in_order(codes: np.ndarray) -> np.ndarray:
-    """Indices of the first occurrence of each distinct value, in array order."""
-    bits = max(4, int(np.ceil(np.log2(2 * codes.size + 1))))
-    return np.flatnonzero(first_occurrences(np.ascontiguousarray(codes, dtype=np.uint64), bits))
-
-
 def _random_codes(n: int, rng: np.random.Generator, exclude: tuple[str, ...]) -> np.ndarray:
     """*n* distinct uniform codes below 26⁸ (random 8-letter words), in draw order, none
-    the code of a word in *exclude*; repeats are dropped and drawn again."""
+    the code of a word in *exclude*: draws go through a compiled hash set that drops
+    repeats (and the excluded words, put in first); what was dropped is drawn again."""
     banned = np.array(sorted({c for c in map(_code_of, (w.lower() for w in exclude))
                               if c is not None}), dtype=np.uint64)
-    codes = np.empty(0, dtype=np.uint64)
-    while codes.size < n:
-        extra = rng.integers(0, 26 ** _WORD_LEN, size=n - codes.size + 16, dtype=np.uint64)
-        codes = np.concatenate([codes, extra])
-        codes = codes[_unique_in_order(codes)]
-        if banned.size:
-            codes = codes[~np.isin(codes, banned)]
-    return codes[:n]
+    bits = max(4, int(np.ceil(np.log2(2 * (n + banned.size) + 1))))
+    table = np.full(1 << bits, EMPTY, dtype=np.uint64)
+    insert_new(banned, table, np.empty(banned.size, dtype=np.uint64), 0)
+    out = np.empty(n, dtype=np.uint64)
+    filled = 0
+    while filled < n:
+        draws = rng.integers(0, 26 ** _WORD_LEN, size=n - filled + 16, dtype=np.uint64)
+        filled = insert_new(draws, table, out, filled)
+    return out
 
 
 def random_words(n: int, rng: np.random.Generator, exclude: tuple[str, ...] = ()) -> np.ndarray:
