@@ -128,7 +128,8 @@ def test_lcp_is_clamped_at_separators():
     tokens = np.array([1, 2, 1, 2], dtype=np.int32)
     offsets = np.array([0, 2, 4])
     code = np.array([0, 1, 2], dtype=np.int32)
-    text, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(tokens, offsets, code, 1)
+    text, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(tokens, offsets, code, 1,
+                                                                   np.zeros(1, np.uint8), 0, 1)
     assert text.tolist() == [1, 2, 0, 1, 2, 0]
     assert seg_doc.tolist() == [0, 1] and seg_orig.tolist() == [0, 2]
     import pydivsufsort
@@ -144,7 +145,8 @@ def test_compaction_keeps_only_long_runs_of_frequent_tokens():
     tokens = np.array([0, 1, 2, 9, 0, 1, 0, 1, 2], dtype=np.int32)
     offsets = np.array([0, 6, 9])
     code = np.array([1, 2, 3, 0, 0, 0, 0, 0, 0, 0], dtype=np.int32)
-    text, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(tokens, offsets, code, 3)
+    text, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(tokens, offsets, code, 3,
+                                                                   np.zeros(1, np.uint8), 0, 2)
     assert text.tolist() == [1, 2, 3, 0, 1, 2, 3, 0]
     assert seg_doc.tolist() == [0, 1] and seg_orig.tolist() == [0, 6]
     assert seg_cstart.tolist() == [0, 4] and seg_len.tolist() == [3, 3]
@@ -152,6 +154,40 @@ def test_compaction_keeps_only_long_runs_of_frequent_tokens():
     assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 2, 3) == {
         (0, 1, 2): (2, [0, 6])}
     assert raw.stats["kept_tokens"] == 6
+
+
+def test_bigram_filter_splits_runs_and_stays_exact():
+    # "0 1 2 3" in three documents; the bigram (2, 5) occurs once: with the
+    # filter, document 3's run "0 1 2 5 ..." is cut after 2
+    tokens = np.array([0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 5, 3], dtype=np.int32)
+    offsets = np.array([0, 4, 8, 12, 17])
+    for use in (True, False):
+        raw = mine_suffix(tokens, offsets, 2, 2, bigram_filter=use)
+        assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 2, 2)
+    code = np.array([1, 2, 3, 4, 0, 5], dtype=np.int32)
+    cnt = K.bigram_filter(tokens, offsets, code, 12)
+    assert int(cnt.sum()) == 3 * 3 + 4  # every in-document bigram of frequent tokens, once
+    text, seg_doc, *_ = K.compact_runs(tokens, offsets, code, 2, cnt, 12, 2)
+    assert seg_doc.tolist() == [0, 1, 2, 3]
+    assert text.tolist()[-4:] == [1, 2, 3, 0]  # "0 1 2" kept, "5 3" dropped
+
+
+@settings(max_examples=150, deadline=None)
+@given(corpora())
+def test_bigram_filter_with_collisions_is_exact(case):
+    # a 2-bucket filter: almost every bigram collides, results must not change
+    tokens, offsets, sigma, min_len = case
+    if tokens.size == 0:
+        return
+    code = np.arange(1, int(tokens.max()) + 2, dtype=np.int32)
+    cnt = K.bigram_filter(tokens, offsets, code, 1)
+    assert int(cnt.sum()) <= 2 * 255
+    expected = naive_phrases(tokens, offsets, sigma, min_len)
+    for bits in (1, 3):
+        raw = mine_suffix(tokens, offsets, sigma, min_len, filter_bits=bits)
+        assert as_dict(raw, tokens) == expected
+    raw = mine_suffix(tokens, offsets, sigma, min_len, bigram_filter=False)
+    assert as_dict(raw, tokens) == expected
 
 
 def test_stats_report_stages():

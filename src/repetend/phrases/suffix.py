@@ -52,7 +52,8 @@ def _empty(stats: dict) -> RawPhrases:
 
 
 def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int,
-                min_len: int, *, bigram_filter: bool = True) -> RawPhrases:
+                min_len: int, *, bigram_filter: bool = True,
+                filter_bits: int | None = None) -> RawPhrases:
     """Maximal contiguous frequent phrases with a suffix array and LCP intervals.
 
     Parameters
@@ -69,6 +70,9 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
         Also split runs at bigrams that a one-sided counting filter (one
         byte per token) proves infrequent; exact either way (used when
         σ ≥ 2 and L ≥ 2).
+    filter_bits : int, optional
+        The filter has ``2**filter_bits`` byte counters (default: the next
+        power of two ≥ n, at most 2**29 = 512 MB).
 
     Returns
     -------
@@ -121,7 +125,8 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
     code[frequent] = np.arange(1, n_codes + 1, dtype=np.int32)
     del df, frequent
     if bigram_filter and min_docs >= 2 and min_len >= 2:
-        bits = int(min(29, max(10, int(n - 1).bit_length())))
+        bits = int(min(29, max(10, int(n - 1).bit_length()))) if filter_bits is None \
+            else int(filter_bits)
         cnt = K.bigram_filter(tokens, doc_offsets, code, bits)
         stats["filter_bytes"] = int(cnt.shape[0])
     else:
