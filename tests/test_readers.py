@@ -459,6 +459,26 @@ def test_directory_of_shards_is_read_as_shards(tmp_path):
     assert [r.text for r in recs] == ["p0"]
 
 
+def test_compression_recognised_by_magic_bytes(tmp_path):
+    import bz2
+    import lzma
+
+    import zstandard
+
+    data = b'{"text": "packed"}\n'
+    for name, packed in (("a.jsonl", gzip.compress(data)),
+                         ("b.jsonl", zstandard.ZstdCompressor().compress(data)),
+                         ("c.jsonl.bz2", bz2.compress(data)), ("d.jsonl.xz", lzma.compress(data)),
+                         ("e.jsonl.gz", data)):  # a .gz name on a plain file is fine too
+        (tmp_path / name).write_bytes(packed)
+        recs, stats = read(tmp_path / name)
+        assert [r.text for r in recs] == ["packed"], name
+    p = tmp_path / "w.wet"
+    write_warc(tmp_path / "w.warc.wet.gz", [("http://a/", b"t", "")], wet=True)
+    p.write_bytes((tmp_path / "w.warc.wet.gz").read_bytes())
+    assert [r.text for r in read(p)[0]] == ["t"]
+
+
 def test_bom_dictionary_column_and_corrupt_parquet(tmp_path):
     p = tmp_path / "bom.jsonl"
     p.write_bytes(b'\xef\xbb\xbf{"text": "with bom"}\n')

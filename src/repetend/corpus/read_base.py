@@ -23,20 +23,23 @@ OnError = Literal["skip", "fail"]
 
 # -- opening files ----------------------------------------------------------------
 def open_binary(path: str | os.PathLike) -> BinaryIO:
-    """Open *path* for reading bytes, decompressing ``.gz``/``.zst``/``.bz2``/``.xz``
-    by its name.  The result is buffered and iterates by lines."""
+    """Open *path* for reading bytes, decompressing gzip and zstandard (recognised
+    by their magic bytes, whatever the name) and ``.bz2`` / ``.xz`` (by the name).
+    The result is buffered and iterates by lines."""
     p = str(path)
     low = p.lower()
-    if low.endswith(".gz"):
+    with open(p, "rb") as fh:
+        magic = fh.read(4)
+    if magic[:2] == b"\x1f\x8b":
         # gzip's own small buffer: a truncated file loses at most a few KB of lines
         return gzip.open(p, "rb")  # type: ignore[return-value]
+    if magic == b"\x28\xb5\x2f\xfd" or (low.endswith((".zst", ".zstd")) and not magic):
+        zstd = require("zstandard", "zstd", f"reading {Path(p).name}")
+        return io.BufferedReader(_ZstdRaw(p, zstd), buffer_size=1 << 18)  # type: ignore[arg-type]
     if low.endswith(".bz2"):
         return bz2.open(p, "rb")  # type: ignore[return-value]
     if low.endswith(".xz"):
         return lzma.open(p, "rb")  # type: ignore[return-value]
-    if low.endswith((".zst", ".zstd")):
-        zstd = require("zstandard", "zstd", f"reading {Path(p).name}")
-        return io.BufferedReader(_ZstdRaw(p, zstd), buffer_size=1 << 18)  # type: ignore[arg-type]
     return open(p, "rb", buffering=1 << 20)
 
 
