@@ -193,6 +193,14 @@ def main() -> None:
             ntok = tokens.size
             print(f"# {name}: {ntok:,} tokens, {offsets.size - 1:,} documents "
                   f"(generated in {time.perf_counter() - t0:.1f} s)")
+            for sigma, L in settings:
+                if len(engines) == 2:
+                    from repetend.phrases.auto import choose_engine
+
+                    t1 = time.perf_counter()
+                    pick, why = choose_engine(tokens, offsets, sigma, L)
+                    print(f"{name:7} {sigma}/{L:<4} auto -> {pick} ({why['rule']}; "
+                          f"{time.perf_counter() - t1:.2f} s)")
             del tokens, offsets
             for sigma, L in settings:
                 res = {}

@@ -242,3 +242,16 @@ def test_bloomspan_and_suffix_give_identical_results():
         assert a.phrases.equals(b.phrases), (trial, sigma, min_len)
         assert a.occurrences.equals(b.occurrences)
         assert a.documents.equals(b.documents)
+
+
+@pytest.mark.skipif(not bloomspan_available(),
+                    reason="repetend.phrases.bloomspan.mine_bloomspan is not importable yet")
+def test_engines_agree_on_a_store():
+    store = TokenStore.from_texts(SHOP * 3 + ["доставка бесплатно при заказе"],
+                                  urls=[f"http://s{i % 4}.ru/" for i in range(13)])
+    a = find_phrases(store, min_docs=4, min_len=3, engine="suffix")
+    b = find_phrases(store, min_docs=4, min_len=3, engine="bloomspan")
+    assert a.n_phrases >= 1
+    for name in ("phrases", "documents", "hosts", "occurrences"):
+        assert a.table(name).equals(b.table(name)), name
+    assert b.summary["engine"] == "bloomspan"

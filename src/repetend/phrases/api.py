@@ -279,9 +279,12 @@ def _run_engine(name: str, c: _Corpus, cfg: PhraseConfig) -> RawPhrases:
     from .bloomspan import mine_bloomspan
 
     vocab_size = len(c.vocab) if c.vocab is not None else int(tokens.max()) + 1
+    kwargs = {}
+    if c.df is not None and len(c.df) == vocab_size:
+        kwargs["token_df"] = c.df  # the store already counted it
     return mine_bloomspan(tokens, c.doc_offsets, cfg.min_docs, cfg.min_len,
                           seed_len=cfg.seed_len, filter_bytes=cfg.filter_bytes,
-                          vocab_size=vocab_size)
+                          vocab_size=vocab_size, **kwargs)
 
 
 def canonical_order(raw: RawPhrases, tokens: npt.ArrayLike) -> npt.NDArray[np.int64]:
