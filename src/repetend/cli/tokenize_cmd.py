@@ -69,6 +69,12 @@ def tokenize(inputs, out: Path, as_json: bool, quiet: bool, **opts):
     The store is tokenized once and mined many times (phrases, dups, report).
     Malformed records are counted and skipped (--on-error fail stops at the first);
     the counts and the first messages are printed and kept in OUT/summary.json.
+
+    \b
+    Examples:
+      repetend tokenize crawl/CC-MAIN-*.warc.wet.gz -o store/
+      repetend tokenize shards/ --text-field content --id-field doc_id -o store/
+      repetend tokenize /usr/share/doc --glob '**/README*' -o docs-store/
     """
     from .._atomic import write_json
     from ..errors import ParameterError
