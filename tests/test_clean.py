@@ -352,6 +352,10 @@ def test_cli_clean(tmp_path):
     assert r.exit_code == 0, r.output
     reasons = {e["reason"] for e in read_log(Path(str(out) + ".removed.jsonl"))}
     assert reasons == {"boilerplate", "min_share"}
+    r = CliRunner().invoke(main, ["clean", "--scan", str(tmp_path / "scan"), "--out", str(tmp_path / "o2.jsonl"),
+                                  "--keep-duplicates", "--min-share", "0.95", "-q"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "o2.jsonl").read_bytes() == out.read_bytes()
     r = CliRunner().invoke(main, ["clean", str(src), "--scan", str(tmp_path / "nope"), "--out", str(out)])
     assert r.exit_code == 2 and "error:" in r.output
 

@@ -32,7 +32,7 @@ def report(scan_dir, out, max_phrases, max_rows, max_clusters, max_chords, title
 
 
 @click.command()
-@click.argument("inputs", nargs=-1, required=True, type=click.Path())
+@click.argument("inputs", nargs=-1, type=click.Path())
 @click.option("--scan", "scan_dir", required=True, type=click.Path(file_okay=False),
               help="The scan directory of this corpus (made by `repetend scan`).")
 @click.option("--out", "-o", "out", required=True, type=click.Path(),
@@ -47,13 +47,15 @@ def clean(inputs, scan_dir, out, keep_boilerplate, keep_duplicates, min_share, q
     """Write INPUTS back without boilerplate spans and/or with one document per
     duplicate cluster, with a removal log OUT.removed.jsonl.
 
+    INPUTS default to the inputs recorded by the scan.
+
     The output has the input's format (JSONL, Parquet, CSV/TSV, a directory
     of text files); WARC/WET inputs are written as JSONL."""
     from ..clean import CleanConfig, clean_corpus
 
     cfg = CleanConfig(remove_boilerplate=not keep_boilerplate, remove_duplicates=not keep_duplicates,
                       min_share=min_share)
-    res = clean_corpus(list(inputs), scan_dir, out, config=cfg, quiet=quiet)
+    res = clean_corpus(list(inputs) or None, scan_dir, out, config=cfg, quiet=quiet)
     for line in res.describe():
         click.echo(line, err=True)
 
