@@ -326,20 +326,31 @@ def test_many_documents_in_parallel_ranges():
     assert np.diff(tb.doc_offsets).tolist() == ref_counts
 
 
+def _kernel_flag(text: str, enc16: bool) -> int:
+    from repetend.corpus import _tokenizer_kernels as K
+
+    T = U.tables()
+    data = text.encode("utf-16-le") if enc16 else text.encode("utf-8", "surrogatepass")
+    buf = np.frombuffer(data, dtype=np.uint8)
+    _, flag = K.count_segments(buf, np.zeros(1, np.int64), np.array([buf.size], np.int64),
+                               np.ones(1, np.uint8), np.array([enc16]), 0, T.flags, T.lflags,
+                               T.lower, T.ccc, T.compose_keys)
+    return int(flag[0])
+
+
 @settings(max_examples=400, deadline=None)
 @given(texts)
 def test_kernel_nfc_quick_check_is_safe(text):
     # the in-kernel check may send NFC text to the Python path, never the reverse
     from repetend.corpus import _tokenizer_kernels as K
 
-    T = U.tables()
-    buf = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    _, flag = K.count_segments(buf, np.zeros(1, np.int64), np.array([buf.size], np.int64),
-                               np.ones(1, np.uint8), 0, T.flags, T.lflags, T.lower, T.ccc,
-                               T.compose_keys)
-    if not flag[0] & K.FLAG_NFC:
+    flags = [_kernel_flag(text, False)]
+    if not any(0xD800 <= ord(c) < 0xE000 for c in text):
+        flags.append(_kernel_flag(text, True))
+        assert flags[0] == flags[1]
+    if not flags[0] & K.FLAG_NFC:
         assert unicodedata.is_normalized("NFC", text)
-    if not flag[0] & K.FLAG_LOWER:
+    if not flags[0] & K.FLAG_LOWER:
         assert "İ" not in text and "Σ" not in text
 
 
@@ -353,10 +364,22 @@ def test_kernel_nfc_quick_check_is_safe(text):
 def test_kernel_nfc_check_examples(text, needs_nfc):
     from repetend.corpus import _tokenizer_kernels as K
 
-    T = U.tables()
-    buf = np.frombuffer(text.encode(), dtype=np.uint8)
-    _, flag = K.count_segments(buf, np.zeros(1, np.int64), np.array([buf.size], np.int64),
-                               np.ones(1, np.uint8), 0, T.flags, T.lflags, T.lower, T.ccc,
-                               T.compose_keys)
-    assert bool(flag[0] & K.FLAG_NFC) == needs_nfc
+    for enc16 in (False, True):
+        assert bool(_kernel_flag(text, enc16) & K.FLAG_NFC) == needs_nfc
     assert needs_nfc or unicodedata.is_normalized("NFC", text)
+
+
+@pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning")
+def test_thread_pool_survives_fork():
+    import multiprocessing as mp
+
+    big = ["слово word " * 60_000] * 2  # > 1 MiB: scanned in the thread pool
+    parent = tokenize_batch(big)
+    ctx = mp.get_context("fork")
+    with ctx.Pool(1) as pool:
+        n = pool.apply(_count_tokens, (big,))
+    assert n == len(parent)
+
+
+def _count_tokens(texts):
+    return len(tokenize_batch(texts))

@@ -82,11 +82,41 @@ def _composes(first, second, ckeys):
     return k < ckeys.shape[0] and ckeys[k] == key
 
 
+@jit(inline="always")
+def _decode(buf, i):
+    """Code point and byte length of the UTF-8 sequence at ``buf[i]``."""
+    c0 = buf[i]
+    if c0 < 0x80:
+        return np.int64(c0), 1
+    if c0 < 0xE0:
+        return (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F), 2
+    if c0 < 0xF0:
+        return ((np.int64(c0 & 0x0F) << 12) | (np.int64(buf[i + 1] & 0x3F) << 6)
+                | np.int64(buf[i + 2] & 0x3F)), 3
+    return ((np.int64(c0 & 0x07) << 18) | (np.int64(buf[i + 1] & 0x3F) << 12)
+            | (np.int64(buf[i + 2] & 0x3F) << 6) | np.int64(buf[i + 3] & 0x3F)), 4
+
+
+@jit(inline="always")
+def _decode16(buf, i, b):
+    """Code point and byte length of the UTF-16LE unit(s) at ``buf[i]``."""
+    u = np.int64(buf[i]) | (np.int64(buf[i + 1]) << 8)
+    if 0xD800 <= u < 0xDC00 and i + 3 < b:
+        lo = np.int64(buf[i + 2]) | (np.int64(buf[i + 3]) << 8)
+        if 0xDC00 <= lo < 0xE000:
+            return 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00), 4
+    return u, 2
+
+
 @jit
-def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc, ckeys,
+def scan_segment(buf, a, b, lower, enc16, unit, flags, lflags, lowtab, ccc, ckeys,
                  fill, chars, char_base, out_start, out_end, out_hash, pos):
     """Scan ``buf[a:b]``; return ``(n_tokens, flag)``.
 
+    ``buf[a:b]`` is UTF-8 (``enc16`` false; lone surrogates as by
+    surrogatepass) or UTF-16LE encoded strictly (``enc16`` true: a surrogate
+    pair is one code point; the caller never uses UTF-16 for text with lone
+    surrogates, which would be ambiguous).
     With ``fill`` the tokens are written at ``out_*[pos:pos + n_tokens]`` as
     far as the arrays reach (the count goes on past their end).
     ``flag`` (lower mode only) has ``FLAG_NFC`` when the segment may not be NFC
@@ -109,10 +139,11 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc, ckeys,
     i = a
     ci = char_base
     while i < b:
-        c0 = buf[i]
-        if c0 < 0x80:  # ASCII: NFC, ccc 0, lower case by arithmetic
-            cp = np.int64(c0)
-            w = 1
+        if enc16:
+            cp, w = _decode16(buf, i, b)
+        else:
+            cp, w = _decode(buf, i)
+        if cp < 0x80:  # ASCII: NFC, ccc 0, lower case by arithmetic
             last_ccc = 0
             last_starter = cp
             marks = 0
@@ -122,48 +153,36 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc, ckeys,
             else:
                 f = flags[cp]
                 lcp = cp
-        else:
-            if c0 < 0xE0:
-                cp = (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F)
-                w = 2
-            elif c0 < 0xF0:
-                cp = ((np.int64(c0 & 0x0F) << 12) | (np.int64(buf[i + 1] & 0x3F) << 6)
-                      | np.int64(buf[i + 2] & 0x3F))
-                w = 3
-            else:
-                cp = ((np.int64(c0 & 0x07) << 18) | (np.int64(buf[i + 1] & 0x3F) << 12)
-                      | (np.int64(buf[i + 2] & 0x3F) << 6) | np.int64(buf[i + 3] & 0x3F))
-                w = 4
-            if lower:
-                f = lflags[cp]
-                if f & (NOT_QC_YES | SPECIAL_LOWER | LF_CCC):
-                    cc = np.int64(ccc[cp])
-                    if f & SPECIAL_LOWER:
-                        flag |= FLAG_LOWER
-                    if f & NOT_QC_YES:
-                        if not (f & MAYBE):
-                            flag |= FLAG_NFC
-                        elif cc == 0:  # composes only with an adjacent starter
-                            if marks == 0 and _composes(last_starter, cp, ckeys):
-                                flag |= FLAG_NFC
-                        elif marks > 0 or _composes(last_starter, cp, ckeys):
-                            flag |= FLAG_NFC
-                    if cc != 0 and last_ccc > cc:
+        elif lower:
+            f = lflags[cp]
+            if f & (NOT_QC_YES | SPECIAL_LOWER | LF_CCC):
+                cc = np.int64(ccc[cp])
+                if f & SPECIAL_LOWER:
+                    flag |= FLAG_LOWER
+                if f & NOT_QC_YES:
+                    if not (f & MAYBE):
                         flag |= FLAG_NFC
-                    last_ccc = cc
-                    if cc == 0:
-                        last_starter = cp
-                        marks = 0
-                    else:
-                        marks += 1
-                else:  # the common case: a starter that is NFC_Quick_Check=Yes
-                    last_ccc = 0
+                    elif cc == 0:  # composes only with an adjacent starter
+                        if marks == 0 and _composes(last_starter, cp, ckeys):
+                            flag |= FLAG_NFC
+                    elif marks > 0 or _composes(last_starter, cp, ckeys):
+                        flag |= FLAG_NFC
+                if cc != 0 and last_ccc > cc:
+                    flag |= FLAG_NFC
+                last_ccc = cc
+                if cc == 0:
                     last_starter = cp
                     marks = 0
-                lcp = np.int64(lowtab[cp]) if f & LF_LOWER else cp
-            else:
-                f = flags[cp]
-                lcp = cp
+                else:
+                    marks += 1
+            else:  # the common case: a starter that is NFC_Quick_Check=Yes
+                last_ccc = 0
+                last_starter = cp
+                marks = 0
+            lcp = np.int64(lowtab[cp]) if f & LF_LOWER else cp
+        else:
+            f = flags[cp]
+            lcp = cp
         p = ci if chars else i
         if unit == UNIT_WORD:
             if f & SINGLE:
@@ -187,27 +206,35 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc, ckeys,
                 h = _fnv_cp(h, lcp)
                 if lower:
                     # tight loop over the rest of the word while its characters
-                    # are plain (1- or 2-byte, NFC starters, context-free lower)
+                    # are plain (BMP, NFC starters, context-free lower case)
                     i += w
                     ci += 1
                     while i < b:
-                        c0 = buf[i]
-                        if c0 < 0x80:
-                            f = lflags[c0]
-                            if (f & (WORD | SINGLE)) != WORD:
+                        if enc16:
+                            cp = np.int64(buf[i]) | (np.int64(buf[i + 1]) << 8)
+                            if cp >= 0xD800:
                                 break
-                            cp = np.int64(c0)
+                            wc = 2
+                        else:
+                            c0 = buf[i]
+                            if c0 < 0x80:
+                                cp = np.int64(c0)
+                                wc = 1
+                            elif c0 < 0xE0:
+                                cp = (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F)
+                                wc = 2
+                            else:
+                                break
+                        if cp < 0x80:
+                            if (lflags[cp] & (WORD | SINGLE)) != WORD:
+                                break
                             h = _fnv_byte(h, cp + 32 if 65 <= cp <= 90 else cp)
-                            i += 1
-                        elif c0 < 0xE0:
-                            cp = (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F)
+                        else:
                             f = lflags[cp]
                             if (f & (WORD | SINGLE | NOT_QC_YES | SPECIAL_LOWER | LF_CCC)) != WORD:
                                 break
                             h = _fnv_cp(h, np.int64(lowtab[cp]) if f & LF_LOWER else cp)
-                            i += 2
-                        else:
-                            break
+                        i += wc
                         last_starter = cp
                         last_ccc = 0
                         marks = 0
@@ -251,7 +278,8 @@ def scan_segment(buf, a, b, lower, unit, flags, lflags, lowtab, ccc, ckeys,
 
 
 @jit
-def count_segments(buf, seg_a, seg_b, seg_lower, unit, flags, lflags, lowtab, ccc, ckeys):
+def count_segments(buf, seg_a, seg_b, seg_lower, seg_enc16, unit, flags, lflags, lowtab, ccc,
+                   ckeys):
     """Token count and NFC/lower flag of every segment (no output written)."""
     m = seg_a.shape[0]
     counts = np.zeros(m, dtype=np.int64)
@@ -259,7 +287,7 @@ def count_segments(buf, seg_a, seg_b, seg_lower, unit, flags, lflags, lowtab, cc
     dummy_i = np.empty(0, dtype=np.int64)
     dummy_h = np.empty(0, dtype=np.uint64)
     for s in range(m):
-        n, f = scan_segment(buf, seg_a[s], seg_b[s], seg_lower[s], unit, flags, lflags,
+        n, f = scan_segment(buf, seg_a[s], seg_b[s], seg_lower[s], seg_enc16[s], unit, flags, lflags,
                             lowtab, ccc, ckeys, False, False, 0, dummy_i, dummy_i, dummy_h, 0)
         counts[s] = n
         seg_flag[s] = f
@@ -267,7 +295,8 @@ def count_segments(buf, seg_a, seg_b, seg_lower, unit, flags, lflags, lowtab, cc
 
 
 @jit
-def scan_range(buf, seg_a, seg_b, seg_lower, s0, s1, unit, flags, lflags, lowtab, ccc, ckeys,
+def scan_range(buf, seg_a, seg_b, seg_lower, seg_enc16, s0, s1, unit, flags, lflags, lowtab, ccc,
+               ckeys,
                out_start, out_end, out_hash, pos, counts, seg_flag):
     """Scan segments ``s0:s1`` writing their tokens one after another from *pos*.
 
@@ -279,7 +308,7 @@ def scan_range(buf, seg_a, seg_b, seg_lower, s0, s1, unit, flags, lflags, lowtab
     """
     cap = out_start.shape[0]
     for s in range(s0, s1):
-        n, f = scan_segment(buf, seg_a[s], seg_b[s], seg_lower[s], unit, flags, lflags,
+        n, f = scan_segment(buf, seg_a[s], seg_b[s], seg_lower[s], seg_enc16[s], unit, flags, lflags,
                             lowtab, ccc, ckeys, True, False, 0, out_start, out_end, out_hash, pos)
         if pos + n > cap:
             return s, pos
@@ -325,19 +354,23 @@ def copy_runs(src_start, src_end, src_hash, src_pos, dst_pos, lengths,
 
 
 @jit
-def split_points(buf, a, b, target):
-    """Cut ``buf[a:b]`` into pieces of about *target* bytes at ASCII space or
-    newline bytes (always separators in the word unit, and never inside a
-    multi-byte UTF-8 sequence).  Returns the cut positions, ``a`` and ``b`` included."""
+def split_points(buf, a, b, target, enc16):
+    """Cut ``buf[a:b]`` into pieces of about *target* bytes before ASCII space or
+    newline characters (always separators in the word unit; in UTF-8 such a
+    byte is never inside a multi-byte sequence, in UTF-16 only code units at
+    even offsets are looked at).  Returns the cut positions, ``a`` and ``b``
+    included."""
+    step = 2 if enc16 else 1
     cuts = [a]
-    p = a + target
+    p = a + target - (target % step)
     while p < b:
-        while p < b and buf[p] != 0x20 and buf[p] != 0x0A:
-            p += 1
+        while p < b and not ((buf[p] == 0x20 or buf[p] == 0x0A)
+                             and (not enc16 or buf[p + 1] == 0)):
+            p += step
         if p >= b:
             break
         cuts.append(p)
-        p += target
+        p += target - (target % step)
     cuts.append(b)
     out = np.empty(len(cuts), dtype=np.int64)
     for k in range(len(cuts)):
@@ -356,21 +389,6 @@ def fnv1a64_spans(data, offsets):
             h = _fnv_byte(h, data[j])
         out[i] = h
     return out
-
-
-@jit(inline="always")
-def _decode(buf, i):
-    """Code point and byte length of the UTF-8 sequence at ``buf[i]``."""
-    c0 = buf[i]
-    if c0 < 0x80:
-        return np.int64(c0), 1
-    if c0 < 0xE0:
-        return (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F), 2
-    if c0 < 0xF0:
-        return ((np.int64(c0 & 0x0F) << 12) | (np.int64(buf[i + 1] & 0x3F) << 6)
-                | np.int64(buf[i + 2] & 0x3F)), 3
-    return ((np.int64(c0 & 0x07) << 18) | (np.int64(buf[i + 1] & 0x3F) << 12)
-            | (np.int64(buf[i + 2] & 0x3F) << 6) | np.int64(buf[i + 3] & 0x3F)), 4
 
 
 @jit

@@ -30,6 +30,7 @@ hash is that of its surrogatepass bytes (what
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -43,7 +44,7 @@ from ..errors import ParameterError
 from . import _tokenizer_kernels as K
 from .unicode_table import NO_BOUNDARY, tables
 
-__all__ = ["TokenizedBatch", "Unit", "token_spans", "tokenize", "tokenize_batch"]
+__all__ = ["TokenizedBatch", "Unit", "hash_strings", "token_spans", "tokenize", "tokenize_batch"]
 
 Unit = Literal["word", "char", "code"]
 _UNITS = ("word", "char", "code")
@@ -70,6 +71,7 @@ class TokenizedBatch:
     _start: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
     _end: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
     _doc_raw: npt.NDArray[np.bool_] = field(default_factory=lambda: np.empty(0, bool))
+    _doc_enc16: npt.NDArray[np.bool_] = field(default_factory=lambda: np.empty(0, bool))
     _unit: str = "word"
     _strings: list | None = None
 
@@ -85,10 +87,11 @@ class TokenizedBatch:
             raise IndexError("token index out of range")
         docs = np.searchsorted(self.doc_offsets, idx, side="right") - 1
         raw = self._doc_raw[docs].tolist()
+        e16 = self._doc_enc16[docs].tolist()
         buf = self._buf
         out = []
-        for s, e, r in zip(self._start[idx].tolist(), self._end[idx].tolist(), raw):
-            t = buf[s:e].decode("utf-8", _ENC)
+        for s, e, r, u16 in zip(self._start[idx].tolist(), self._end[idx].tolist(), raw, e16):
+            t = buf[s:e].decode("utf-16-le") if u16 else buf[s:e].decode("utf-8", _ENC)
             if r:  # the kernel lowered this document on the fly
                 t = t.lower()
             if self._unit == "char" and t.isspace():
@@ -113,7 +116,7 @@ def _nfc_lower(text: str) -> str:
 
 
 def _segments(buf: np.ndarray, doc_a: np.ndarray, doc_b: np.ndarray, docs: np.ndarray,
-              split: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              split: bool, doc_enc16: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Segments (a, b, doc) covering the given documents; every document has at
     least one (possibly empty) segment; long documents are cut when *split*."""
     seg_a, seg_b, seg_d = [doc_a[docs]], [doc_b[docs]], [docs]
@@ -124,7 +127,7 @@ def _segments(buf: np.ndarray, doc_a: np.ndarray, doc_b: np.ndarray, docs: np.nd
             seg_a, seg_b, seg_d = [doc_a[docs][keep]], [doc_b[docs][keep]], [docs[keep]]
             for d in long.tolist():
                 cuts = K.split_points(buf, np.int64(doc_a[d]), np.int64(doc_b[d]),
-                                      np.int64(_SEGMENT_BYTES))
+                                      np.int64(_SEGMENT_BYTES), bool(doc_enc16[d]))
                 seg_a.append(cuts[:-1])
                 seg_b.append(cuts[1:])
                 seg_d.append(np.full(cuts.size - 1, d, dtype=np.int64))
@@ -148,13 +151,23 @@ def _pool(n: int) -> ThreadPoolExecutor:
     return _POOL
 
 
+def _forget_pool() -> None:
+    """A forked child has none of the parent's threads: start a new pool there."""
+    global _POOL
+    _POOL = None
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _capacity(nbytes: int, kunit: int) -> int:
     # natural text has 4-12 bytes per word token; a too small guess only costs a regrow
     return nbytes + 16 if kunit == K.UNIT_CHAR else nbytes // 4 + 64
 
 
 def _scan_segments(buf: np.ndarray, seg_a: np.ndarray, seg_b: np.ndarray, seg_low: np.ndarray,
-                   kunit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                   seg_enc16: np.ndarray, kunit: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Tokens of all segments in segment order: ``(start, end, hash, counts, flags)``.
 
     Contiguous ranges of segments (balanced by bytes) are scanned by the
@@ -190,8 +203,8 @@ def _scan_segments(buf: np.ndarray, seg_a: np.ndarray, seg_b: np.ndarray, seg_lo
         s, pos = s0, 0
         private = False
         while True:
-            s, pos = K.scan_range(buf, seg_a, seg_b, seg_low, s, s1, kunit, T.flags, T.lflags,
-                                  T.lower, T.ccc, T.compose_keys, st, en, ha, pos,
+            s, pos = K.scan_range(buf, seg_a, seg_b, seg_low, seg_enc16, s, s1, kunit, T.flags,
+                                  T.lflags, T.lower, T.ccc, T.compose_keys, st, en, ha, pos,
                                   counts, seg_flag)
             if s >= s1:
                 return st, en, ha, pos, private
@@ -224,10 +237,32 @@ def _scan_segments(buf: np.ndarray, seg_a: np.ndarray, seg_b: np.ndarray, seg_lo
     return st, en, ha, counts, seg_flag
 
 
+def _encode_all(texts: Sequence[str], doc_enc16: np.ndarray, docs: np.ndarray) -> list[bytes]:
+    """Bytes of each text for the scanner: ASCII as is (UTF-8), other text as
+    UTF-16LE (CPython encodes its 2-byte strings to UTF-16 two to three times
+    faster than to UTF-8), text with lone surrogates as UTF-8 surrogatepass
+    (strict UTF-16 refuses it, and a surrogatepass pair would be ambiguous).
+    Sets ``doc_enc16[docs[i]]`` for the UTF-16 ones."""
+    out = []
+    for t, d in zip(texts, docs.tolist()):
+        if t.isascii():
+            out.append(t.encode("ascii"))
+            doc_enc16[d] = False
+            continue
+        try:
+            out.append(t.encode("utf-16-le"))
+            doc_enc16[d] = True
+        except UnicodeEncodeError:
+            out.append(t.encode("utf-8", _ENC))
+            doc_enc16[d] = False
+    return out
+
+
 def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
     kunit = K.UNIT_WORD if unit == "word" else K.UNIT_CHAR
     n_docs = len(texts)
-    enc = [t.encode("utf-8", _ENC) for t in texts]
+    doc_enc16 = np.zeros(n_docs, dtype=bool)
+    enc = _encode_all(texts, doc_enc16, np.arange(n_docs))
     lens = np.fromiter(map(len, enc), dtype=np.int64, count=n_docs)
     doc_a = np.zeros(n_docs, dtype=np.int64)
     if n_docs:
@@ -237,9 +272,11 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
     del enc
     buf = np.frombuffer(blob, dtype=np.uint8)
     split = kunit == K.UNIT_WORD
-    seg_a, seg_b, seg_d = _segments(buf, doc_a, doc_b, np.arange(n_docs, dtype=np.int64), split)
+    seg_a, seg_b, seg_d = _segments(buf, doc_a, doc_b, np.arange(n_docs, dtype=np.int64), split,
+                                    doc_enc16)
     seg_low = np.ones(seg_a.size, dtype=np.uint8)
-    st, en, ha, counts, seg_flag = _scan_segments(buf, seg_a, seg_b, seg_low, kunit)
+    st, en, ha, counts, seg_flag = _scan_segments(buf, seg_a, seg_b, seg_low, doc_enc16[seg_d],
+                                                  kunit)
     doc_raw = np.ones(n_docs, dtype=bool)
     bad = np.unique(seg_d[seg_flag != 0])
     if bad.size:
@@ -248,8 +285,8 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
         # not (surely) NFC, or İ / Σ: normalize and lower these documents in
         # Python, append their bytes to the buffer, scan them without lowering,
         # and put their tokens in place of the first scan's
-        fixed = [(_nfc_lower(texts[d]) if doc_flag[d] & K.FLAG_NFC else texts[d].lower())
-                 .encode("utf-8", _ENC) for d in bad.tolist()]
+        fixed = _encode_all([_nfc_lower(texts[d]) if doc_flag[d] & K.FLAG_NFC
+                             else texts[d].lower() for d in bad.tolist()], doc_enc16, bad)
         flens = np.fromiter(map(len, fixed), dtype=np.int64, count=len(fixed))
         base = len(blob)
         blob = blob + b"".join(fixed)
@@ -260,9 +297,9 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
         doc_a[bad] = base + starts
         doc_b[bad] = doc_a[bad] + flens
         doc_raw[bad] = False
-        na, nb, nd = _segments(buf, doc_a, doc_b, bad, split)
+        na, nb, nd = _segments(buf, doc_a, doc_b, bad, split, doc_enc16)
         nlow = np.zeros(na.size, dtype=np.uint8)
-        fst, fen, fha, fcounts, _ = _scan_segments(buf, na, nb, nlow, kunit)
+        fst, fen, fha, fcounts, _ = _scan_segments(buf, na, nb, nlow, doc_enc16[nd], kunit)
         pos_main = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
         keep = ~np.isin(seg_d, bad)
         old_n = np.zeros(n_docs, dtype=np.int64)
@@ -295,7 +332,7 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
         per_doc = np.zeros(n_docs, dtype=np.int64)
         np.add.at(per_doc, seg_d, counts)
         np.cumsum(per_doc, out=doc_offsets[1:])
-    return TokenizedBatch(ha, doc_offsets, blob, st, en, doc_raw, unit)
+    return TokenizedBatch(ha, doc_offsets, blob, st, en, doc_raw, doc_enc16, unit)
 
 
 def tokenize_batch(texts: Sequence[str], unit: Unit = "word", lang: str | None = None,
@@ -371,12 +408,12 @@ def _scan_chars(text_bytes: bytes, lower: int, kunit: int) -> tuple[np.ndarray, 
     a = np.zeros(1, dtype=np.int64)
     b = np.array([buf.size], dtype=np.int64)
     low = np.array([lower], dtype=np.uint8)
-    counts, flag = K.count_segments(buf, a, b, low, kunit, T.flags, T.lflags, T.lower, T.ccc,
-                                    T.compose_keys)
+    counts, flag = K.count_segments(buf, a, b, low, np.zeros(1, dtype=np.bool_), kunit, T.flags,
+                                    T.lflags, T.lower, T.ccc, T.compose_keys)
     n = int(counts[0])
     spans = np.empty((n, 2), dtype=np.int64)
     h = np.empty(n, dtype=np.uint64)
-    K.scan_segment(buf, np.int64(0), np.int64(buf.size), np.int64(lower), kunit, T.flags,
+    K.scan_segment(buf, np.int64(0), np.int64(buf.size), np.int64(lower), False, kunit, T.flags,
                    T.lflags, T.lower, T.ccc, T.compose_keys, True, True, np.int64(0),
                    spans[:, 0], spans[:, 1], h, np.int64(0))
     return spans, int(flag[0])
