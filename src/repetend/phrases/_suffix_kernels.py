@@ -20,9 +20,9 @@ SEP = 0
 
 @jit
 def token_df(tokens, doc_offsets, vocab_size):
-    """Document frequency of every token id (int64 ``[vocab_size]``)."""
-    df = np.zeros(vocab_size, dtype=np.int64)
-    last = np.full(vocab_size, -1, dtype=np.int64)
+    """Document frequency of every token id (int32 ``[vocab_size]``)."""
+    df = np.zeros(vocab_size, dtype=np.int32)
+    last = np.full(vocab_size, -1, dtype=np.int32)
     for d in range(doc_offsets.shape[0] - 1):
         for p in range(doc_offsets[d], doc_offsets[d + 1]):
             t = tokens[p]
