@@ -241,7 +241,7 @@ def _check_spans(web: SynthCorpus) -> set[str]:
 
 
 def test_weblike_spans_are_exact(web):
-    assert len(web) == 400
+    assert len(web) == 400 == len(set(web.urls))
     assert _check_spans(web) == {"menu", "cookie", "disclaimer", "read_also", "subscribe",
                           "signature", "listing", "footer"}
 
@@ -374,7 +374,7 @@ def test_weblike_unrelated_pages_are_not_similar(web):
 def test_weblike_small_random_settings(n_pages, seed, lang_mix, dup_rate, body_words, thin_rate):
     c = weblike(n_pages, seed=seed, lang_mix=lang_mix, dup_rate=dup_rate, body_words=body_words,
                 thin_rate=thin_rate)
-    assert len(c) == n_pages == len(set(c.ids))
+    assert len(c) == n_pages == len(set(c.ids)) == len(set(c.urls))
     _check_spans(c)
     ids = set(c.ids)
     originals = {d["id"] for d in c.truth["docs"] if d["original"]}

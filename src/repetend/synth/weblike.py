@@ -453,6 +453,16 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
         segs = [_Seg(t.render(lang) if t is not None else s, kind) for t, s, kind in bodies]
         return _Page(site, url, _assemble(top, mid, tail, title.render(lang), segs))
 
+    used_urls: set[str] = set()
+
+    def unique_url(url: str) -> str:
+        """A copy's url, numbered when another copy already took it."""
+        out, j = url, 2
+        while out in used_urls:
+            out, j = f"{url}{'&' if '?' in url else '?'}copy={j}", j + 1
+        used_urls.add(out)
+        return out
+
     def body_len() -> int:
         return int(np.clip(rng.lognormal(np.log(body_words), 0.5), lo, hi))
 
@@ -469,6 +479,7 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
                 page.title, page.body = title, body
             pages.append(page)
     full = [i for i, p in enumerate(pages) if p.body is not None]   # copy sources
+    used_urls.update(p.url for p in pages)
 
     # planted copies; sources are always original pages
     kind_names = list(kinds)
@@ -531,6 +542,7 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
                        site=target.index, source_site=site.index)
             if target is site:
                 rel["note"] = "no other site in this language: reposted on the same site"
+        page.url = unique_url(page.url)
         rel["page"] = page
         pages.append(page)
         relations.append(rel)
