@@ -547,10 +547,14 @@ def test_warc_html_responses_become_text(tmp_path):
     p = write_warc(tmp_path / "c.warc.gz", [
         ("http://shop.example/a", PAGE.encode(), "text/html; charset=utf-8"),
         ("http://shop.example/b", PAGE.replace("Red", "Blue").encode("cp1251"), "text/html"),
+        ("http://shop.example/r", "<html><body><p>Доставка бесплатно</p></body></html>"
+         .encode("cp1251"), "text/html; charset=windows-1251"),
         ("http://shop.example/c.pdf", b"%PDF-1.4", "application/pdf"),
     ])
     recs, stats = read(p)
-    assert [r.url for r in recs] == ["http://shop.example/a", "http://shop.example/b"]
+    assert [r.url for r in recs] == ["http://shop.example/a", "http://shop.example/b",
+                                     "http://shop.example/r"]
+    assert recs[2].text == "Доставка бесплатно"
     t = recs[0].text
     assert t.splitlines() == ["Shop", "Home | Catalog | Cart", "Red shoes",
                               "Buy red shoes today.", "After comment",
@@ -558,8 +562,8 @@ def test_warc_html_responses_become_text(tmp_path):
     assert "var x" not in t and "note" not in t
     assert "Blue shoes" in recs[1].text
     assert all(r.id.startswith("urn:uuid:") for r in recs) and recs[0].host == "shop.example"
-    # warcinfo + 3 requests + the pdf + the png
-    assert stats.skipped_non_response == 6 and stats.malformed == 0
+    # warcinfo + 4 requests + the pdf + the png
+    assert stats.skipped_non_response == 7 and stats.malformed == 0
     main, _ = read(p, html="main")
     assert "shoes today." in main[0].text and "Free delivery" not in main[0].text
 

@@ -113,6 +113,21 @@ def _payload(record: Any) -> bytes:
     return data
 
 
+_CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.I)
+
+
+def _with_http_charset(payload: bytes, ctype: str) -> bytes | str:
+    """The page as text when the HTTP ``Content-Type`` names a charset that decodes
+    it cleanly; else the bytes, for trafilatura's own detection."""
+    m = _CHARSET.search(ctype)
+    if not m:
+        return payload
+    try:
+        return payload.decode(m.group(1))
+    except (LookupError, UnicodeDecodeError):
+        return payload
+
+
 def _record_id(record: Any) -> str | None:
     rid = record.rec_headers.get_header("WARC-Record-ID")
     return rid.strip().strip("<>") if rid else None
@@ -346,6 +361,6 @@ class WarcReader(_WarcBase):
                                                                                b"<html"))):
             self.stats.skipped_non_response += 1
             return None
-        text = html_to_text(payload, self.html)
+        text = html_to_text(_with_http_charset(payload, ctype), self.html)
         url = record.rec_headers.get_header("WARC-Target-URI")
         return self.make(path, record_no, text, _record_id(record), url)
