@@ -1,0 +1,195 @@
+"""Shared fragments (the plagiarism view) and known boilerplate phrases in a text.
+
+Shared fragments
+    Seed 001 (plagiarism): once a document is found similar, show *which*
+    fragments were taken and from where.  Both texts are tokenized (the index's
+    tokenizer), every window of ``k`` tokens is hashed (the shingle formula),
+    and a maximal common run starts wherever window i of the query equals window
+    j of the other text while the tokens before them differ; it extends token
+    by token while they are equal (:func:`._index_kernels.common_runs`), so a
+    run is exact, never a hash artefact.  Runs are then chosen longest first so
+    that no two overlap in the query, and mapped to character offsets in both
+    original texts (:func:`repetend.corpus.tokenizer.token_spans`).
+
+Known phrases
+    The maximal frequent phrases of a scan (``SCAN/phrases``) are kept as token
+    hash sequences; a text holds a phrase where the hash of its first p tokens
+    (p = shortest phrase) matches a window of the text and all its tokens
+    agree (:func:`._index_kernels.phrase_hits`).  Seed 001's spam use: a base
+    of known template shingles checked on every incoming text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..corpus.tokenizer import hash_strings, token_spans, tokenize_batch
+from ..errors import InputError
+from . import _index_kernels as K
+
+__all__ = ["Tokens", "tokens_of", "shared_fragments", "KnownPhrases", "load_phrases"]
+
+MAX_OCC = 16        # occurrences of one window in the other text that are tried
+MAX_RUNS = 100_000  # candidate runs per pair of texts
+
+
+@dataclass(slots=True)
+class Tokens:
+    """A text's token hashes and their character spans in the original text."""
+
+    text: str
+    hashes: np.ndarray
+    spans: np.ndarray | None = None
+
+    def char_spans(self, unit: str, lang: str | None) -> np.ndarray:
+        if self.spans is None:
+            self.spans = token_spans(self.text, unit=unit, lang=lang)
+        return self.spans
+
+
+def tokens_of(text: str, unit: str = "word", lang: str | None = None) -> Tokens:
+    tb = tokenize_batch([text], unit=unit, lang=lang)
+    return Tokens(text, np.ascontiguousarray(tb.hashes, np.uint64))
+
+
+def shared_fragments(a: Tokens, b: Tokens, k: int, *, unit: str = "word",
+                     lang: str | None = None, min_tokens: int | None = None,
+                     limit: int = 20) -> list[dict]:
+    """Maximal common token runs of *a* and *b*, disjoint in *a*, longest first.
+
+    Each fragment: ``tokens`` (length), ``query_start``/``query_end`` and
+    ``doc_start``/``doc_end`` (character offsets in the two original texts),
+    ``query_token``/``doc_token`` (token positions) and ``text`` (surface form
+    in *a*).  Runs shorter than ``min_tokens`` (default: k, or the shorter text
+    when it has fewer tokens) are not reported.
+    """
+    na, nb = a.hashes.shape[0], b.hashes.shape[0]
+    if na == 0 or nb == 0:
+        return []
+    w = max(1, min(int(k), na, nb))
+    wa = K.window_hashes(a.hashes, w)
+    wb = K.window_hashes(b.hashes, w)
+    order = np.argsort(wb, kind="stable")
+    ra, rb, rl = K.common_runs(a.hashes, b.hashes, wa, wb[order], order.astype(np.int64), w,
+                               MAX_OCC, MAX_RUNS)
+    floor = w if min_tokens is None else max(int(min_tokens), 1)
+    sel = rl >= floor
+    ra, rb, rl = ra[sel], rb[sel], rl[sel]
+    if ra.size == 0:
+        return []
+    pri = np.lexsort((rb, ra, -rl))
+    keep = K.greedy_disjoint(ra, rl, pri.astype(np.int64), na)
+    idx = pri[keep[pri]][: int(limit)]
+    sa = a.char_spans(unit, lang)
+    sb = b.char_spans(unit, lang)
+    out = []
+    for i in idx.tolist():
+        qa, qb, n = int(ra[i]), int(rb[i]), int(rl[i])
+        cs, ce = int(sa[qa, 0]), int(sa[qa + n - 1, 1])
+        out.append({"tokens": n, "query_token": qa, "doc_token": qb,
+                    "query_start": cs, "query_end": ce,
+                    "doc_start": int(sb[qb, 0]), "doc_end": int(sb[qb + n - 1, 1]),
+                    "text": a.text[cs:ce]})
+    return out
+
+
+@dataclass(slots=True)
+class KnownPhrases:
+    """Known boilerplate phrases as token-hash sequences with a lookup table."""
+
+    table: pa.Table          # phrase_id, text, df, length
+    tokens: np.ndarray       # uint64, phrases back to back
+    offsets: np.ndarray      # int64 [n + 1]
+    keys: np.ndarray         # uint64 sorted hash of each phrase's first p tokens
+    key_ids: np.ndarray      # int64 phrase of each key
+    p: int
+
+    @property
+    def n(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+    @classmethod
+    def from_token_lists(cls, token_lists: list[list[str]], texts: list[str],
+                         df: np.ndarray) -> "KnownPhrases":
+        lens = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
+        keepm = lens > 0
+        if not keepm.all():
+            idx = np.flatnonzero(keepm)
+            token_lists = [token_lists[i] for i in idx]
+            texts = [texts[i] for i in idx]
+            df, lens = np.asarray(df)[idx], lens[idx]
+        offsets = np.zeros(lens.size + 1, dtype=np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        flat = [t for tl in token_lists for t in tl]
+        toks = hash_strings(flat) if flat else np.empty(0, np.uint64)
+        p = int(lens.min()) if lens.size else 1
+        first = K.first_windows(toks, offsets, p) if lens.size else np.empty(0, np.uint64)
+        order = np.argsort(first, kind="stable")
+        table = pa.table({"phrase_id": pa.array(np.arange(lens.size, dtype=np.int64)),
+                          "text": pa.array(texts, pa.string()),
+                          "df": pa.array(np.asarray(df, np.int64)),
+                          "length": pa.array(lens)})
+        return cls(table, toks, offsets, first[order], order.astype(np.int64), p)
+
+    def save(self, d: Path) -> None:
+        d.mkdir(parents=True, exist_ok=True)
+        pq.write_table(self.table, d / "phrases.parquet", compression="zstd")
+        for name in ("tokens", "offsets", "keys", "key_ids"):
+            np.save(d / f"{name}.npy", getattr(self, name))
+        (d / "p.txt").write_text(str(self.p), encoding="utf-8")
+
+    @classmethod
+    def open(cls, d: Path) -> "KnownPhrases":
+        arr = {n: np.load(d / f"{n}.npy") for n in ("tokens", "offsets", "keys", "key_ids")}
+        return cls(pq.read_table(d / "phrases.parquet"), p=int((d / "p.txt").read_text()), **arr)
+
+    def find(self, t: Tokens, unit: str, lang: str | None, limit: int = 200) -> tuple[list[dict], float]:
+        """Occurrences of known phrases in *t* and the share of its tokens they cover."""
+        n = t.hashes.shape[0]
+        if self.n == 0 or n < self.p:
+            return [], 0.0
+        wq = K.window_hashes(t.hashes, self.p)
+        pid, start = K.phrase_hits(t.hashes, wq, self.keys, self.key_ids, self.offsets,
+                                   self.tokens, 100_000)
+        if pid.size == 0:
+            return [], 0.0
+        lens = self.offsets[pid + 1] - self.offsets[pid]
+        cover = np.zeros(n + 1, dtype=np.int64)
+        np.add.at(cover, start, 1)
+        np.add.at(cover, start + lens, -1)
+        share = float(np.count_nonzero(np.cumsum(cover)[:n] > 0)) / n
+        spans = t.char_spans(unit, lang)
+        texts = self.table.column("text")
+        dfs = self.table.column("df")
+        order = np.lexsort((start, -lens))[: int(limit)]
+        out = []
+        for i in order.tolist():
+            p, s, m = int(pid[i]), int(start[i]), int(lens[i])
+            out.append({"phrase_id": p, "phrase": texts[p].as_py(), "df": int(dfs[p].as_py()),
+                        "tokens": m, "token_start": s, "start": int(spans[s, 0]),
+                        "end": int(spans[s + m - 1, 1])})
+        return out, share
+
+
+def load_phrases(path: str | Path) -> KnownPhrases:
+    """Known phrases from a phrases result directory (``SCAN/phrases`` or the scan dir)."""
+    p = Path(path)
+    if (p / "phrases" / "phrases.parquet").is_file():
+        p = p / "phrases"
+    f = p / "phrases.parquet"
+    if not f.is_file():
+        raise InputError("no phrases.parquet here (give SCAN_DIR/phrases or a scan directory)",
+                         path=str(path))
+    t = pq.read_table(f)
+    missing = [c for c in ("tokens", "text", "df") if c not in t.column_names]
+    if missing:
+        raise InputError(f"phrases.parquet lacks column(s) {', '.join(missing)}; it has "
+                         f"{', '.join(t.column_names)}", path=str(f))
+    return KnownPhrases.from_token_lists(t.column("tokens").to_pylist(),
+                                         t.column("text").to_pylist(),
+                                         t.column("df").to_numpy())
