@@ -123,7 +123,8 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
         input_list: list[str] = [str(store.path)] if store.path else []
         store_path = store.path
     else:
-        input_list = [str(p) for p in inputs]
+        # absolute, so that `clean` and the report find them from any directory
+        input_list = [str(Path(p).resolve()) if Path(p).exists() else str(p) for p in inputs]
         if len(input_list) == 1 and is_store(input_list[0]):
             store = TokenStore.open(input_list[0])
             store_path = Path(input_list[0])
