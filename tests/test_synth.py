@@ -443,6 +443,16 @@ def test_write_and_store_round_trip(tmp_path):
     assert store.n_tokens == sum(len(tokenize_reference(t)) for t in corpus.texts)
 
 
+def test_written_corpus_reads_back_through_the_readers(tmp_path):
+    from repetend.corpus.readers import read_corpus
+
+    corpus = weblike(60, seed=9)                 # \r\n, doubled spaces, Cyrillic, «», ©
+    path = corpus.write(tmp_path)["corpus"]
+    got = list(read_corpus([path]))
+    assert [(r.id, r.url, r.text) for r in got] == \
+        [(r.id, r.url, r.text) for r in corpus.records]
+
+
 def test_cli_synth(tmp_path):
     from repetend.cli import main
 
