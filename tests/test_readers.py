@@ -528,6 +528,17 @@ def test_text_tree_binary_hidden_glob_gz_and_stores(tmp_path):
     assert [(r.id, r.text) for r in recs] == [("a.md", "# Title\nbody")]
 
 
+def test_text_files_with_boms(tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "a.txt").write_bytes("\ufeffс BOM".encode("utf-8"))
+    (d / "b.txt").write_bytes("Windows текст".encode("utf-16"))  # BOM + UTF-16LE
+    (d / "c.txt").write_bytes(b"\xfe\xff" + "big end".encode("utf-16-be"))
+    recs, stats = read(d)
+    assert [r.text for r in recs] == ["с BOM", "Windows текст", "big end"]
+    assert stats.invalid_utf8 == 0 and not stats.errors
+
+
 def test_utf8_cut_at_the_sniff_boundary_is_text(tmp_path):
     d = tmp_path / "d"
     d.mkdir()

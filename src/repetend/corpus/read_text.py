@@ -20,8 +20,9 @@ class TextDirReader(Reader):
     Files are visited in path order; hidden files and directories (``.git``,
     ``.venv``) and token stores inside the tree are skipped.  ``glob`` (e.g.
     ``"**/*.md"``) chooses files; by default every file that decodes as text is
-    read, ``.gz`` files are decompressed, and binary files (a NUL byte or mostly
-    invalid UTF-8 in their first 8 KiB) are counted and skipped.  Given a single
+    read (UTF-8, or UTF-16 with a byte-order mark), ``.gz`` files are
+    decompressed, and binary files (a NUL byte or mostly invalid UTF-8 in their
+    first 8 KiB) are counted and skipped.  Given a single
     file, the reader yields that file as one document.
     """
 
@@ -50,6 +51,8 @@ class TextDirReader(Reader):
             opener = gzip.open if f.name.lower().endswith(".gz") else open
             with opener(f, "rb") as fh:
                 head = fh.read(self.sniff_bytes)
+                if head[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its BOM
+                    return self._utf16(f, head + fh.read(), doc_id, record_no)
                 if _is_binary(head):  # decided before the rest is read
                     self._skip_binary(f)
                     return None
@@ -57,10 +60,16 @@ class TextDirReader(Reader):
         except (OSError, EOFError, zlib.error) as exc:
             self.malformed(f, "", f"cannot read ({type(exc).__name__}: {exc})")
             return None
-        text, bad = _decode(raw)
+        text, bad = _decode(raw[3:] if raw[:3] == b"\xef\xbb\xbf" else raw)
         del raw
-        rec = self.make(f, record_no, text, doc_id, None, invalid_utf8=bad)
-        return rec
+        return self.make(f, record_no, text, doc_id, None, invalid_utf8=bad)
+
+    def _utf16(self, f: Path, raw: bytes, doc_id: str, record_no: int) -> Record:
+        try:
+            text, bad = raw.decode("utf-16"), False
+        except UnicodeDecodeError:
+            text, bad = raw.decode("utf-16", "replace"), True
+        return self.make(f, record_no, text, doc_id, None, invalid_utf8=bad)
 
     def _skip_binary(self, f: Path) -> None:
         if hasattr(self.stats, "skipped_binary"):
@@ -109,5 +118,3 @@ def _is_binary(head: bytes) -> bool:
     bad = head.decode("utf-8", "replace").count("\ufffd")
     return bad > 0.3 * len(head) / 2
 
-
-# -- the registry and the entry point ------------------------------------------------
