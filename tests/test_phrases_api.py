@@ -255,3 +255,11 @@ def test_engines_agree_on_a_store():
     for name in ("phrases", "documents", "hosts", "occurrences"):
         assert a.table(name).equals(b.table(name)), name
     assert b.summary["engine"] == "bloomspan"
+
+
+def test_phrases_all_is_sorted_and_exported():
+    import repetend.phrases as ph
+
+    assert ph.__all__ == sorted(ph.__all__)
+    for name in ph.__all__:
+        assert hasattr(ph, name), name
