@@ -379,6 +379,19 @@ def test_parquet_without_text_column(tmp_path):
         read(q)
 
 
+def test_parquet_batches_shrink_for_big_documents(tmp_path, monkeypatch):
+    from repetend.corpus.read_table import ParquetReader
+
+    rows = [{"id": str(i), "text": os.urandom(200 + 50 * i).hex()} for i in range(40)]
+    p = write_parquet(tmp_path / "b.parquet", rows, row_group_size=16)
+    monkeypatch.setattr(ParquetReader, "batch_bytes", 2000)
+    import pyarrow.parquet as _pq
+
+    assert ParquetReader()._batch_rows(_pq.ParquetFile(p)) < 4
+    recs, stats = read(p)
+    assert [(r.id, r.text) for r in recs] == [(x["id"], x["text"]) for x in rows]
+
+
 def test_parquet_null_text_and_only_needed_columns(tmp_path):
     p = tmp_path / "c.parquet"
     pq.write_table(pa.table({"text": ["a", None, "c"], "id": ["x", "y", None],

@@ -19,7 +19,8 @@ class ParquetReader(Reader):
     """Parquet, batch by batch, reading only the text / id / url columns."""
 
     fmt = "parquet"
-    batch_size: ClassVar[int] = 512
+    batch_size: ClassVar[int] = 512          # rows per batch at most
+    batch_bytes: ClassVar[int] = 16 << 20    # text per batch, about
 
     def read_file(self, path: Path) -> Iterator[Record]:
         import pyarrow as pa
@@ -51,8 +52,9 @@ class ParquetReader(Reader):
         if has_url:
             cols.append(self.url_field)
         record_no = 0
+        batch_size = self._batch_rows(pf)
         try:
-            for batch in pf.iter_batches(batch_size=self.batch_size, columns=cols):
+            for batch in pf.iter_batches(batch_size=batch_size, columns=cols):
                 tcol = batch.column(0)
                 if pa.types.is_dictionary(tcol.type):
                     tcol = tcol.dictionary_decode()
@@ -73,6 +75,27 @@ class ParquetReader(Reader):
                 record_no += len(texts)
         except (pa.ArrowInvalid, OSError) as exc:
             self.stream_failed(path, f"after row {record_no}", exc)
+
+
+    def _batch_rows(self, pf) -> int:
+        """Rows per batch so that a batch holds about ``batch_bytes`` of text
+        (a few rows when the documents are huge), from the column statistics."""
+        try:
+            md = pf.metadata
+            size = rows = 0
+            for g in range(md.num_row_groups):
+                rg = md.row_group(g)
+                rows += rg.num_rows
+                for c in range(rg.num_columns):
+                    col = rg.column(c)
+                    if col.path_in_schema == self.text_field:
+                        size += col.total_uncompressed_size
+            per_row = size / rows if rows else 0
+        except Exception:  # pragma: no cover - metadata without sizes
+            return self.batch_size
+        if per_row <= 0:
+            return self.batch_size
+        return int(max(1, min(self.batch_size, self.batch_bytes // per_row)))
 
 
 def _raise_csv_field_limit() -> None:
