@@ -600,6 +600,28 @@ def wet_backend(request, monkeypatch):
     return request.param
 
 
+def test_warc_content_encoding_and_chunked(tmp_path):
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    html = b"<html><body><p>Packed page text</p></body></html>"
+    chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(html), html)
+    p = tmp_path / "e.warc.gz"
+    with open(p, "wb") as out:
+        w = WARCWriter(out, gzip=True)
+        for headers, body in (([("Content-Type", "text/html"), ("Content-Encoding", "gzip")],
+                               gzip.compress(html)),
+                              ([("Content-Type", "text/html"), ("Transfer-Encoding", "chunked")],
+                               chunked)):
+            h = StatusAndHeaders("200 OK", headers, protocol="HTTP/1.1")
+            rec = w.create_warc_record("http://e.example/", "response", payload=io.BytesIO(body),
+                                       length=len(body), http_headers=h)
+            w.write_record(rec)
+            rec.raw_stream.close()
+    recs, stats = read(p)
+    assert [r.text for r in recs] == ["Packed page text"] * 2 and stats.malformed == 0
+
+
 def test_wet_backends_agree(tmp_path):
     from repetend.corpus.read_warc import WetReader
 
