@@ -129,22 +129,29 @@ class NearDupResult:
     containment: Pairs
     summary: dict
     config: NearDupConfig
-    doc_ids: list[str] | None = None
+    doc_ids: object = None   # pyarrow string column of the store, a list, or None
     lengths: npt.NDArray[np.int64] | None = None
     signatures: object = field(default=None, repr=False)
 
-    def _ids(self, idx: np.ndarray) -> list[str]:
+    def _ids(self, idx: np.ndarray):
+        """Document ids of indices *idx* as an Arrow array (the index as text without ids)."""
+        import pyarrow as pa
+
+        idx = np.asarray(idx, dtype=np.int64)
         if self.doc_ids is None:
-            return [str(int(i)) for i in idx]
+            return pa.array(idx, pa.int64()).cast(pa.string())
         ids = self.doc_ids
-        return [ids[int(i)] for i in idx]
+        if isinstance(ids, (pa.Array, pa.ChunkedArray)):
+            out = ids.take(pa.array(idx, pa.int64()))
+            return out.combine_chunks() if isinstance(out, pa.ChunkedArray) else out
+        return pa.array([ids[int(i)] for i in idx], pa.string())
 
     def _pairs_table(self, p: Pairs):
         import pyarrow as pa
 
         return pa.table({
-            "a": pa.array(self._ids(p.a), pa.string()),
-            "b": pa.array(self._ids(p.b), pa.string()),
+            "a": self._ids(p.a),
+            "b": self._ids(p.b),
             "a_index": pa.array(p.a, pa.int64()),
             "b_index": pa.array(p.b, pa.int64()),
             "jaccard": pa.array(p.jaccard, pa.float64()),
@@ -168,7 +175,7 @@ class NearDupResult:
             cid = c.cluster_id[docs]
             return pa.table({
                 "doc_index": pa.array(docs, pa.int64()),
-                "doc_id": pa.array(self._ids(docs), pa.string()),
+                "doc_id": self._ids(docs),
                 "cluster_id": pa.array(cid, pa.int64()),
                 "cluster_size": pa.array(c.sizes[cid], pa.int64()),
                 "is_representative": pa.array(c.is_representative()[docs], pa.bool_()),
@@ -282,7 +289,7 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, **overrides)
         sets = shingle_sets(store.tokens, store.doc_offsets, tok_hash, int(cfg.shingle))
         lengths = store.doc_lengths.astype(np.int64)
         n_tokens = lengths
-        doc_ids = store.doc_ids
+        doc_ids = store.docs.column("doc_id")
     else:
         raise ParameterError(f"expected a TokenStore or ShingleSets, got {type(data).__name__}")
     timings["shingles"] = time.perf_counter() - t0
