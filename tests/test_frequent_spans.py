@@ -59,6 +59,10 @@ def test_matches_brute_force_and_contains_maximal_coverage(docs, sigma, L):
     per_doc = [int(want[offsets[d]:offsets[d + 1]].sum()) for d in range(len(docs))]
     assert fs.covered.tolist() == per_doc
     assert not (naive_coverage(tokens, offsets, answer) & ~got).any()
+    # each run names a phrase whose first L-gram window occurs at the run's start
+    items = sorted(answer)
+    for s, p in zip(fs.starts, fs.phrase):
+        assert tuple(tokens[s:s + L]) in {items[p][j:j + L] for j in range(len(items[p]) - L + 1)}
     # runs are merged: two runs of a document never touch
     for d in range(len(docs)):
         a, b = fs.run_offsets[d], fs.run_offsets[d + 1]

@@ -35,6 +35,7 @@ def phrase_windows(tokens, occ_offsets, occ_starts, lengths, L):
             n += lengths[i] - L + 1
     keys = np.empty(n, dtype=np.uint64)
     pos = np.empty(n, dtype=np.int64)
+    phrase = np.empty(n, dtype=np.int64)
     k = 0
     for i in range(lengths.shape[0]):
         if lengths[i] < L:
@@ -43,8 +44,9 @@ def phrase_windows(tokens, occ_offsets, occ_starts, lengths, L):
         for j in range(lengths[i] - L + 1):
             keys[k] = _window_hash(tokens, s + j, L)
             pos[k] = s + j
+            phrase[k] = i
             k += 1
-    return keys, pos
+    return keys, pos, phrase
 
 
 @jit
@@ -71,14 +73,17 @@ def _lookup(keys, h):
 
 
 @jit
-def _scan_doc(tokens, a, b, L, keys, refs, bits, top, spans_s, spans_e, out_at, emit):
+def _scan_doc(tokens, a, b, L, keys, refs, phrase, bits, top, spans_s, spans_e, spans_p, out_at,
+              emit):
     """Covered token count of document [a, b); when *emit*, write its merged
-    covered runs to spans_s/spans_e from index out_at. Returns (covered, runs)."""
+    covered runs to spans_s/spans_e from index out_at, with the phrase of the
+    run's first window in spans_p. Returns (covered, runs)."""
     if b - a < L or keys.shape[0] == 0:
         return 0, 0
     shift = np.uint64(64 - _BLOOM_BITS)
     h = _window_hash(tokens, a, L)
     run_start = -1
+    run_phrase = -1
     cov_end = a
     covered = 0
     runs = 0
@@ -105,37 +110,42 @@ def _scan_doc(tokens, a, b, L, keys, refs, bits, top, spans_s, spans_e, out_at, 
             continue
         if run_start < 0:
             run_start = q
+            run_phrase = phrase[i]
         elif q > cov_end:  # a gap: close the run
             if emit:
                 spans_s[out_at + runs] = run_start
                 spans_e[out_at + runs] = cov_end
+                spans_p[out_at + runs] = run_phrase
             runs += 1
             covered += cov_end - run_start
             run_start = q
+            run_phrase = phrase[i]
         if q + L > cov_end:
             cov_end = q + L
     if run_start >= 0:
         if emit:
             spans_s[out_at + runs] = run_start
             spans_e[out_at + runs] = cov_end
+            spans_p[out_at + runs] = run_phrase
         runs += 1
         covered += cov_end - run_start
     return covered, runs
 
 
 @pjit
-def scan_counts(tokens, doc_offsets, L, keys, refs, bits, top, covered, runs):
+def scan_counts(tokens, doc_offsets, L, keys, refs, phrase, bits, top, covered, runs):
     dummy = np.empty(0, dtype=np.int64)
     for d in prange(doc_offsets.shape[0] - 1):
-        c, r = _scan_doc(tokens, doc_offsets[d], doc_offsets[d + 1], L, keys, refs, bits, top,
-                         dummy, dummy, 0, False)
+        c, r = _scan_doc(tokens, doc_offsets[d], doc_offsets[d + 1], L, keys, refs, phrase, bits,
+                         top, dummy, dummy, dummy, 0, False)
         covered[d] = c
         runs[d] = r
 
 
 @pjit
-def scan_spans(tokens, doc_offsets, L, keys, refs, bits, top, run_offsets, spans_s, spans_e):
+def scan_spans(tokens, doc_offsets, L, keys, refs, phrase, bits, top, run_offsets, spans_s,
+               spans_e, spans_p):
     for d in prange(doc_offsets.shape[0] - 1):
         if run_offsets[d + 1] > run_offsets[d]:
-            _scan_doc(tokens, doc_offsets[d], doc_offsets[d + 1], L, keys, refs, bits, top,
-                      spans_s, spans_e, run_offsets[d], True)
+            _scan_doc(tokens, doc_offsets[d], doc_offsets[d + 1], L, keys, refs, phrase, bits,
+                      top, spans_s, spans_e, spans_p, run_offsets[d], True)

@@ -43,6 +43,7 @@ class FrequentSpans:
     run_offsets: npt.NDArray[np.int64]  # [n_docs + 1]
     starts: npt.NDArray[np.int64]
     ends: npt.NDArray[np.int64]
+    phrase: npt.NDArray[np.int64]       # a phrase (index in raw) sharing the run's first L-gram
 
     @property
     def total(self) -> int:
@@ -57,20 +58,21 @@ def frequent_spans(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, raw: RawPh
     doc_offsets = np.ascontiguousarray(doc_offsets, dtype=np.int64)
     L = int(min_len)
     n_docs = doc_offsets.shape[0] - 1
-    keys, pos = K.phrase_windows(tokens, np.asarray(raw.occ_offsets, np.int64),
+    keys, pos, phrase = K.phrase_windows(tokens, np.asarray(raw.occ_offsets, np.int64),
                                  np.asarray(raw.occ_starts, np.int64),
                                  np.asarray(raw.lengths, np.int64), L)
     order = np.argsort(keys, kind="stable")
-    keys, pos = keys[order], pos[order]
+    keys, pos, phrase = keys[order], pos[order], phrase[order]
     bits = K.bloom_of(keys)
     top = np.uint64(K._pow(np.uint64(0x100000001B3), L - 1))
     covered = np.zeros(n_docs, dtype=np.int64)
     runs = np.zeros(n_docs, dtype=np.int64)
-    K.scan_counts(tokens, doc_offsets, np.int64(L), keys, pos, bits, top, covered, runs)
+    K.scan_counts(tokens, doc_offsets, np.int64(L), keys, pos, phrase, bits, top, covered, runs)
     run_offsets = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(runs, out=run_offsets[1:])
     starts = np.empty(int(run_offsets[-1]), dtype=np.int64)
     ends = np.empty_like(starts)
-    K.scan_spans(tokens, doc_offsets, np.int64(L), keys, pos, bits, top, run_offsets,
-                 starts, ends)
-    return FrequentSpans(covered, run_offsets, starts, ends)
+    run_phrase = np.empty_like(starts)
+    K.scan_spans(tokens, doc_offsets, np.int64(L), keys, pos, phrase, bits, top, run_offsets,
+                 starts, ends, run_phrase)
+    return FrequentSpans(covered, run_offsets, starts, ends, run_phrase)
