@@ -97,7 +97,8 @@ def dups(inputs, method, threshold, shingle, num_perm, bands, rows, hash_, schem
                         max_bucket=max_bucket or None, min_shingles=min_shingles,
                         containment=containment).validate()
     store = load_store(inputs, quiet=quiet, **{k: opts[k] for k in INPUT_KEYS if k in opts})
-    result = find_near_duplicates(store, cfg)
+    say = (lambda msg: None) if quiet else (lambda msg: click.echo(msg + " …", err=True))
+    result = find_near_duplicates(store, cfg, progress=say)
     result.write(out, format=out_format)
     click.echo(format_dups_summary(result.summary, out))
 

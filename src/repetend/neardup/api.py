@@ -252,7 +252,8 @@ def _with_estimates(sig, p: Pairs) -> np.ndarray:
     return sig.estimate(p.a, p.b)
 
 
-def find_near_duplicates(data, config: NearDupConfig | None = None, **overrides) -> NearDupResult:
+def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=None,
+                         **overrides) -> NearDupResult:
     """Find near-duplicate documents: verified pairs, clusters, containment pairs.
 
     Parameters
@@ -262,6 +263,8 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, **overrides)
         (their own k is used; method ``exact`` needs a store).
     config : NearDupConfig, optional
         Parameters; keyword ``overrides`` replace single fields.
+    progress : callable, optional
+        Called with a short message at the start of each stage.
 
     Returns
     -------
@@ -275,6 +278,7 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, **overrides)
     false positives; MinHash-LSH recall at resemblance s is P(s) (S-curve).
     """
     cfg = replace(config or NearDupConfig(), **overrides).validate()
+    say = progress if progress is not None else (lambda msg: None)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     store = None
@@ -285,6 +289,7 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, **overrides)
         n_tokens = None
     elif hasattr(data, "tokens") and hasattr(data, "doc_offsets"):
         store = data
+        say(f"shingling {store.n_docs:,} documents (k = {cfg.shingle})")
         tok_hash = token_hashes(store.vocab)
         sets = shingle_sets(store.tokens, store.doc_offsets, tok_hash, int(cfg.shingle))
         lengths = store.doc_lengths.astype(np.int64)
@@ -304,14 +309,17 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, **overrides)
     if cfg.method == "minhash":
         bands, rows = cfg.banding()
         bits = 64 if cfg.bbits is None else int(cfg.bbits)
+        say(f"MinHash signatures (K = {cfg.num_perm}) of {sets.hashes.shape[0]:,} shingles")
         sig = minhash_signatures(sets, int(cfg.num_perm), seed=cfg.seed, hash=cfg.hash, bits=bits,
                                  scheme=cfg.scheme)
         timings["signatures"] = time.perf_counter() - tc
         tl = time.perf_counter()
+        say(f"LSH: {bands} bands x {rows} rows")
         cand = lsh_candidates(sig, sizes, bands, rows, max_bucket=cfg.max_bucket,
                               min_shingles=int(cfg.min_shingles), sets=sets, threshold=t)
         timings["lsh"] = time.perf_counter() - tl
         tv = time.perf_counter()
+        say(f"verifying {len(cand):,} candidates exactly")
         candidates = verify_pairs(sets, cand.a, cand.b)
         timings["verify"] = time.perf_counter() - tv
         pairs = candidates.select(candidates.jaccard >= t)
@@ -329,6 +337,7 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, **overrides)
         })
     elif cfg.method == "allpairs":
         all_pairs = _lazy("allpairs", "all_pairs", "allpairs")
+        say("exact all-pairs join")
         candidates = all_pairs(sets, t)
         pairs = candidates.select(candidates.jaccard >= t)
         timings["pairs"] = time.perf_counter() - tc
@@ -336,6 +345,7 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, **overrides)
         broder_pairs = _lazy("broder", "broder_pairs", "broder")
         if n_tokens is None:
             raise ParameterError("method 'broder' needs a TokenStore (document lengths in words)")
+        say("Broder sampled shingles")
         candidates = broder_pairs(sets, n_tokens, t, verify=True)
         pairs = candidates.select(candidates.jaccard >= t)
         timings["pairs"] = time.perf_counter() - tc
