@@ -181,3 +181,11 @@ def test_oph_scheme_end_to_end():
     got = set(pairs_as_dict(r.pairs))
     assert got <= set(truth) and len(got) >= 0.95 * len(truth)
     assert r.summary["scheme"] == "oph"
+
+
+def test_progress_names_every_stage():
+    msgs: list[str] = []
+    store = TokenStore.from_texts(["one two three four five six seven"] * 3 + ["other words here"])
+    r = find_near_duplicates(store, progress=msgs.append, shingle=3)
+    assert [m.split()[0] for m in msgs] == ["shingling", "MinHash", "LSH:", "verifying"]
+    assert r.to_arrow("clusters").column("doc_id").to_pylist() == ["0", "1", "2"]
