@@ -360,6 +360,7 @@ def test_kernel_nfc_quick_check_is_safe(text):
     ("a\u0323\u0301", True),          # ạ + acute: not NFC
     ("\u0430\u0323\u0301", True),     # conservative: a Maybe mark after another mark
     ("\u0915\u093c", False), ("\u0958", True),
+    (" \u0301\u0323", True), ("x\u0301\u0323", True),  # marks out of canonical order
 ])
 def test_kernel_nfc_check_examples(text, needs_nfc):
     from repetend.corpus import _tokenizer_kernels as K

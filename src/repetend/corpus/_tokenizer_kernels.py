@@ -140,9 +140,29 @@ def scan_segment(buf, a, b, lower, enc16, unit, flags, lflags, lowtab, ccc, ckey
     ci = char_base
     while i < b:
         if enc16:
-            cp, w = _decode16(buf, i, b)
+            cp = np.int64(buf[i]) | (np.int64(buf[i + 1]) << 8)
+            w = 2
+            if 0xD800 <= cp < 0xDC00 and i + 3 < b:
+                lo = np.int64(buf[i + 2]) | (np.int64(buf[i + 3]) << 8)
+                if 0xDC00 <= lo < 0xE000:
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
+                    w = 4
         else:
-            cp, w = _decode(buf, i)
+            c0 = buf[i]
+            if c0 < 0x80:
+                cp = np.int64(c0)
+                w = 1
+            elif c0 < 0xE0:
+                cp = (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F)
+                w = 2
+            elif c0 < 0xF0:
+                cp = ((np.int64(c0 & 0x0F) << 12) | (np.int64(buf[i + 1] & 0x3F) << 6)
+                      | np.int64(buf[i + 2] & 0x3F))
+                w = 3
+            else:
+                cp = ((np.int64(c0 & 0x07) << 18) | (np.int64(buf[i + 1] & 0x3F) << 12)
+                      | (np.int64(buf[i + 2] & 0x3F) << 6) | np.int64(buf[i + 3] & 0x3F))
+                w = 4
         if cp < 0x80:  # ASCII: NFC, ccc 0, lower case by arithmetic
             last_ccc = 0
             last_starter = cp
@@ -209,36 +229,47 @@ def scan_segment(buf, a, b, lower, enc16, unit, flags, lflags, lowtab, ccc, ckey
                     # are plain (BMP, NFC starters, context-free lower case)
                     i += w
                     ci += 1
-                    while i < b:
-                        if enc16:
+                    ci0 = ci
+                    if enc16:
+                        while i < b:
                             cp = np.int64(buf[i]) | (np.int64(buf[i + 1]) << 8)
-                            if cp >= 0xD800:
-                                break
-                            wc = 2
-                        else:
-                            c0 = buf[i]
-                            if c0 < 0x80:
-                                cp = np.int64(c0)
-                                wc = 1
-                            elif c0 < 0xE0:
-                                cp = (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F)
-                                wc = 2
+                            if cp < 0x80:
+                                if (lflags[cp] & (WORD | SINGLE)) != WORD:
+                                    break
+                                h = _fnv_byte(h, cp + 32 if 65 <= cp <= 90 else cp)
+                            elif cp < 0xD800:
+                                f = lflags[cp]
+                                if (f & (WORD | SINGLE | NOT_QC_YES | SPECIAL_LOWER | LF_CCC)) != WORD:
+                                    break
+                                h = _fnv_cp(h, np.int64(lowtab[cp]) if f & LF_LOWER else cp)
                             else:
                                 break
-                        if cp < 0x80:
-                            if (lflags[cp] & (WORD | SINGLE)) != WORD:
+                            i += 2
+                            last_starter = cp
+                            ci += 1
+                    else:
+                        while i < b:
+                            c0 = buf[i]
+                            if c0 < 0x80:
+                                if (lflags[c0] & (WORD | SINGLE)) != WORD:
+                                    break
+                                cp = np.int64(c0)
+                                h = _fnv_byte(h, cp + 32 if 65 <= cp <= 90 else cp)
+                                i += 1
+                            elif c0 < 0xE0:
+                                cp = (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F)
+                                f = lflags[cp]
+                                if (f & (WORD | SINGLE | NOT_QC_YES | SPECIAL_LOWER | LF_CCC)) != WORD:
+                                    break
+                                h = _fnv_cp(h, np.int64(lowtab[cp]) if f & LF_LOWER else cp)
+                                i += 2
+                            else:
                                 break
-                            h = _fnv_byte(h, cp + 32 if 65 <= cp <= 90 else cp)
-                        else:
-                            f = lflags[cp]
-                            if (f & (WORD | SINGLE | NOT_QC_YES | SPECIAL_LOWER | LF_CCC)) != WORD:
-                                break
-                            h = _fnv_cp(h, np.int64(lowtab[cp]) if f & LF_LOWER else cp)
-                        i += wc
-                        last_starter = cp
+                            last_starter = cp
+                            ci += 1
+                    if ci != ci0:  # it consumed NFC starters with ccc 0
                         last_ccc = 0
                         marks = 0
-                        ci += 1
                     continue
             elif in_tok:
                 if fill and pos + n < cap:
