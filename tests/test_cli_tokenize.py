@@ -188,3 +188,11 @@ def test_progress_unless_quiet(tmp_path):
     quiet = run("tokenize", src, "-o", tmp_path / "b", "-q")
     assert loud.exit_code == quiet.exit_code == 0
     assert "tokenize" in loud.stderr and quiet.stderr == ""
+
+
+def test_tokenize_from_standard_input(tmp_path):
+    data = "".join(json.dumps(r) + "\n" for r in ROWS).encode()
+    r = CliRunner().invoke(main, ["tokenize", "-", "-o", str(tmp_path / "s"), "-q"],
+                           input=gzip.compress(data))
+    assert r.exit_code == 0, r.output
+    assert TokenStore.open(tmp_path / "s").doc_ids == [x["id"] for x in ROWS]

@@ -507,6 +507,25 @@ def test_bom_dictionary_column_and_corrupt_parquet(tmp_path):
         read(bad)
 
 
+@pytest.mark.parametrize("pack", ["plain", "gzip", "zstd"])
+def test_standard_input(monkeypatch, pack):
+    import zstandard
+
+    data = b'{"text": "one"}\n\n{"text": "two", "id": "b"}\n'
+    packed = {"plain": data, "gzip": gzip.compress(data),
+              "zstd": zstandard.ZstdCompressor().compress(data)}[pack]
+    stdin = io.TextIOWrapper(io.BytesIO(packed))
+    monkeypatch.setattr("sys.stdin", stdin)
+    recs, stats = read("-")
+    assert [(r.id, r.text) for r in recs] == [("stdin:0", "one"), ("b", "two")]
+    assert not stdin.closed
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"text,id\nhello,1\n")))
+    recs, _ = read("-", fmt="csv")
+    assert [(r.id, r.text) for r in recs] == [("1", "hello")]
+    with pytest.raises(ParameterError, match="standard input"):
+        read("-", fmt="parquet")
+
+
 def test_limit_across_files(tmp_path):
     a = write_jsonl(tmp_path / "a.jsonl", [{"text": str(i)} for i in range(5)])
     b = write_csv(tmp_path / "b.csv", [{"text": str(i)} for i in range(5, 10)])

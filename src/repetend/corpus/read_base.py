@@ -9,6 +9,7 @@ import io
 import lzma
 import os
 import re
+import sys
 import zlib
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, Iterator, Literal, Sequence
@@ -16,39 +17,107 @@ from typing import Any, BinaryIO, ClassVar, Iterator, Literal, Sequence
 from ..errors import InputError, ParameterError, require
 from .record import ReadStats, Record
 
-__all__ = ["OnError", "Reader", "open_binary"]
+__all__ = ["STDIN", "OnError", "Reader", "open_binary"]
 
 OnError = Literal["skip", "fail"]
 
 
 # -- opening files ----------------------------------------------------------------
+STDIN = "-"
+
+
 def open_binary(path: str | os.PathLike) -> BinaryIO:
     """Open *path* for reading bytes, decompressing gzip and zstandard (recognised
     by their magic bytes, whatever the name) and ``.bz2`` / ``.xz`` (by the name).
+    ``"-"`` is the standard input (closing the result leaves it open).
     The result is buffered and iterates by lines."""
     p = str(path)
     low = p.lower()
-    with open(p, "rb") as fh:
-        magic = fh.read(4)
-    if magic[:2] == b"\x1f\x8b":
-        # gzip's own small buffer: a truncated file loses at most a few KB of lines
-        return gzip.open(p, "rb")  # type: ignore[return-value]
-    if magic == b"\x28\xb5\x2f\xfd" or (low.endswith((".zst", ".zstd")) and not magic):
-        zstd = require("zstandard", "zstd", f"reading {Path(p).name}")
-        return io.BufferedReader(_ZstdRaw(p, zstd), buffer_size=1 << 18)  # type: ignore[arg-type]
-    if low.endswith(".bz2"):
-        return bz2.open(p, "rb")  # type: ignore[return-value]
-    if low.endswith(".xz"):
-        return lzma.open(p, "rb")  # type: ignore[return-value]
-    return open(p, "rb", buffering=1 << 20)
+    if p == STDIN:
+        fh = _stdin()
+    else:
+        fh = open(p, "rb", buffering=1 << 20)
+    try:
+        magic = fh.peek(4)[:4]
+        if magic[:2] == b"\x1f\x8b":
+            # gzip's own small buffer: a truncated file loses at most a few KB of lines
+            return _GzipOwning(fh)  # type: ignore[return-value]
+        if magic == b"\x28\xb5\x2f\xfd" or (low.endswith((".zst", ".zstd")) and not magic):
+            zstd = require("zstandard", "zstd", f"reading {Path(p).name}")
+            return io.BufferedReader(_ZstdRaw(fh, zstd), buffer_size=1 << 18)  # type: ignore[arg-type]
+        if low.endswith(".bz2"):
+            return _Bz2Owning(fh)  # type: ignore[return-value]
+        if low.endswith(".xz"):
+            return _LzmaOwning(fh)  # type: ignore[return-value]
+    except BaseException:
+        fh.close()
+        raise
+    return fh  # type: ignore[return-value]
+
+
+class _StdinRaw(io.RawIOBase):
+    """The standard input's bytes; closing this leaves stdin open."""
+
+    def __init__(self) -> None:
+        self._buf = sys.stdin.buffer
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        data = self._buf.read(len(b))
+        b[:len(data)] = data
+        return len(data)
+
+
+def _stdin() -> io.BufferedReader:
+    return io.BufferedReader(_StdinRaw(), buffer_size=1 << 20)
+
+
+class _GzipOwning(gzip.GzipFile):
+    """A gzip stream over an open file that it closes with itself."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        super().__init__(fileobj=fh, mode="rb")
+        self._owned = fh
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._owned.close()
+
+
+class _Bz2Owning(bz2.BZ2File):
+    def __init__(self, fh: BinaryIO) -> None:
+        super().__init__(fh, "rb")
+        self._owned = fh
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._owned.close()
+
+
+class _LzmaOwning(lzma.LZMAFile):
+    def __init__(self, fh: BinaryIO) -> None:
+        super().__init__(fh, "rb")
+        self._owned = fh
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._owned.close()
 
 
 class _ZstdRaw(io.RawIOBase):
     """A zstandard stream of one or more frames; unlike ``stream_reader`` it raises
     :class:`EOFError` when the file ends inside a frame (a truncated file)."""
 
-    def __init__(self, path: str, zstd: Any) -> None:
-        self._f = open(path, "rb")
+    def __init__(self, fh: BinaryIO, zstd: Any) -> None:
+        self._f = fh
         self._zstd = zstd
         self._d = zstd.ZstdDecompressor().decompressobj()
         self._fed = False           # data given to the current frame
@@ -195,7 +264,7 @@ class Reader:
         if _blank(text):
             self.stats.empty += 1
         if doc_id is None or doc_id == "":
-            doc_id = f"{path.name}:{record_no}"
+            doc_id = f"{'stdin' if str(path) == STDIN else path.name}:{record_no}"
         elif not isinstance(doc_id, str):
             doc_id = str(doc_id)
         if url is not None and not isinstance(url, str):

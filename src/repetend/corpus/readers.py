@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Literal, Sequence
 
 from ..errors import InputError, ParameterError
-from .read_base import OnError, Reader, open_binary
+from .read_base import STDIN, OnError, Reader, open_binary
 from .read_jsonl import JsonlReader
 from .read_table import CsvReader, ParquetReader, TsvReader
 from .read_text import TextDirReader, _tree_files
@@ -69,6 +69,7 @@ _EXTENSIONS = {
     ".txt": "text", ".text": "text", ".md": "text", ".rst": "text",
 }
 _GLOB_CHARS = set("*?[")
+_STDIN_FORMATS = ("jsonl", "csv", "tsv")
 _SHARD_FORMATS = frozenset({"jsonl", "parquet", "csv", "tsv", "warc", "wet"})
 
 
@@ -109,6 +110,12 @@ def expand_inputs(inputs: Sequence[str | os.PathLike], fmt: str | None = None,
     out: list[tuple[Path, str]] = []
     for item in inputs:
         s = os.fspath(item)
+        if s == STDIN:
+            if (fmt or "jsonl") not in _STDIN_FORMATS:
+                raise ParameterError("the standard input ('-') can be read as "
+                                     f"{', '.join(_STDIN_FORMATS)}, not {fmt}")
+            out.append((Path(STDIN), fmt or "jsonl"))
+            continue
         p = Path(s).expanduser()
         if p.exists():
             paths = [p]
@@ -152,7 +159,9 @@ def read_corpus(inputs: Sequence[str | os.PathLike], *, text_field: str = "text"
     ----------
     inputs
         Files, directories (a tree of text files) and shell-style globs (expanded
-        here when the path does not exist literally), in any mix of formats.
+        here when the path does not exist literally), in any mix of formats;
+        ``"-"`` is the standard input (JSONL by default, or CSV/TSV with ``fmt``;
+        gzip/zstandard recognised), its ids ``"stdin:{line}"``.
     text_field, id_field, url_field
         Field / column names.  A missing id becomes ``"{file name}:{record_no}"``,
         a missing url ``None``.  If the first record of a file (or a Parquet or
