@@ -194,7 +194,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller corpora")
     args = ap.parse_args()
-    import rensa  # noqa: F401  (fail early)
+    import rensa  # fail early when a peer is missing
 
     # warm every kernel (numba cache) on a tiny corpus with copies and near-empty documents
     tiny = ShingleSets(np.array([1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 7, 7], dtype=np.uint64),
@@ -269,8 +269,6 @@ def main():
             vr, e_r = timed(rensa_run)
             fr = set(zip(vr.a[vr.jaccard >= t].tolist(), vr.b[vr.jaccard >= t].tolist()))
             print(f"  rensa sigs + repetend banding {b}x{r} + verify: {e_r + t_rensa:7.3f} s  {pr(fr, truth)}")
-            import rensa
-
             nb = b if K % b == 0 else 16
             lsh = rensa.RMinHashLSH(t, K, nb)
             flags, e_f = timed(lambda: np.array(lsh.query_duplicate_flags_matrix_one_shot(rmat)))
