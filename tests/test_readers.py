@@ -254,6 +254,20 @@ def test_missing_text_field_in_first_record_names_fields(tmp_path):
     assert [r.text for r in recs] == ["x"] and recs[0].id == "1"
 
 
+def test_named_id_or_url_field_must_exist(tmp_path):
+    rows = [{"text": "x", "docid": "7", "link": "http://a/"}]
+    for path in (write_jsonl(tmp_path / "c.jsonl", rows), write_csv(tmp_path / "c.csv", rows),
+                 write_parquet(tmp_path / "c.parquet", rows)):
+        for kw, field in (({"id_field": "doc_id"}, "'doc_id'"), ({"url_field": "href"}, "'href'")):
+            with pytest.raises(InputError) as e:
+                read(path, **kw)
+            assert field in str(e.value) and "'docid'" in str(e.value), path
+        recs, _ = read(path, id_field="docid", url_field="link")
+        assert (recs[0].id, recs[0].url) == ("7", "http://a/")
+        recs, _ = read(path)  # the defaults may be missing: fallback ids
+        assert recs[0].id == f"{path.name}:0" and recs[0].url is None
+
+
 def test_missing_text_field_later_is_malformed(tmp_path):
     p = write_jsonl(tmp_path / "c.jsonl", [{"text": "x"}, {"body": "y"}, {"text": None}])
     recs, stats = read(p)

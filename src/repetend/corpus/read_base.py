@@ -12,7 +12,7 @@ import re
 import sys
 import zlib
 from pathlib import Path
-from typing import Any, BinaryIO, ClassVar, Iterator, Literal, Sequence
+from typing import Any, BinaryIO, Callable, ClassVar, Iterator, Literal, Sequence
 
 from ..errors import InputError, ParameterError, require
 from .record import ReadStats, Record
@@ -248,13 +248,26 @@ class Reader:
         self.stats.note_error(full)
 
     def missing_field_error(self, path: Path | str, field: str, what: str,
-                            existing: Sequence[str]) -> InputError:
-        shown = ", ".join(repr(f) for f in list(existing)[:30]) or "none"
+                            existing: Sequence[str], where: str = "in the first record"
+                            ) -> InputError:
+        existing = list(existing)
+        shown = ", ".join(repr(f) for f in existing[:30]) or "none"
         if len(existing) > 30:
             shown += f", … ({len(existing)} in all)"
         option = {"text": "--text-field", "id": "--id-field", "url": "--url-field"}[what]
-        return InputError(f"no {what} field {field!r} in the first record; fields that exist: "
+        return InputError(f"no {what} field {field!r} {where}; fields that exist: "
                           f"{shown} (choose one with {option})", path=str(path))
+
+    def check_fields(self, path: Path | str, has: Callable[[str], bool],
+                     existing: Sequence[str], where: str = "in the first record") -> None:
+        """The text field must exist; an id or url field must exist when it was
+        named (not left at its default ``"id"`` / ``"url"``), else the ids would
+        silently fall back to file:record numbers."""
+        if not has(self.text_field):
+            raise self.missing_field_error(path, self.text_field, "text", existing, where)
+        for what, field in (("id", self.id_field), ("url", self.url_field)):
+            if field != what and not has(field):
+                raise self.missing_field_error(path, field, what, existing, where)
 
     def make(self, path: Path, record_no: int, text: str, doc_id: Any = None,
              url: Any = None, *, invalid_utf8: bool = False) -> Record:

@@ -88,10 +88,10 @@ class JsonlReader(Reader):
             self.malformed(path, f"line {lineno}",
                            f"a JSON {type(obj).__name__}, not an object")
             return False
+        if first:
+            self.check_fields(path, lambda f: _lookup(obj, f)[0], list(obj))
         found, text = _lookup(obj, self.text_field)
         if not found or text is None:
-            if first and not found:
-                raise self.missing_field_error(path, self.text_field, "text", list(obj))
             self.malformed(path, f"line {lineno}",
                            f"no text field {self.text_field!r}" if not found
                            else f"text field {self.text_field!r} is null", missing_text=True)

@@ -32,10 +32,7 @@ class ParquetReader(Reader):
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from None
         names = pf.schema_arrow.names
-        if self.text_field not in names:
-            raise InputError(f"no text column {self.text_field!r}; columns that exist: "
-                             + ", ".join(repr(n) for n in names) + " (choose one with --text-field)",
-                             path=str(path))
+        self.check_fields(path, names.__contains__, names, "in the Parquet schema")
         ttype = pf.schema_arrow.field(self.text_field).type
         if pa.types.is_dictionary(ttype):
             ttype = ttype.value_type
@@ -132,11 +129,7 @@ class CsvReader(Reader):
             if header is None:
                 return
             header = [_fix_surrogates(h)[0].strip() for h in header]
-            if self.text_field not in header:
-                raise InputError(
-                    f"no text column {self.text_field!r} in the header; columns that exist: "
-                    + ", ".join(repr(h) for h in header) + " (choose one with --text-field)",
-                    path=str(path))
+            self.check_fields(path, header.__contains__, header, "in the header row")
             ti = header.index(self.text_field)
             ii = header.index(self.id_field) if self.id_field in header else None
             ui = header.index(self.url_field) if self.url_field in header else None
