@@ -1,0 +1,218 @@
+"""``repetend index build|add|merge|info``, ``repetend query`` and ``repetend serve``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ._common import INPUT_KEYS, input_options, load_store
+
+__all__ = ["COMMANDS", "index", "query", "serve", "format_add_summary"]
+
+
+def _n(x) -> str:
+    return f"{int(x):,}"
+
+
+def format_add_summary(s: dict, out: Path | None = None) -> str:
+    lines = [f"{_n(s['documents_added'])} documents added ({_n(s['documents_before'])} -> "
+             f"{_n(s['documents_after'])} in the index)",
+             f"{_n(s['pairs'])} near-duplicate pairs with J >= {s['threshold']:g}: "
+             f"{_n(s['pairs_old_new'])} with earlier documents, {_n(s['pairs_new_new'])} inside the batch; "
+             f"{_n(s['new_documents_with_old_duplicate'])} new documents duplicate an earlier one",
+             f"{_n(s['containment_pairs'])} containment pairs (containment >= "
+             f"{s['containment_threshold']:g}, J < {s['threshold']:g})"]
+    if s["lookup"]["truncated_buckets"]:
+        lines.append(f"{_n(s['lookup']['truncated_buckets'])} huge buckets examined only in part")
+    lines.append(f"time {s['seconds']:.2f} s" + (f" -> {out}" if out is not None else ""))
+    return "\n".join(lines)
+
+
+def _report(result, report: Path | None, pairs_limit: int = 20) -> None:
+    if report is not None:
+        result.write(report)
+    click.echo(format_add_summary(result.summary, report))
+    if report is None and result.pairs.num_rows:
+        click.echo("a\tb\tjaccard\tcontainment_ab\tcontainment_ba")
+        for r in result.pairs.slice(0, pairs_limit).to_pylist():
+            click.echo(f"{r['a']}\t{r['b']}\t{r['jaccard']:.3f}\t{r['containment_ab']:.3f}\t"
+                       f"{r['containment_ba']:.3f}")
+        if result.pairs.num_rows > pairs_limit:
+            click.echo(f"... {_n(result.pairs.num_rows - pairs_limit)} more (use --report DIR)")
+
+
+@click.group("index")
+def index() -> None:
+    """A persistent near-duplicate index: build, add batches, merge segments."""
+
+
+@index.command("build")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--out", "-o", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Index directory to create.")
+@click.option("--phrases", "phrases", type=click.Path(exists=True, path_type=Path), default=None,
+              help="Known boilerplate phrases: SCAN_DIR/phrases (or a scan directory).")
+@click.option("--threshold", "-t", type=float, default=0.8, show_default=True,
+              help="Jaccard resemblance threshold, in (0, 1].")
+@click.option("--shingle", "-k", type=int, default=5, show_default=True, help="Shingle size in tokens.")
+@click.option("--num-perm", "-K", type=int, default=128, show_default=True, help="MinHash signature length.")
+@click.option("--bands", "-b", type=int, default=None, help="LSH bands (default: chosen for the threshold).")
+@click.option("--rows", "-r", type=int, default=None, help="LSH rows per band.")
+@click.option("--hash", "hash_", type=click.Choice(["splitmix64", "crc32"]), default="splitmix64",
+              show_default=True)
+@click.option("--scheme", type=click.Choice(["minhash", "oph"]), default="minhash", show_default=True)
+@click.option("--bbits", type=click.IntRange(1, 64), default=None,
+              help="Store only the low b bits of each signature value (b-bit MinHash).")
+@click.option("--seed", type=int, default=None, help="Seed of the MinHash hash functions.")
+@click.option("--max-bucket", type=int, default=200, show_default=True,
+              help="Buckets this large emit a star + chain inside a batch (0: no cap).")
+@click.option("--min-shingles", type=int, default=3, show_default=True,
+              help="Documents with fewer shingles are matched by exact set identity.")
+@click.option("--containment", type=float, default=0.8, show_default=True,
+              help="Report pairs with containment >= this and J < threshold apart.")
+@click.option("--report", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the pairs found inside the corpus here (pairs/containment.parquet, summary.json).")
+@click.option("--overwrite", is_flag=True, help="Replace an existing index at --out.")
+@input_options
+def build_cmd(inputs, out, phrases, threshold, shingle, num_perm, bands, rows, hash_, scheme, bbits,
+              seed, max_bucket, min_shingles, containment, report, overwrite, quiet, **opts):
+    """Build an index from INPUT... (a corpus or a token store) into --out."""
+    from ..index import NearDupIndex
+    from ..neardup.api import NearDupConfig
+    from ..neardup.minhash import DEFAULT_SEED
+
+    cfg = NearDupConfig(threshold=threshold, shingle=shingle, num_perm=num_perm, bands=bands,
+                        rows=rows, hash=hash_, scheme=scheme, bbits=bbits,
+                        seed=DEFAULT_SEED if seed is None else seed, max_bucket=max_bucket or None,
+                        min_shingles=min_shingles, containment=containment).validate()
+    store = load_store(inputs, quiet=quiet, **{k: opts[k] for k in INPUT_KEYS if k in opts})
+    idx = NearDupIndex.build(store, out, cfg, phrases=phrases, overwrite=overwrite)
+    click.echo(f"index {out}: {_n(idx.n_docs)} documents, LSH {idx.bands} x {idx.rows}"
+               + (f", {_n(idx.stats()['phrases'])} known phrases" if phrases else ""))
+    _report(idx.last_add, report)
+
+
+@index.command("add")
+@click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--report", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the pairs involving the new documents here.")
+@input_options
+def add_cmd(index_dir, inputs, report, quiet, **opts):
+    """Append INPUT... to INDEX_DIR as a new segment; report which new documents
+    are near-duplicates of earlier ones or of each other."""
+    from ..index import NearDupIndex
+
+    idx = NearDupIndex.open(index_dir)
+    keys = {k: opts[k] for k in INPUT_KEYS if k in opts}
+    keys["unit"], keys["lang"] = idx.unit, idx.lang
+    store = load_store(inputs, quiet=quiet, **keys)
+    _report(idx.add(store), report)
+
+
+@index.command("merge")
+@click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def merge_cmd(index_dir):
+    """Compact the segments of INDEX_DIR into one."""
+    from ..index import NearDupIndex
+
+    s = NearDupIndex.open(index_dir).merge()
+    click.echo(f"{s['segments_before']} segments -> {s['segments_after']} ({s['seconds']:.2f} s)")
+
+
+@index.command("info")
+@click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def info_cmd(index_dir):
+    """Print the index's settings and segments as JSON."""
+    from ..index import NearDupIndex
+
+    click.echo(json.dumps(NearDupIndex.open(index_dir).stats(), indent=2))
+
+
+@click.command("query")
+@click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("inputs", nargs=-1)
+@click.option("--text", "texts", multiple=True, help="A document given inline (repeatable).")
+@click.option("--threshold", "-t", type=float, default=None, help="Resemblance threshold (default: the index's).")
+@click.option("--containment", type=float, default=None, help="Containment threshold (default: the index's).")
+@click.option("--no-fragments", is_flag=True, help="Do not compute shared fragments.")
+@click.option("--no-phrases", is_flag=True, help="Do not look for known boilerplate phrases.")
+@click.option("--max-matches", "max_matches", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Matches per list and fragments per match.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the JSON answer here instead of stdout.")
+@input_options
+def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phrases, max_matches, out,
+          quiet, **opts):
+    """Check documents (INPUT files or --text) against INDEX_DIR: near-duplicates,
+    containing / contained documents, known boilerplate phrases, shared fragments."""
+    from .._atomic import atomic_path
+    from ..errors import ParameterError
+    from ..index import NearDupIndex
+
+    if not inputs and not texts:
+        raise ParameterError("give INPUT files or --text")
+    idx = NearDupIndex.open(index_dir)
+    docs = list(texts)
+    ids: list = [f"--text[{i}]" for i in range(len(texts))]
+    if inputs:
+        from ..corpus.readers import read_corpus
+
+        keys = {k: opts[k] for k in ("text_field", "id_field", "url_field", "fmt", "glob",
+                                     "limit", "on_error") if k in opts}
+        for r in read_corpus(inputs, **keys):
+            docs.append(r.text)
+            ids.append(r.id)
+    res = idx.query(docs, ids=ids, threshold=threshold, containment=containment,
+                    fragments=not no_fragments, phrases=not no_phrases, limit=max_matches)
+    text = json.dumps(res.to_json(), indent=2, ensure_ascii=False)
+    if out is not None:
+        with atomic_path(out) as tmp:
+            tmp.write_text(text + "\n", encoding="utf-8")
+        n = sum(len(d["near_duplicates"]) for d in res.documents)
+        click.echo(f"{len(docs)} documents queried, {n} near-duplicate matches -> {out}", err=True)
+    else:
+        sys.stdout.write(text + "\n")
+
+
+@click.command("serve")
+@click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Interface to listen on (loopback by default).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--max-body-bytes", type=click.IntRange(min=1), default=4 * 1024 * 1024, show_default=True,
+              help="Larger request bodies get 413.")
+@click.option("--max-docs", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Most documents per request (more: 413).")
+@click.option("--read-only", is_flag=True, help="Disable POST /add.")
+def serve(index_dir, host, port, max_body_bytes, max_docs, read_only):
+    """Serve INDEX_DIR over HTTP: POST /query, POST /add, GET /health, GET /stats."""
+    from ..index import NearDupIndex
+    from ..serve import run
+
+    idx = NearDupIndex.open(index_dir)
+    click.echo(f"serving {index_dir} ({_n(idx.n_docs)} documents) on http://{host}:{port}", err=True)
+    run(idx, host=host, port=port, max_body_bytes=max_body_bytes, max_docs=max_docs,
+        allow_add=not read_only)
+
+
+COMMANDS = [index, query, serve]
+
+
+def _standalone() -> None:  # pragma: no cover - used by the crash test's subprocess
+    from . import _Group
+
+    @click.group(cls=_Group)
+    def cli() -> None:
+        pass
+
+    for c in COMMANDS:
+        cli.add_command(c)
+    cli()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _standalone()

@@ -1,0 +1,25 @@
+"""``repetend serve``: the index as a small HTTP service (needs the ``serve`` extra:
+starlette, uvicorn; httpx for the tests and the load benchmark)."""
+
+from __future__ import annotations
+
+__all__ = ["create_app", "run"]
+
+
+def create_app(index, **kwargs):
+    """See :func:`repetend.serve.app.create_app`."""
+    from ..errors import require
+
+    require("starlette", "serve", "repetend serve")
+    from .app import create_app as _create
+
+    return _create(index, **kwargs)
+
+
+def run(index, host: str = "127.0.0.1", port: int = 8000, **kwargs) -> None:
+    """Serve *index* with uvicorn (blocking)."""
+    from ..errors import require
+
+    uvicorn = require("uvicorn", "serve", "repetend serve")
+    app = create_app(index, **kwargs)
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,455 @@
+"""The persistent index: incremental pairs equal one batch run, exact verification,
+shared fragments and phrase hits against brute-force oracles, format versioning,
+merge, snapshots, CLI."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repetend.corpus.store import TokenStore
+from repetend.errors import InputError, ParameterError
+from repetend.index import NearDupIndex, load_phrases, shared_fragments, tokens_of
+from repetend.index import _index_kernels as K
+from repetend.neardup import NearDupConfig, find_near_duplicates
+
+
+# -- corpora and oracles ----------------------------------------------------------------
+
+def corpus(seed: int, n: int = 120, vocab: int = 400, copy_rate: float = 0.45) -> list[str]:
+    """Random documents (some empty or very short) and edited copies of earlier ones."""
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}" for i in range(vocab)]
+    texts: list[str] = []
+    for i in range(n):
+        if texts and rng.random() < copy_rate:
+            src = texts[int(rng.integers(0, len(texts)))].split()
+            for _ in range(int(rng.integers(0, 3))):
+                if src:
+                    src[int(rng.integers(0, len(src)))] = f"e{i}"
+            if src and rng.random() < 0.3:
+                src = src[: max(1, int(len(src) * rng.uniform(0.5, 1.0)))]
+            texts.append(" ".join(src))
+        else:
+            m = int(rng.choice([0, 1, 2, 4, 8, 20, 40, 60]))
+            texts.append(" ".join(rng.choice(words, m)))
+    return texts
+
+
+def shingles(text: str, k: int) -> set:
+    t = text.lower().split()
+    if not t:
+        return set()
+    if len(t) < k:
+        return {tuple(t)}
+    return {tuple(t[i:i + k]) for i in range(len(t) - k + 1)}
+
+
+def jaccard(a: set, b: set) -> float:
+    u = len(a | b)
+    return len(a & b) / u if u else 0.0
+
+
+def pair_set(table: pa.Table) -> set:
+    return set(zip(table.column("a_index").to_pylist(), table.column("b_index").to_pylist()))
+
+
+def incremental_pairs(tmp_path, texts, cuts, cfg, merge_after=()):
+    idx = NearDupIndex.build(texts[:cuts[0]], tmp_path / "idx", cfg)
+    found = pair_set(idx.last_add.pairs)
+    cont = pair_set(idx.last_add.containment)
+    bounds = list(cuts) + [len(texts)]
+    for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
+        if i in merge_after:
+            idx.merge()
+        r = idx.add(texts[a:b])
+        found |= pair_set(r.pairs)
+        cont |= pair_set(r.containment)
+    return idx, found, cont
+
+
+CONFIGS = [
+    NearDupConfig(threshold=0.8),
+    NearDupConfig(threshold=0.5, shingle=3, num_perm=64),
+    NearDupConfig(threshold=0.7, shingle=2, bbits=8, scheme="oph", num_perm=32),
+    NearDupConfig(threshold=0.9, shingle=4, hash="crc32", min_shingles=1),
+]
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: f"t{c.threshold}-k{c.shingle}-{c.scheme}")
+@pytest.mark.parametrize("seed", [0, 1])
+def test_incremental_equals_one_run(tmp_path, cfg, seed):
+    texts = corpus(seed)
+    whole = find_near_duplicates(TokenStore.from_texts(texts), cfg)
+    assert whole.summary["capped_buckets"] == 0  # below the cap: equality is exact
+    want = set(zip(whole.pairs.a.tolist(), whole.pairs.b.tolist()))
+    want_c = set(zip(whole.containment.a.tolist(), whole.containment.b.tolist()))
+    assert want  # the corpus has duplicates, else the test could not fail
+    idx, found, cont = incremental_pairs(tmp_path, texts, [len(texts) // 2], cfg)
+    assert found == want
+    assert cont == want_c
+    assert idx.n_docs == len(texts) and idx.n_segments == 2
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), cut_a=st.integers(1, 59), cut_b=st.integers(60, 119),
+       merge=st.booleans())
+def test_incremental_three_batches_random(tmp_path_factory, seed, cut_a, cut_b, merge):
+    tmp = tmp_path_factory.mktemp("inc")
+    cfg = NearDupConfig(threshold=0.6, shingle=3, num_perm=64)
+    texts = corpus(seed)
+    whole = find_near_duplicates(TokenStore.from_texts(texts), cfg)
+    want = set(zip(whole.pairs.a.tolist(), whole.pairs.b.tolist()))
+    _, found, _ = incremental_pairs(tmp, texts, [cut_a, cut_b], cfg,
+                                    merge_after=(1,) if merge else ())
+    assert found == want
+
+
+def test_add_reports_exact_measures_and_ids(tmp_path):
+    texts = corpus(5)
+    k = 5
+    idx = NearDupIndex.build(texts[:60], tmp_path / "i", NearDupConfig(threshold=0.7),
+                             ids=[f"a{i}" for i in range(60)])
+    r = idx.add(texts[60:], ids=[f"b{i}" for i in range(60)], urls=[None] * 60)
+    assert r.pairs.num_rows
+    py = [shingles(t, k) for t in texts]
+    for row in r.pairs.to_pylist() + r.containment.to_pylist():
+        a, b = row["a_index"], row["b_index"]
+        assert a < b and b >= 60
+        assert row["a_is_new"] == (a >= 60)
+        sa, sb = py[a], py[b]
+        assert row["jaccard"] == pytest.approx(jaccard(sa, sb))
+        assert row["containment_ab"] == pytest.approx(len(sa & sb) / len(sa))
+        assert row["containment_ba"] == pytest.approx(len(sa & sb) / len(sb))
+        assert row["a"] == (f"a{a}" if a < 60 else f"b{a - 60}")
+        assert row["b"] == f"b{b - 60}"
+    assert all(row["jaccard"] >= 0.7 for row in r.pairs.to_pylist())
+    assert idx.doc_ids([0, 60]) == ["a0", "b0"]
+    assert idx.text(61) == texts[61]
+
+
+def test_query_no_false_positive_and_copies_found(tmp_path):
+    texts = corpus(7, n=150)
+    idx = NearDupIndex.build(texts, tmp_path / "i", NearDupConfig(threshold=0.6, shingle=3))
+    k = 3
+    py = [shingles(t, k) for t in texts]
+    probes = [texts[i] for i in range(0, 150, 7) if len(texts[i].split()) >= 3]
+    res = idx.query(probes, limit=1000)
+    assert len(res.documents) == len(probes)
+    for text, d in zip(probes, res.documents):
+        s = shingles(text, k)
+        got = {m["doc_index"] for m in d["near_duplicates"]}
+        for m in d["near_duplicates"]:
+            assert m["jaccard"] == pytest.approx(jaccard(s, py[m["doc_index"]]))
+            assert m["jaccard"] >= 0.6
+        # identical documents have identical signatures: never missed
+        assert {i for i, t in enumerate(py) if t == s} <= got
+        for m in d["contained_in"]:
+            assert m["jaccard"] < 0.6 and m["containment_query_in_doc"] >= 0.8
+
+
+def test_query_recall_matches_s_curve(tmp_path):
+    """Planted pairs at J ~ 0.9 with K=128: recall at least P(0.85) minus slack."""
+    rng = np.random.default_rng(3)
+    words = [f"v{i}" for i in range(5000)]
+    base = [list(rng.choice(words, 100)) for _ in range(200)]
+    idx = NearDupIndex.build([" ".join(b) for b in base], tmp_path / "i",
+                             NearDupConfig(threshold=0.8, shingle=1))
+    hits = 0
+    for i, b in enumerate(base):
+        c = list(b)
+        c[int(rng.integers(0, 100))] = "zz"
+        hits += i in {m["doc_index"] for m in idx.query(" ".join(c), fragments=False)
+                      .documents[0]["near_duplicates"]}
+    assert hits >= 0.95 * len(base)
+
+
+# -- shared fragments -----------------------------------------------------------------
+
+def naive_runs(a: list, b: list, k: int) -> set:
+    out = set()
+    for i in range(len(a)):
+        for j in range(len(b)):
+            if i > 0 and j > 0 and a[i - 1] == b[j - 1]:
+                continue
+            t = 0
+            while i + t < len(a) and j + t < len(b) and a[i + t] == b[j + t]:
+                t += 1
+            if t >= k:
+                out.add((i, j, t))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=st.lists(st.integers(0, 4), max_size=30), b=st.lists(st.integers(0, 4), max_size=30),
+       k=st.integers(1, 4))
+def test_common_runs_vs_naive(a, b, k):
+    ta = np.array(a, dtype=np.uint64)
+    tb = np.array(b, dtype=np.uint64)
+    wa = K.window_hashes(ta, k)
+    wb = K.window_hashes(tb, k)
+    order = np.argsort(wb, kind="stable")
+    ra, rb, rl = K.common_runs(ta, tb, wa, wb[order], order.astype(np.int64), k, 10_000, 100_000)
+    assert set(zip(ra.tolist(), rb.tolist(), rl.tolist())) == naive_runs(a, b, k)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 20), st.integers(1, 6)), max_size=15), st.integers(1, 30))
+def test_greedy_disjoint_vs_python(runs, n):
+    starts = np.array([min(s, n - 1) for s, _ in runs], dtype=np.int64)
+    lens = np.array([min(m, n - min(s, n - 1)) for s, m in runs], dtype=np.int64)
+    order = np.lexsort((starts, -lens)).astype(np.int64)
+    keep = K.greedy_disjoint(starts, lens, order, n)
+    used = set()
+    want = np.zeros(len(runs), bool)
+    for r in order.tolist():
+        span = set(range(int(starts[r]), int(starts[r] + lens[r])))
+        if not span & used:
+            want[r] = True
+            used |= span
+    assert (keep == want).all()
+
+
+def test_shared_fragments_offsets_and_text():
+    src = ("Intro line. The QUICK brown fox, jumps over the lazy dog; "
+           "and then some filler words here, and the Rain in Spain stays mainly in the plain!")
+    query = ("Completely different start, the quick Brown fox jumps over THE lazy dog and more "
+             "words, then: the rain in spain stays mainly in the plain.")
+    qa, qb = tokens_of(query), tokens_of(src)
+    frags = shared_fragments(qa, qb, 4)
+    assert len(frags) == 2
+    for f in frags:
+        qtext = query[f["query_start"]:f["query_end"]]
+        dtext = src[f["doc_start"]:f["doc_end"]]
+        assert qtext == f["text"]
+        assert qtext.lower().replace(",", "").replace(";", "").split() == \
+            dtext.lower().replace(",", "").replace(";", "").split()
+        assert len(qtext.split()) == f["tokens"]
+    assert {f["tokens"] for f in frags} == {10, 9}  # "... lazy dog[;] and" and "the rain ... plain"
+    assert shared_fragments(tokens_of(""), qb, 4) == []
+
+
+def test_query_fragments_point_into_both_texts(tmp_path):
+    rng = np.random.default_rng(11)
+    words = [f"q{i}" for i in range(3000)]
+    docs = [" ".join(rng.choice(words, 80)) for _ in range(30)]
+    idx = NearDupIndex.build(docs, tmp_path / "i", NearDupConfig(threshold=0.5, containment=0.3))
+    # a new text: most of doc 4 with an inserted sentence in the middle
+    w = docs[4].split()
+    new = " ".join(w[:40] + ["Inserted", "SENTENCE", "here"] + w[40:])
+    d = idx.query(new).documents[0]
+    m = next(x for x in d["near_duplicates"] if x["doc_index"] == 4)
+    frags = sorted(m["fragments"], key=lambda f: f["query_start"])
+    assert [f["tokens"] for f in frags] == [40, 40]
+    for f in frags:
+        assert new[f["query_start"]:f["query_end"]] == docs[4][f["doc_start"]:f["doc_end"]]
+
+
+# -- known phrases ----------------------------------------------------------------------
+
+def write_phrases(d, phrases: list[list[str]]):
+    d.mkdir(parents=True)
+    pq.write_table(pa.table({"phrase_id": pa.array(range(len(phrases)), pa.int64()),
+                             "tokens": pa.array(phrases, pa.list_(pa.string())),
+                             "text": pa.array([" ".join(p) for p in phrases]),
+                             "df": pa.array([3 + i for i in range(len(phrases))], pa.int64())}),
+                   d / "phrases.parquet")
+    return d
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abcd"), min_size=2, max_size=5), min_size=1, max_size=6),
+       st.lists(st.sampled_from("abcde"), max_size=40))
+def test_phrase_hits_vs_naive(tmp_path_factory, phrases, text):
+    d = write_phrases(tmp_path_factory.mktemp("ph") / "phrases", phrases)
+    known = load_phrases(d)
+    found, share = known.find(tokens_of(" ".join(text)), "word", None, limit=10_000)
+    got = {(f["phrase_id"], f["token_start"]) for f in found}
+    want = {(pid, i) for pid, p in enumerate(phrases) for i in range(len(text) - len(p) + 1)
+            if text[i:i + len(p)] == p}
+    assert got == want
+    covered = {i for pid, s in want for i in range(s, s + len(phrases[pid]))}
+    assert share == pytest.approx(len(covered) / len(text) if text else 0.0)
+
+
+def test_query_reports_known_phrases_with_offsets(tmp_path):
+    ph = write_phrases(tmp_path / "scan" / "phrases",
+                       [["доставка", "бесплатно", "при", "заказе"], ["все", "права", "защищены"]])
+    idx = NearDupIndex.build(["some text"], tmp_path / "i", phrases=tmp_path / "scan")
+    text = "Новинки! Доставка бесплатно при заказе... © 2024, Все права защищены."
+    d = idx.query(text).documents[0]
+    spans = {text[f["start"]:f["end"]] for f in d["phrases"]}
+    assert spans == {"Доставка бесплатно при заказе", "Все права защищены"}
+    assert d["boilerplate_share"] == pytest.approx(7 / 9)
+    assert idx.stats()["phrases"] == 2
+
+
+# -- format, errors, merge, snapshots -----------------------------------------------------
+
+def test_format_version_and_not_an_index(tmp_path):
+    idx = NearDupIndex.build(corpus(1, n=20), tmp_path / "i")
+    m = json.loads((tmp_path / "i" / "MANIFEST.json").read_text())
+    m["format_version"] = 99
+    (tmp_path / "i" / "MANIFEST.json").write_text(json.dumps(m))
+    with pytest.raises(InputError, match="format version 99"):
+        NearDupIndex.open(tmp_path / "i")
+    with pytest.raises(InputError, match="not a repetend index"):
+        NearDupIndex.open(tmp_path)
+    store = TokenStore.from_texts(["a b c"])
+    store.save(tmp_path / "store")
+    with pytest.raises(InputError, match="token store, not an index"):
+        NearDupIndex.open(tmp_path / "store")
+    (tmp_path / "i" / "MANIFEST.json").write_text("{not json")
+    with pytest.raises(InputError, match="unreadable"):
+        NearDupIndex.open(tmp_path / "i")
+    assert idx.n_docs == 20
+
+
+def test_parameter_errors(tmp_path):
+    with pytest.raises(ParameterError, match="minhash"):
+        NearDupIndex.build(["a"], tmp_path / "x", method="allpairs")
+    idx = NearDupIndex.build(["a b c d e f"], tmp_path / "i")
+    with pytest.raises(ParameterError, match="already exists"):
+        NearDupIndex.build(["a"], tmp_path / "i")
+    with pytest.raises(ParameterError):
+        idx.query("a b", threshold=1.5)
+    with pytest.raises(ParameterError):
+        idx.add("just one string")
+    with pytest.raises(ParameterError):
+        idx.add([1, 2])
+    with pytest.raises(ParameterError):
+        idx.add(TokenStore.from_texts(["x"], unit="char"))
+    again = NearDupIndex.build(["z y x w v"], tmp_path / "i", overwrite=True)
+    assert again.n_docs == 1
+
+
+def test_merge_keeps_indices_and_answers(tmp_path):
+    texts = corpus(9, n=90)
+    idx = NearDupIndex.build(texts[:30], tmp_path / "i", NearDupConfig(threshold=0.6, shingle=3))
+    idx.add(texts[30:60])
+    idx.add(texts[60:])
+    probes = texts[::9]
+    before = idx.query(probes).to_json()["documents"]
+    old = {p.name for p in (tmp_path / "i" / "segments").iterdir()}
+    s = idx.merge()
+    assert s["segments_before"] == 3 and idx.n_segments == 1
+    after = idx.query(probes).to_json()["documents"]
+    assert after == before
+    assert not old & {p.name for p in (tmp_path / "i" / "segments").iterdir()}
+    r = idx.add(texts[:5])  # exact copies of old documents are found after the merge
+    assert {(a, b) for a, b in pair_set(r.pairs) if b - 90 == a} >= {
+        (i, 90 + i) for i in range(5) if len(texts[i].split()) >= 1}
+
+
+def test_reader_snapshot_is_stable_during_add_and_merge(tmp_path):
+    texts = corpus(2, n=80)
+    writer = NearDupIndex.build(texts[:40], tmp_path / "i", NearDupConfig(threshold=0.6, shingle=3))
+    reader = NearDupIndex.open(tmp_path / "i")
+    probe = texts[50]
+    stop = threading.Event()
+    seen: list[tuple[int, int]] = []
+    errors: list[BaseException] = []
+
+    def loop():
+        r = NearDupIndex.open(tmp_path / "i")
+        while not stop.is_set():
+            try:
+                res = r.query(probe, fragments=False)
+                n = res.summary["index_documents"]
+                hit = any(m["doc_index"] == 50 for m in res.documents[0]["near_duplicates"])
+                seen.append((n, hit))
+                r.reload()
+            except BaseException as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+                return
+
+    th = threading.Thread(target=loop)
+    th.start()
+    writer.add(texts[40:])
+    writer.merge()
+    stop.set()
+    th.join()
+    assert not errors
+    assert all((n == 40 and not hit) or (n == 80 and hit) for n, hit in seen)
+    assert reader.n_docs == 40  # held its snapshot through add and merge
+    assert reader.query(texts[3], fragments=False).summary["index_documents"] == 40
+    assert reader.reload().n_docs == 80
+
+
+def test_store_input_and_result_tables(tmp_path):
+    texts = corpus(4, n=40)
+    store = TokenStore.from_texts(texts, ids=[f"s{i}" for i in range(40)])
+    store.save(tmp_path / "store")
+    idx = NearDupIndex.build(TokenStore.open(tmp_path / "store"), tmp_path / "i",
+                             NearDupConfig(threshold=0.6, shingle=3))
+    out = idx.last_add.write(tmp_path / "rep")
+    t = pq.read_table(out / "pairs.parquet")
+    assert t.num_rows == idx.last_add.pairs.num_rows > 0
+    assert set(t.column("a").to_pylist()) <= {f"s{i}" for i in range(40)}
+    q = idx.query(texts[:3], ids=["x", "y", "z"])
+    tab = q.matches_table()
+    assert set(tab.column("query_id").to_pylist()) <= {"x", "y", "z"}
+
+
+# -- CLI --------------------------------------------------------------------------------
+
+def _cli():
+    import click
+
+    from repetend.cli import _Group
+    from repetend.cli.index_cmd import COMMANDS
+
+    @click.group(cls=_Group)
+    def cli():
+        pass
+
+    for c in COMMANDS:
+        cli.add_command(c)
+    return cli
+
+
+def test_cli_build_add_query_merge(tmp_path):
+    texts = corpus(8, n=60)
+    for name, part in (("a", texts[:30]), ("b", texts[30:])):
+        with open(tmp_path / f"{name}.jsonl", "w", encoding="utf-8") as f:
+            for i, t in enumerate(part):
+                f.write(json.dumps({"id": f"{name}{i}", "text": t}) + "\n")
+    cli = _cli()
+    run = CliRunner().invoke
+    r = run(cli, ["index", "build", str(tmp_path / "a.jsonl"), "--out", str(tmp_path / "idx"),
+                  "-t", "0.6", "-k", "3", "-q"])
+    assert r.exit_code == 0, r.output
+    r = run(cli, ["index", "add", str(tmp_path / "idx"), str(tmp_path / "b.jsonl"), "-q",
+                  "--report", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    assert "30 documents added (30 -> 60" in r.output
+    rep = pq.read_table(tmp_path / "rep" / "pairs.parquet")
+    whole = find_near_duplicates(TokenStore.from_texts(texts), threshold=0.6, shingle=3)
+    first = NearDupIndex.build(texts[:30], tmp_path / "tmpidx", threshold=0.6, shingle=3)
+    assert pair_set(rep) | pair_set(first.last_add.pairs) == set(
+        zip(whole.pairs.a.tolist(), whole.pairs.b.tolist()))
+    r = run(cli, ["query", str(tmp_path / "idx"), "--text", texts[40], "--max-matches", "5"])
+    assert r.exit_code == 0, r.output
+    ans = json.loads(r.output)
+    if len(texts[40].split()) >= 1:
+        assert 40 in {m["doc_index"] for m in ans["documents"][0]["near_duplicates"]}
+    r = run(cli, ["query", str(tmp_path / "idx"), str(tmp_path / "b.jsonl"), "--no-fragments",
+                  "-o", str(tmp_path / "q.json")])
+    assert r.exit_code == 0, r.output
+    assert len(json.loads((tmp_path / "q.json").read_text())["documents"]) == 30
+    r = run(cli, ["index", "merge", str(tmp_path / "idx")])
+    assert r.exit_code == 0 and "2 segments -> 1" in r.output
+    r = run(cli, ["index", "info", str(tmp_path / "idx")])
+    assert json.loads(r.output)["documents"] == 60
+    r = run(cli, ["query", str(tmp_path / "idx")])
+    assert r.exit_code == 2 and "error: give INPUT files or --text" in r.output
+    r = run(cli, ["query", str(tmp_path), "--text", "x"])
+    assert r.exit_code == 2 and "not a repetend index" in r.output
