@@ -1,0 +1,629 @@
+"""Templates with variable parts: one template with slots instead of loose pieces.
+
+Seed 000 (part 6, «На что обратить внимание») names the limit of exact
+phrases: a template with a variable part — «Показано 1–20 из 345 товаров»,
+«© 2019» / «© 2024», an author's name in a signature — falls apart into
+several phrases between the variable insertions, each found alone (or, when
+the fixed pieces are shorter than L, not at all).  This module is the "next
+step" the seed names.  It is an extra layer over the exact phrases: it reads
+them and never changes them.
+
+How a template is found
+-----------------------
+1. **Parts.**  The fixed parts are the maximal frequent phrases of a second
+   exact mining run (:func:`repetend.phrases.mine_suffix`) at a short part
+   length L' (``TemplateConfig.part_len``, default ``min(L, 4)``) over the
+   corpus with every number token replaced by one *number* token
+   (``mask_numbers``): a number is a one-token slot, so «показано 1 20 из 345
+   товаров» and «показано 41 60 из 97 товаров» are one masked phrase
+   «показано # # из # товаров».  With ``short_parts=False`` the parts are the
+   given exact phrases themselves (L and no masking): the cheap "merge only"
+   mode.
+2. **Chains.**  All occurrences of the parts, in text order, are chained
+   within each document: two consecutive occurrences are linked when the gap
+   between them is 0 … ``max_gap`` tokens (the gap is a slot); an occurrence
+   inside the previous one is skipped; an overlap or a longer gap breaks the
+   chain.  This gives a short stream of part ids per document (a few % of the
+   tokens), with a unique sentinel at every break.
+3. **Frequent chains.**  The maximal contiguous frequent sequences of that
+   stream (σ documents, exact, the same suffix-array engine) are the
+   candidate templates: parts that recur together, in the same order, with
+   short gaps, in at least σ documents.
+4. **Slots.**  Every gap and every number inside a part is a slot.  For each
+   slot the values at every occurrence are hashed (a compiled kernel),
+   counted and the top values decoded; a slot with one value only is folded
+   back into the fixed text.  A candidate is a template when at least one
+   slot varies, it has at least ``min_fixed`` fixed tokens, and its median
+   span (slots included) is at least ``min_span`` (default L) — so a
+   template whose fixed parts are each shorter than L is reported when the
+   whole is long.
+
+The cost is one exact mining run at L' plus linear passes over the part
+occurrences; see ``benchmarks/bench_templates.py`` and ``docs/templates.md``.
+
+Output tables (:meth:`TemplateResult.write`)
+--------------------------------------------
+``templates.parquet``             template_id, parts (list<string>, ``▢`` for a
+                                  slot), n_slots, slots (list<struct: slot, kind,
+                                  distinct, empty, top_values list<struct: value,
+                                  count>>), df, occurrences, span_tokens
+                                  (median), fixed_tokens, psi (span_tokens·df),
+                                  text (one occurrence's surface form, slots as
+                                  ``▢``), example_doc_id
+``template_occurrences.parquet``  template_id, doc_index, doc_id, start, end
+                                  (token positions in the document, slots
+                                  included, end exclusive)
+``templates_summary.json``        parameters, counts, coverage gained over the
+                                  exact phrases, timings
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._atomic import write_json, write_parquet
+from ..errors import InputError, ParameterError
+from . import _template_kernels as K
+from ._raw import RawPhrases
+
+__all__ = ["SLOT", "TemplateConfig", "TemplateResult", "find_templates", "read_templates",
+           "template_spans"]
+
+#: The marker of a slot in ``parts`` and in the example text.
+SLOT = "▢"
+
+_SLOT_TYPE = pa.struct([
+    ("slot", pa.int32()),
+    ("kind", pa.string()),
+    ("distinct", pa.int64()),
+    ("empty", pa.int64()),
+    ("top_values", pa.list_(pa.struct([("value", pa.string()), ("count", pa.int64())]))),
+])
+TEMPLATE_SCHEMA = pa.schema([
+    ("template_id", pa.int64()),
+    ("parts", pa.list_(pa.string())),
+    ("n_slots", pa.int32()),
+    ("slots", pa.list_(_SLOT_TYPE)),
+    ("df", pa.int64()),
+    ("occurrences", pa.int64()),
+    ("span_tokens", pa.int64()),
+    ("fixed_tokens", pa.int64()),
+    ("psi", pa.int64()),
+    ("text", pa.string()),
+    ("example_doc_id", pa.string()),
+])
+OCCURRENCE_SCHEMA = pa.schema([
+    ("template_id", pa.int64()),
+    ("doc_index", pa.int64()),
+    ("doc_id", pa.string()),
+    ("start", pa.int64()),
+    ("end", pa.int64()),
+])
+
+
+@dataclass(slots=True)
+class TemplateConfig:
+    """Parameters of the template layer.
+
+    Attributes
+    ----------
+    max_gap : int
+        g: longest slot between two fixed parts, in tokens (0 … g).
+    part_len : int or None
+        L': shortest fixed part when ``short_parts`` (default ``min(L, 4)``).
+    short_parts : bool
+        Mine the fixed parts again at L' (numbers masked); False chains the
+        given exact phrases only (no second mining run).
+    mask_numbers : bool
+        With ``short_parts``: every all-digit token is a one-token slot
+        (needs the vocabulary).
+    min_span : int or None
+        Shortest template (median occurrence span, slots included; default L).
+    min_fixed : int
+        Fewest fixed tokens in a template.
+    top_values : int
+        Slot values listed per slot (the most frequent first).
+    """
+
+    max_gap: int = 4
+    part_len: int | None = None
+    short_parts: bool = True
+    mask_numbers: bool = True
+    min_span: int | None = None
+    min_fixed: int = 2
+    top_values: int = 5
+
+    def validate(self) -> "TemplateConfig":
+        """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
+        for name, lo in (("max_gap", 0), ("min_fixed", 0), ("top_values", 0),
+                         ("part_len", 1), ("min_span", 1)):
+            v = getattr(self, name)
+            if v is None and name in ("part_len", "min_span"):
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ParameterError(f"templates: {name} must be an integer, got {v!r}")
+            if v < lo:
+                raise ParameterError(f"templates: {name} must be >= {lo}, got {v}")
+        return self
+
+
+@dataclass
+class TemplateResult:
+    """Templates with slots; see the module docstring for the columns.
+
+    ``table`` is ``templates.parquet``, ``occurrences`` is
+    ``template_occurrences.parquet``."""
+
+    table: pa.Table
+    occurrences: pa.Table
+    summary: dict
+    config: TemplateConfig = field(default_factory=TemplateConfig)
+
+    @property
+    def n_templates(self) -> int:
+        return self.table.num_rows
+
+    def to_pandas(self, table: str = "templates"):
+        """``templates`` (default) or ``occurrences`` as a pandas DataFrame."""
+        if table not in ("templates", "occurrences"):
+            raise ParameterError(f"no table {table!r}; tables: templates, occurrences")
+        return (self.table if table == "templates" else self.occurrences).to_pandas()
+
+    def write(self, out: str | Path) -> Path:
+        """Write ``templates.parquet``, ``template_occurrences.parquet`` and
+        ``templates_summary.json`` into directory *out*, each atomically."""
+        out = Path(out)
+        if out.exists() and not out.is_dir():
+            raise InputError("output path exists and is not a directory", path=str(out))
+        out.mkdir(parents=True, exist_ok=True)
+        write_parquet(out / "templates.parquet", self.table)
+        write_parquet(out / "template_occurrences.parquet", self.occurrences)
+        write_json(out / "templates_summary.json", self.summary)
+        return out
+
+    to_parquet = write
+
+
+def read_templates(path: str | Path) -> TemplateResult:
+    """Read a directory written by :meth:`TemplateResult.write`."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    f = path / "templates.parquet"
+    if not f.is_file():
+        raise InputError("no templates.parquet", path=str(path))
+    occ = path / "template_occurrences.parquet"
+    summary_file = path / "templates_summary.json"
+    summary = json.loads(summary_file.read_text(encoding="utf-8")) if summary_file.is_file() else {}
+    params = summary.get("parameters", {})
+    known = {k: v for k, v in params.items() if k in TemplateConfig.__slots__}
+    return TemplateResult(table=pq.read_table(f),
+                          occurrences=pq.read_table(occ) if occ.is_file()
+                          else OCCURRENCE_SCHEMA.empty_table(),
+                          summary=summary, config=TemplateConfig(**known))
+
+
+def template_spans(source: "TemplateResult | pa.Table | str | Path"
+                   ) -> dict[int, npt.NDArray[np.int64]]:
+    """Token spans to cut, per document: the template occurrences (slots
+    included) merged where they overlap or touch.
+
+    Parameters
+    ----------
+    source : TemplateResult, the occurrences table, or a directory holding
+        ``template_occurrences.parquet`` (a phrases or scan output directory).
+
+    Returns
+    -------
+    dict
+        ``doc_index -> int64 array [k, 2]`` of ``(start, end)`` token positions
+        within the document, sorted, disjoint.  Documents without a template are
+        absent.  The character span of ``(s, e)`` is
+        ``[token_spans[s, 0], token_spans[e - 1, 1])``, as for phrase occurrences
+        (:mod:`repetend.clean.spans`).
+    """
+    if isinstance(source, TemplateResult):
+        occ = source.occurrences
+    elif isinstance(source, pa.Table):
+        occ = source
+    else:
+        import pyarrow.parquet as pq
+
+        p = Path(source)
+        f = p / "template_occurrences.parquet" if p.is_dir() else p
+        if not f.is_file():
+            raise InputError("no template_occurrences.parquet", path=str(p))
+        occ = pq.read_table(f, columns=["doc_index", "start", "end"])
+    if occ.num_rows == 0:
+        return {}
+    d = occ.column("doc_index").to_numpy().astype(np.int64)
+    s = occ.column("start").to_numpy().astype(np.int64)
+    e = occ.column("end").to_numpy().astype(np.int64)
+    order = np.lexsort((s, d))
+    d, s, e = d[order], s[order], e[order]
+    # merge overlapping/touching spans per document (vectorised running max)
+    out: dict[int, np.ndarray] = {}
+    bounds = np.flatnonzero(np.diff(d)) + 1
+    for lo, hi in zip(np.concatenate(([0], bounds)), np.concatenate((bounds, [d.size]))):
+        ss, ee = s[lo:hi], e[lo:hi]
+        run_end = np.maximum.accumulate(ee)
+        new = np.ones(ss.size, dtype=bool)
+        new[1:] = ss[1:] > run_end[:-1]
+        starts = ss[new]
+        idx = np.flatnonzero(new)
+        ends = run_end[np.concatenate((idx[1:] - 1, [ss.size - 1]))]
+        out[int(d[lo])] = np.stack([starts, ends], axis=1)
+    return out
+
+
+# -- corpus ------------------------------------------------------------------------
+
+@dataclass
+class _Corpus:
+    tokens: np.ndarray
+    doc_offsets: np.ndarray
+    vocab: Sequence[str] | None
+    doc_ids: list[str]
+    store: Any
+
+
+def _as_corpus(corpus) -> _Corpus:
+    from ..corpus.store import TokenStore
+
+    if isinstance(corpus, (str, Path)):
+        corpus = TokenStore.open(corpus)
+    if isinstance(corpus, TokenStore):
+        return _Corpus(np.ascontiguousarray(corpus.tokens, np.int32),
+                       np.asarray(corpus.doc_offsets, np.int64), corpus.vocab,
+                       corpus.doc_ids, corpus)
+    if isinstance(corpus, (tuple, list)) and len(corpus) in (2, 3):
+        tokens = np.asarray(corpus[0])
+        offsets = np.asarray(corpus[1])
+        vocab = corpus[2] if len(corpus) == 3 else None
+        if tokens.ndim != 1 or offsets.ndim != 1:
+            raise InputError("tokens and doc_offsets must be one-dimensional arrays")
+        if tokens.size and not np.issubdtype(tokens.dtype, np.integer):
+            raise InputError(f"tokens must be integers, got {tokens.dtype}")
+        offsets = offsets.astype(np.int64)
+        if offsets.size < 2 or offsets[0] != 0 or offsets[-1] != tokens.size \
+                or np.any(np.diff(offsets) < 0):
+            raise InputError("doc_offsets must start at 0, never decrease and end at "
+                             f"len(tokens) ({tokens.size})")
+        if tokens.size and (tokens.min() < 0 or tokens.max() >= 2**31 - 2):
+            raise InputError("token ids must be in [0, 2^31 - 2)")
+        return _Corpus(np.ascontiguousarray(tokens, np.int32), offsets, vocab,
+                       [str(i) for i in range(offsets.size - 1)], None)
+    raise InputError("find_templates takes a TokenStore, a store path, or "
+                     f"(tokens, doc_offsets[, vocab]); got {type(corpus).__name__}")
+
+
+def _number_mask(vocab: Sequence[str]) -> np.ndarray:
+    arr = pa.array(list(vocab), pa.string())
+    return pc.utf8_is_digit(arr).to_numpy(zero_copy_only=False).astype(np.bool_)
+
+
+def _strings(c: _Corpus, ids: np.ndarray) -> list[str]:
+    if c.vocab is not None:
+        return [c.vocab[int(i)] for i in ids]
+    return [str(int(i)) for i in ids]
+
+
+# -- the finder --------------------------------------------------------------------
+
+def _empty_result(cfg: TemplateConfig, summary: dict) -> TemplateResult:
+    return TemplateResult(TEMPLATE_SCHEMA.empty_table(), OCCURRENCE_SCHEMA.empty_table(),
+                          summary, cfg)
+
+
+def _surface(c: _Corpus, d: int, ls: int, le: int, elements: list, slot_ranges: dict
+             ) -> str | None:
+    """Surface text of tokens ``ls:le`` of document *d* with the variable slots
+    (local token ranges in *slot_ranges*) shown as ``▢``; None when the
+    store cannot map tokens back."""
+    store = c.store
+    if store is None:
+        return None
+    try:
+        spans = store.token_spans(d)
+        text = store.text(d)
+    except (NotImplementedError, InputError, AttributeError, OSError):
+        return None
+    out, pos = [], int(spans[ls, 0])
+    for kind, val in elements:
+        if kind != "s":
+            continue
+        a, b = slot_ranges[val]
+        if b > a:
+            ca, cb = int(spans[a, 0]), int(spans[b - 1, 1])
+            out.append(text[pos:ca])
+            out.append(SLOT)
+            pos = cb
+        else:
+            ca = int(spans[a, 0]) if a < spans.shape[0] else int(spans[le - 1, 1])
+            out.append(text[pos:ca])
+            out.append(SLOT + " ")
+            pos = ca
+    out.append(text[pos:int(spans[le - 1, 1])])
+    return "".join(out)
+
+
+def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
+                   config: TemplateConfig | None = None) -> TemplateResult:
+    """Templates with variable parts (slots) over a corpus and its exact phrases.
+
+    Parameters
+    ----------
+    corpus : TokenStore, path of a token store, or (tokens, doc_offsets[, vocab])
+        The tokenized corpus the phrases were mined from.
+    raw : RawPhrases or None
+        The exact maximal frequent phrases (σ, L) with all their occurrences
+        (``PhraseResult.raw``).  They are the parts with
+        ``short_parts=False``; otherwise only the coverage comparison uses them
+        (None: no comparison).
+    min_docs : int
+        σ (at least 2): a template occurs in at least this many documents.
+    min_len : int
+        L of the exact phrases: the default shortest template span.
+    config : TemplateConfig, optional
+        Gap, part length, masking and filters.
+
+    Returns
+    -------
+    TemplateResult
+        Templates ordered by Ψ = span·df descending (then df, then parts), their
+        occurrences and a summary with the coverage gained over the exact phrases.
+
+    Raises
+    ------
+    ParameterError
+        σ < 2, L < 1, a config value out of its domain, or ``short_parts=False``
+        without ``raw``.
+    InputError
+        The corpus arrays are inconsistent.
+
+    Notes
+    -----
+    Seed 000, part 6: a template with a variable part falls apart into exact
+    phrases; supporting almost-matching phrases is the next step.  Parts and
+    chains are mined exactly with the suffix-array engine of part 3 (FHK
+    style); see the module docstring for the steps.  Deterministic: the output
+    is a function of the corpus and the parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> docs = [[9, 1, 2, 3, 100 + i, 4, 5, 6, 8] for i in range(4)]
+    >>> toks = np.array(sum(docs, []), dtype=np.int32)
+    >>> res = find_templates((toks, np.arange(0, 37, 9)), None, 3, 6,
+    ...                      TemplateConfig(part_len=3))
+    >>> res.table.column("parts").to_pylist()
+    [['1 2 3', '▢', '4 5 6']]
+    """
+    from .suffix import mine_suffix
+
+    cfg = TemplateConfig(**asdict(config)) if config is not None else TemplateConfig()
+    cfg.validate()
+    for name, v, lo in (("min_docs", min_docs, 2), ("min_len", min_len, 1)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+            raise ParameterError(f"templates: {name} must be an integer >= {lo}, got {v!r}")
+    if not cfg.short_parts and raw is None:
+        raise ParameterError("templates: short_parts=False chains the exact phrases: pass raw")
+    sigma, L = int(min_docs), int(min_len)
+    part_len = int(cfg.part_len) if cfg.part_len is not None else min(L, 4)
+    min_span = int(cfg.min_span) if cfg.min_span is not None else L
+    t_start = time.perf_counter()
+    timings: dict[str, float] = {}
+    c = _as_corpus(corpus)
+    tokens, offsets = c.tokens, c.doc_offsets
+    n_docs, n_tokens = offsets.size - 1, int(tokens.size)
+    params = {**asdict(cfg), "min_docs": sigma, "min_len": L, "part_len": part_len,
+              "min_span": min_span}
+
+    # 1. parts
+    t0 = time.perf_counter()
+    slot_id = -1
+    anchor_tokens = tokens
+    if cfg.short_parts:
+        if cfg.mask_numbers and c.vocab is not None and len(c.vocab):
+            is_num = _number_mask(c.vocab)
+            if is_num.any():
+                slot_id = len(c.vocab)
+                anchor_tokens = K.mask_tokens(tokens, is_num, np.int32(slot_id))
+        parts = mine_suffix(anchor_tokens, offsets, sigma, part_len) if n_tokens else None
+    else:
+        parts = raw
+    timings["parts"] = time.perf_counter() - t0
+    summary: dict[str, Any] = {"parameters": params, "documents": n_docs, "tokens": n_tokens}
+    if parts is None or parts.n_phrases == 0:
+        summary.update(_coverage_summary(c, raw, np.zeros(0, np.int64), np.zeros(0, np.int64)),
+                       templates=0, template_occurrences=0, parts=0, part_occurrences=0,
+                       timings={**timings, "total": time.perf_counter() - t_start})
+        return _empty_result(cfg, summary)
+
+    # 2. chains
+    t0 = time.perf_counter()
+    P = parts.n_phrases
+    counts = np.diff(np.asarray(parts.occ_offsets, np.int64))
+    o_start = np.asarray(parts.occ_starts, np.int64)
+    o_len = np.repeat(np.asarray(parts.lengths, np.int64), counts)
+    o_end = o_start + o_len
+    o_phrase = np.repeat(np.arange(P, dtype=np.int32), counts)
+    order = np.lexsort((-o_end, o_start))
+    o_start, o_end, o_phrase = o_start[order], o_end[order], o_phrase[order]
+    o_doc = (np.searchsorted(offsets, o_start, side="right") - 1).astype(np.int64)
+    stream, anchor, s_off, _ = K.build_stream(o_start, o_end, o_phrase, o_doc,
+                                              np.int64(cfg.max_gap), np.int64(P),
+                                              np.int64(n_docs))
+    timings["chain"] = time.perf_counter() - t0
+
+    # 3. frequent chains
+    t0 = time.perf_counter()
+    chains = mine_suffix(stream, s_off, sigma, 1) if stream.size else None
+    timings["chains"] = time.perf_counter() - t0
+
+    # 4. slots, filters, tables
+    t0 = time.perf_counter()
+    rows, occ_parts = [], []
+    if chains is not None:
+        c_off = np.asarray(chains.occ_offsets, np.int64)
+        c_starts = np.asarray(chains.occ_starts, np.int64)
+        for k in range(chains.n_phrases):
+            m = int(chains.lengths[k])
+            S = c_starts[c_off[k]:c_off[k + 1]]
+            A = anchor[S[:, None] + np.arange(m)]          # [occ, part] occurrence index
+            row = _template(c, k, m, A, o_start, o_end, anchor_tokens, slot_id,
+                            int(chains.df[k]), cfg, min_span)
+            if row is not None:
+                rows.append(row)
+    timings["slots"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    rows.sort(key=lambda r: (-r["psi"], -r["df"], r["parts"]))
+    doc_ids = pa.array(c.doc_ids, pa.string())
+    tid, od, os_, oe = [], [], [], []
+    for i, r in enumerate(rows):
+        r["template_id"] = i
+        starts, ends = r.pop("_starts"), r.pop("_ends")
+        docs = (np.searchsorted(offsets, starts, side="right") - 1).astype(np.int64)
+        tid.append(np.full(starts.size, i, np.int64))
+        od.append(docs)
+        os_.append(starts)
+        oe.append(ends)
+        occ_parts.append((starts, ends))
+        r["example_doc_id"] = c.doc_ids[r.pop("_example_doc")]
+    table = pa.Table.from_pylist([{k: r[k] for k in TEMPLATE_SCHEMA.names} for r in rows],
+                                 schema=TEMPLATE_SCHEMA)
+    if rows:
+        tid_a, od_a = np.concatenate(tid), np.concatenate(od)
+        gs, ge = np.concatenate(os_), np.concatenate(oe)
+        o = np.lexsort((gs, od_a, tid_a))
+        tid_a, od_a, gs, ge = tid_a[o], od_a[o], gs[o], ge[o]
+        occurrences = pa.table({
+            "template_id": pa.array(tid_a), "doc_index": pa.array(od_a),
+            "doc_id": doc_ids.take(pa.array(od_a)),
+            "start": pa.array(gs - offsets[od_a]), "end": pa.array(ge - offsets[od_a])},
+            schema=OCCURRENCE_SCHEMA)
+    else:
+        gs = ge = np.zeros(0, np.int64)
+        occurrences = OCCURRENCE_SCHEMA.empty_table()
+    timings["tables"] = time.perf_counter() - t0
+    summary.update(_coverage_summary(c, raw, gs, ge))
+    timings["total"] = time.perf_counter() - t_start
+    summary.update(templates=len(rows), template_occurrences=int(gs.size), parts=P,
+                   part_occurrences=int(o_start.size), stream_length=int(stream.size),
+                   candidate_chains=int(chains.n_phrases) if chains is not None else 0,
+                   timings=timings)
+    return TemplateResult(table, occurrences, summary, cfg)
+
+
+def _coverage_summary(c: _Corpus, raw: RawPhrases | None, gs: np.ndarray, ge: np.ndarray
+                      ) -> dict:
+    if raw is not None and raw.n_phrases:
+        counts = np.diff(np.asarray(raw.occ_offsets, np.int64))
+        rs = np.asarray(raw.occ_starts, np.int64)
+        re_ = rs + np.repeat(np.asarray(raw.lengths, np.int64), counts)
+    else:
+        rs = re_ = np.zeros(0, np.int64)
+    per_doc = K.union_covered(c.doc_offsets, np.ascontiguousarray(gs, np.int64),
+                              np.ascontiguousarray(ge, np.int64), rs, re_)
+    tpl, exact, both = (int(x) for x in per_doc.sum(axis=0))
+    n = max(int(c.tokens.size), 1)
+    return {"template_covered_tokens": tpl, "exact_covered_tokens": exact,
+            "union_covered_tokens": both, "gained_tokens": both - exact,
+            "template_covered_share": tpl / n, "exact_covered_share": exact / n,
+            "union_covered_share": both / n, "gained_share": (both - exact) / n,
+            "documents_with_templates": int(np.count_nonzero(per_doc[:, 0])),
+            "exact_phrases_given": raw is not None}
+
+
+def _template(c: _Corpus, k: int, m: int, A: np.ndarray, o_start, o_end, anchor_tokens,
+              slot_id: int, df: int, cfg: TemplateConfig, min_span: int) -> dict | None:
+    """One candidate chain (m parts, occurrences ``A[occ, part]``) → a table row,
+    or None when it is not a template."""
+    tokens = c.tokens
+    starts = o_start[A[:, 0]]
+    ends = o_end[A[:, -1]]
+    spans = np.sort(ends - starts)
+    span_med = int(spans[spans.size // 2])
+    if span_med < min_span:
+        return None
+    # elements: ("f", token id) or ("s", (kind, slot starts, slot ends))
+    raw_elems: list[tuple[str, Any]] = []
+    for j in range(m):
+        a0 = int(A[0, j])
+        content = anchor_tokens[o_start[a0]:o_end[a0]]
+        ps = o_start[A[:, j]]
+        for off in range(content.size):
+            if content[off] == slot_id:
+                raw_elems.append(("s", ("number", ps + off, ps + off + 1)))
+            else:
+                raw_elems.append(("f", int(content[off])))
+        if j < m - 1:
+            raw_elems.append(("s", ("gap", o_end[A[:, j]], o_start[A[:, j + 1]])))
+    elements: list[tuple[str, Any]] = []      # ("f", [ids]) / ("s", slot index)
+    slots: list[dict] = []
+    slot_arrays: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def add_fixed(ids: list[int]) -> None:
+        if not ids:
+            return
+        if elements and elements[-1][0] == "f":
+            elements[-1][1].extend(ids)
+        else:
+            elements.append(("f", list(ids)))
+
+    for kind, val in raw_elems:
+        if kind == "f":
+            add_fixed([val])
+            continue
+        skind, ss, se = val
+        h = K.value_hashes(tokens, np.ascontiguousarray(ss, np.int64),
+                           np.ascontiguousarray(se, np.int64))
+        uniq, first, inv, cnt = np.unique(h, return_index=True, return_inverse=True,
+                                          return_counts=True)
+        if uniq.size == 1:                            # a constant: fixed text after all
+            add_fixed([int(t) for t in tokens[int(ss[0]):int(se[0])]])
+            continue
+        top = np.lexsort((uniq, -cnt))[:cfg.top_values]
+        values = []
+        for u in top:
+            i = int(first[u])
+            values.append({"value": " ".join(_strings(c, tokens[int(ss[i]):int(se[i])])),
+                           "count": int(cnt[u])})
+        slots.append({"slot": len(slots), "kind": skind, "distinct": int(uniq.size),
+                      "empty": int(np.count_nonzero(se == ss)), "top_values": values})
+        slot_arrays.append((ss, se))
+        elements.append(("s", len(slots) - 1))
+    if not slots:
+        return None
+    fixed = sum(len(v) for kind, v in elements if kind == "f")
+    if fixed < cfg.min_fixed:
+        return None
+    parts = [" ".join(_strings(c, np.asarray(v))) if kind == "f" else SLOT
+             for kind, v in elements]
+    # example: the first occurrence (document order) whose slots are all non-empty
+    nonempty = np.ones(starts.size, dtype=bool)
+    for ss, se in slot_arrays:
+        nonempty &= se > ss
+    order = np.lexsort((starts,))
+    pick = int(order[np.argmax(nonempty[order])]) if nonempty.any() else int(order[0])
+    d = int(np.searchsorted(c.doc_offsets, starts[pick], side="right") - 1)
+    base = int(c.doc_offsets[d])
+    slot_ranges = {i: (int(ss[pick]) - base, int(se[pick]) - base)
+                   for i, (ss, se) in enumerate(slot_arrays)}
+    text = _surface(c, d, int(starts[pick]) - base, int(ends[pick]) - base, elements,
+                    slot_ranges)
+    if text is None:
+        text = " ".join(parts)
+    return {"parts": parts, "n_slots": len(slots), "slots": slots, "df": df,
+            "occurrences": int(starts.size), "span_tokens": span_med, "fixed_tokens": fixed,
+            "psi": span_med * df, "text": text, "_example_doc": d,
+            "_starts": starts.astype(np.int64), "_ends": ends.astype(np.int64)}
