@@ -338,15 +338,17 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
     out_lens: list = []
     if banded.size >= 2:
         keys = np.empty((banded.size, int(bands)), dtype=np.uint64)
-        K.band_keys(values, banded, int(bands), int(rows), keys)
+        with np.errstate(over="ignore"):  # wrapping uint64 arithmetic (matters with JIT off)
+            K.band_keys(values, banded, int(bands), int(rows), keys)
         for j in range(int(bands)):
             col = keys[:, j]
             order = np.argsort(col, kind="stable")
             _collect(banded[order], _runs(col[order]), out_members, out_lens)
     if tiny.size >= 2:
         fp = np.empty(n, dtype=np.uint64)
-        MK.set_fingerprints(np.ascontiguousarray(sets.hashes, dtype=np.uint64),
-                            np.ascontiguousarray(sets.offsets, dtype=np.int64), fp)
+        with np.errstate(over="ignore"):
+            MK.set_fingerprints(np.ascontiguousarray(sets.hashes, dtype=np.uint64),
+                                np.ascontiguousarray(sets.offsets, dtype=np.int64), fp)
         f = fp[tiny]
         order = np.argsort(f, kind="stable")
         # identical sets form one bucket each, under the same cap as the bands

@@ -91,7 +91,8 @@ def permutation_seeds(num_perm: int, seed: int = DEFAULT_SEED) -> npt.NDArray[np
     """The K per-permutation seeds: the first K outputs of SplitMix64 from ``seed``."""
     if int(num_perm) < 1:
         raise ParameterError(f"num_perm must be >= 1, got {num_perm}")
-    return K.permutation_seeds(np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF), int(num_perm))
+    with np.errstate(over="ignore"):  # wrapping uint64 arithmetic (matters with JIT off)
+        return K.permutation_seeds(np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF), int(num_perm))
 
 
 def _correct(frac: np.ndarray | float, bits: int):
@@ -218,16 +219,17 @@ def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DE
     dtype = _storage_dtype(int(bits))
     mask = np.uint64((1 << int(bits)) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
     out = np.empty((n, int(num_perm)), dtype=dtype)
-    if scheme == "oph":
-        table = K.densify_table(seeds[1], int(num_perm), 64)
-        rank_limit = 64 * int(num_perm)
-        if num_perm <= 4096:  # K x K int32 ranks: 64 KB at K = 128
-            ranks = K.densify_ranks(seeds[1], int(num_perm), rank_limit)
+    with np.errstate(over="ignore"):  # wrapping uint64 arithmetic (matters with JIT off)
+        if scheme == "oph":
+            table = K.densify_table(seeds[1], int(num_perm), 64)
+            rank_limit = 64 * int(num_perm)
+            if num_perm <= 4096:  # K x K int32 ranks: 64 KB at K = 128
+                ranks = K.densify_ranks(seeds[1], int(num_perm), rank_limit)
+            else:
+                ranks = np.empty((0, 0), dtype=np.int32)
+            K.oph_signatures(hashes, offsets, seeds[0], seeds[1], table, ranks, np.int32(rank_limit),
+                             hash == "crc32", mask, out)
         else:
-            ranks = np.empty((0, 0), dtype=np.int32)
-        K.oph_signatures(hashes, offsets, seeds[0], seeds[1], table, ranks, np.int32(rank_limit),
-                         hash == "crc32", mask, out)
-    else:
-        K.signatures(hashes, offsets, seeds[:int(num_perm)], hash == "crc32", mask, out)
+            K.signatures(hashes, offsets, seeds[:int(num_perm)], hash == "crc32", mask, out)
     empty = np.diff(offsets) == 0
     return MinHashSignatures(out, empty, int(num_perm), int(seed), hash, int(bits), scheme)
