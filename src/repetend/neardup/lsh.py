@@ -19,7 +19,8 @@ Huge buckets
     between neighbours in that order.  Members similar to that first member, or
     to their size-neighbour, are found; the cluster of a bucket of true copies
     stays connected; pairs among the other members are not enumerated.  The
-    number of capped buckets and of pairs not enumerated is reported.
+    number of capped buckets and of pairs not enumerated is reported (summed over
+    buckets: a pair left out of several bands' buckets counts once per bucket).
     ``max_bucket=None`` (or 0) disables the cap.
 
 Near-empty documents
