@@ -39,13 +39,13 @@ from .._atomic import write_json
 from ..errors import InputError
 
 __all__ = ["FORMAT_VERSION", "KIND", "MANIFEST", "read_manifest", "write_manifest",
-           "writer_lock", "new_segment_name", "is_index"]
+           "writer_lock", "new_segment_name", "is_index", "test_pause"]
 
 FORMAT_VERSION = 1
 KIND = "repetend-neardup-index"
 MANIFEST = "MANIFEST.json"
 LOCK = ".writer.lock"
-SLEEP_ENV = "REPETEND_INDEX_SLEEP_BEFORE_COMMIT"  # test hook: seconds between segment and manifest
+SLEEP_ENV = "REPETEND_INDEX_TEST_PAUSE"  # test hook: "STAGE=SECONDS", STAGE segment|manifest
 
 
 def is_index(path: str | os.PathLike) -> bool:
@@ -82,12 +82,21 @@ def read_manifest(path: str | os.PathLike) -> dict:
 
 def write_manifest(path: str | os.PathLike, manifest: dict) -> None:
     """Replace the manifest atomically (the commit point of every writer)."""
-    sleep = os.environ.get(SLEEP_ENV)
-    if sleep:
-        import time
-
-        time.sleep(float(sleep))
+    test_pause("manifest")
     write_json(Path(path) / MANIFEST, manifest)
+
+
+def test_pause(stage: str) -> None:
+    """Crash-test hook: sleep at *stage* when ``REPETEND_INDEX_TEST_PAUSE=stage=seconds``
+    (``segment``: the segment's files are written, its directory not yet renamed;
+    ``manifest``: the segment is in place, the manifest not yet replaced)."""
+    spec = os.environ.get(SLEEP_ENV, "")
+    if "=" in spec:
+        name, _, seconds = spec.partition("=")
+        if name == stage:
+            import time
+
+            time.sleep(float(seconds))
 
 
 @contextlib.contextmanager

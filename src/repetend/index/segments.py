@@ -36,6 +36,7 @@ import pyarrow.parquet as pq
 from .._atomic import atomic_dir
 from ..errors import InputError
 from ..neardup.shingles import ShingleSets
+from .format import test_pause
 
 __all__ = ["Segment", "SegmentData", "write_segment", "open_segment", "band_tables"]
 
@@ -110,6 +111,7 @@ def write_segment(target: Path, data: SegmentData) -> None:
                 import os
 
                 os.fsync(fh.fileno())
+        test_pause("segment")
 
 
 def _load(path: Path) -> np.ndarray:
