@@ -268,7 +268,7 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
     if n_docs:
         np.cumsum(lens[:-1], out=doc_a[1:])
     doc_b = doc_a + lens
-    blob = b"".join(enc)
+    blob = enc[0] if n_docs == 1 else b"".join(enc)  # no copy for one (long) document
     del enc
     buf = np.frombuffer(blob, dtype=np.uint8)
     split = kunit == K.UNIT_WORD
@@ -285,11 +285,14 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
         # not (surely) NFC, or İ / Σ: normalize and lower these documents in
         # Python, append their bytes to the buffer, scan them without lowering,
         # and put their tokens in place of the first scan's
+        if bad.size == n_docs:  # nothing of the first encoding is needed any more
+            del buf, st, en, ha
+            blob = b""
         fixed = _encode_all([_nfc_lower(texts[d]) if doc_flag[d] & K.FLAG_NFC
                              else texts[d].lower() for d in bad.tolist()], doc_enc16, bad)
         flens = np.fromiter(map(len, fixed), dtype=np.int64, count=len(fixed))
         base = len(blob)
-        blob = blob + b"".join(fixed)
+        blob = blob + (fixed[0] if len(fixed) == 1 else b"".join(fixed))
         del fixed
         buf = np.frombuffer(blob, dtype=np.uint8)
         starts = np.zeros(bad.size, dtype=np.int64)
@@ -300,6 +303,9 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
         na, nb, nd = _segments(buf, doc_a, doc_b, bad, split, doc_enc16)
         nlow = np.zeros(na.size, dtype=np.uint8)
         fst, fen, fha, fcounts, _ = _scan_segments(buf, na, nb, nlow, doc_enc16[nd], kunit)
+    if bad.size and bad.size == n_docs:
+        st, en, ha, counts, seg_d = fst, fen, fha, fcounts, nd
+    elif bad.size:
         pos_main = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
         keep = ~np.isin(seg_d, bad)
         old_n = np.zeros(n_docs, dtype=np.int64)
