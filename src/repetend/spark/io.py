@@ -1,0 +1,183 @@
+"""Spark input and sessions: documents with stable indices, Arrow helpers.
+
+Every Spark job of :mod:`repetend.spark` starts from :func:`load_documents`,
+which turns a DataFrame (or Parquet / JSONL paths) with id / text (/ url)
+columns into ``doc_index, doc_id, url, text``.  ``doc_index`` is the rank of
+the document in a deterministic total order — the ``order_col`` column when
+given, else the id — obtained by a sort and ``zipWithIndex``, never by
+``monotonically_increasing_id`` (whose values depend on the partitioning and
+change when a task is retried on another layout).  The local engine numbers
+documents in reading order; a local run on the records in the same order gives
+the same indices, which is what makes Spark and local results identical,
+including the tie rules that depend on indices (huge-bucket order, cluster
+representatives, cluster ids).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InputError, ParameterError
+
+__all__ = ["load_documents", "local_session", "numpy_column", "binary_of"]
+
+
+def _read_paths(spark, paths: Sequence[str]):
+    paths = [str(p) for p in paths]
+    kinds = set()
+    for p in paths:
+        name = p.lower().rstrip("/")
+        if name.endswith(".parquet") or Path(p).is_dir():
+            kinds.add("parquet")
+        elif name.endswith((".jsonl", ".json", ".jsonl.gz", ".json.gz", ".ndjson")):
+            kinds.add("json")
+        else:
+            raise InputError("the Spark engine reads Parquet (.parquet or a directory) and "
+                             "JSONL (.jsonl, .json, .jsonl.gz) paths", path=p)
+    if len(kinds) > 1:
+        raise InputError("mixing Parquet and JSONL paths in one Spark input", path=paths[0])
+    if "parquet" in kinds:
+        return spark.read.parquet(*paths)
+    return spark.read.json(paths)
+
+
+def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
+                   url_col: str | None = "url", order_col: str | None = None):
+    """The documents as ``doc_index (long), doc_id (string), url (string), text (string)``.
+
+    Parameters
+    ----------
+    spark : SparkSession
+    data : DataFrame, str, Path or sequence of them
+        A Spark DataFrame, or Parquet / JSONL paths read with Spark.
+    id_col, text_col, url_col : str
+        Column names; ``url_col`` may be absent from the data (urls are then null).
+    order_col : str, optional
+        Column that orders the documents (ties broken by id); default: the id.
+
+    Raises
+    ------
+    InputError
+        A named column is missing (the message lists the columns that exist), or
+        two documents share an id.
+    """
+    from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if isinstance(data, (str, os.PathLike)):
+        data = [data]
+    if not isinstance(data, DataFrame):
+        if not isinstance(data, (list, tuple)) or not data:
+            raise ParameterError("data must be a Spark DataFrame or Parquet/JSONL path(s)")
+        data = _read_paths(spark, data)
+    cols = data.columns
+    for name, col in (("id", id_col), ("text", text_col)):
+        if col not in cols:
+            raise InputError(f"the {name} column {col!r} is missing; columns: {', '.join(cols)}")
+    if order_col is not None and order_col not in cols:
+        raise InputError(f"the order column {order_col!r} is missing; columns: {', '.join(cols)}")
+    url = F.col(url_col).cast("string") if url_col and url_col in cols else F.lit(None).cast("string")
+    sel = [F.col(id_col).cast("string").alias("doc_id"), url.alias("url"),
+           F.coalesce(F.col(text_col).cast("string"), F.lit("")).alias("text")]
+    keys = [F.col("doc_id")]
+    if order_col is not None:
+        sel.append(F.col(order_col).alias("_order"))
+        keys = [F.col("_order"), F.col("doc_id")]
+    df = data.select(*sel)
+    nulls = df.filter(F.col("doc_id").isNull()).limit(1).count()
+    if nulls:
+        raise InputError(f"the id column {id_col!r} has null values")
+    ordered = df.orderBy(*keys)
+    schema = T.StructType([T.StructField("doc_index", T.LongType(), False),
+                           T.StructField("doc_id", T.StringType(), False),
+                           T.StructField("url", T.StringType(), True),
+                           T.StructField("text", T.StringType(), False)])
+    rdd = ordered.select("doc_id", "url", "text").rdd.zipWithIndex().map(
+        lambda rv: (rv[1], rv[0][0], rv[0][1], rv[0][2]))
+    docs = spark.createDataFrame(rdd, schema)
+    return docs
+
+
+def check_unique_ids(docs) -> int:
+    """Number of documents; raises :class:`InputError` when an id repeats."""
+    from pyspark.sql import functions as F
+
+    row = docs.agg(F.count("*").alias("n"), F.countDistinct("doc_id").alias("u")).first()
+    n, u = int(row["n"]), int(row["u"])
+    if n != u:
+        dup = (docs.groupBy("doc_id").count().filter(F.col("count") > 1)
+               .orderBy("doc_id").first())
+        raise InputError(f"document id {dup['doc_id']!r} occurs {dup['count']} times; "
+                         "ids must be unique")
+    return n
+
+
+def local_session(master: str = "local[2]", app_name: str = "repetend", *,
+                  shuffle_partitions: int = 8, conf: dict | None = None):
+    """A SparkSession for local runs and tests: UI off, this Python for the workers,
+    Arrow on, few shuffle partitions."""
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    b = (SparkSession.builder.master(master).appName(app_name)
+         .config("spark.ui.enabled", "false")
+         .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+         .config("spark.default.parallelism", str(shuffle_partitions))
+         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+         .config("spark.pyspark.python", sys.executable)
+         .config("spark.driver.memory", "2g"))
+    for k, v in (conf or {}).items():
+        b = b.config(k, str(v))
+    return b.getOrCreate()
+
+
+def numpy_column(col, dtype) -> np.ndarray:
+    """A primitive Arrow column (or chunked) as a numpy array of *dtype* (no nulls)."""
+    import pyarrow as pa
+
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    return np.asarray(col.to_numpy(zero_copy_only=False)).astype(dtype, copy=False)
+
+
+def binary_of(col, dtype) -> tuple[np.ndarray, np.ndarray]:
+    """A binary Arrow column holding packed *dtype* arrays: (flat values, element offsets)."""
+    import pyarrow as pa
+
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if col.type != pa.large_binary():
+        col = col.cast(pa.large_binary())
+    itemsize = np.dtype(dtype).itemsize
+    bufs = col.buffers()
+    n = len(col)
+    off = np.frombuffer(bufs[1], dtype=np.int64, count=n + 1, offset=col.offset * 8)
+    data = bufs[2]
+    start, end = int(off[0]), int(off[-1])
+    raw = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start) if end > start \
+        else np.empty(0, np.uint8)
+    values = raw.view(dtype)
+    return values, ((off - start) // itemsize).astype(np.int64)
+
+
+def pack_binary(values: np.ndarray, offsets: np.ndarray):
+    """Inverse of :func:`binary_of`: a binary Arrow array (Spark's BinaryType), row i
+    holding ``values[offsets[i]:offsets[i+1]]``."""
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values)
+    item = values.dtype.itemsize
+    off = np.asarray(offsets, np.int64) * item
+    if off.size and off[-1] >= 2**31:
+        raise ValueError("an Arrow batch holds more than 2 GiB of binary values")
+    off = off.astype(np.int32)
+    n = off.size - 1
+    return pa.Array.from_buffers(pa.binary(), n,
+                                 [None, pa.py_buffer(off.tobytes()), pa.py_buffer(values.tobytes())])
