@@ -218,3 +218,21 @@ def test_text_dtype_paths_match_oracle(n_distinct, dtype):
     assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 1, 2)
     raw = mine_suffix(tokens, offsets, 3, 1)
     assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 3, 1)
+
+
+def test_interval_output_capacity_is_reported():
+    # ask the traversal for room for one interval; it must say how many it found
+    tokens = np.array([0, 1, 2, 0, 1, 2, 5, 6, 7, 5, 6, 7], dtype=np.int32)
+    offsets = np.array([0, 3, 6, 9, 12])
+    code = np.arange(1, 9, dtype=np.int32)
+    text, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(
+        tokens, offsets, code, 1, np.zeros(1, np.uint8), 0, 1)
+    import pydivsufsort
+
+    sa = pydivsufsort.divsufsort(text)
+    lcp, scratch = K.kasai_clamped(text, sa)
+    docsa = K.docs_in_sa_order(sa, seg_doc, seg_cstart, seg_len, scratch)
+    full = K.frequent_leaves(sa, lcp, docsa, 4, seg_cstart, seg_len, 2, 3, 100)
+    assert full[-1] == 2 and full[0].size == 2          # "0 1 2" and "5 6 7"
+    cut = K.frequent_leaves(sa, lcp, docsa, 4, seg_cstart, seg_len, 2, 3, 1)
+    assert cut[-1] == 2 and cut[0].size == 1 and cut[0][0] == full[0][0]

@@ -179,7 +179,7 @@ def docs_in_sa_order(sa, seg_doc, seg_cstart, seg_len, scratch):
 
 
 @jit
-def frequent_leaves(sa, lcp, docsa, n_docs, seg_cstart, seg_len, min_docs, min_len):
+def frequent_leaves(sa, lcp, docsa, n_docs, seg_cstart, seg_len, min_docs, min_len, ocap):
     """Bottom-up LCP-interval traversal (Abouelhoda, Kurtz & Ohlebusch 2004)
     with distinct-document counting (Hui 1992).
 
@@ -194,7 +194,10 @@ def frequent_leaves(sa, lcp, docsa, n_docs, seg_cstart, seg_len, min_docs, min_l
     frequent strings.  Only those with ``length >= min_len`` are returned.
     For ``min_docs <= 1`` a single suffix is frequent too and is reported as
     an interval ``[i, i]`` of its length to the end of its run.
-    These intervals are disjoint (the leaves of the frequent top of the tree).
+    These intervals are disjoint (the leaves of the frequent top of the tree),
+    so there are at most ``m // min_docs + 1``; at most ``ocap`` are kept, and
+    ``n_found`` (the last value returned) tells the caller to run again with a
+    larger ``ocap`` when it exceeds it.
     """
     m = sa.shape[0]
     prev = np.full(max(n_docs, 1), -1, dtype=np.int64)
@@ -217,7 +220,6 @@ def frequent_leaves(sa, lcp, docsa, n_docs, seg_cstart, seg_len, min_docs, min_l
     st_corr[0] = 0
     st_flag[0] = False
 
-    ocap = m // max(min_docs, 1) + 1
     out_lb = np.empty(ocap, dtype=np.int64)
     out_rb = np.empty(ocap, dtype=np.int64)
     out_len = np.empty(ocap, dtype=np.int64)
@@ -249,10 +251,11 @@ def frequent_leaves(sa, lcp, docsa, n_docs, seg_cstart, seg_len, min_docs, min_l
                 if freq:
                     n_frequent += 1
                     if not flag and ell >= min_len:
-                        out_lb[n_out] = ilb
-                        out_rb[n_out] = i - 1
-                        out_len[n_out] = ell
-                        out_df[n_out] = df
+                        if n_out < ocap:
+                            out_lb[n_out] = ilb
+                            out_rb[n_out] = i - 1
+                            out_len[n_out] = ell
+                            out_df[n_out] = df
                         n_out += 1
                 if top >= 0 and cur <= st_lcp[top]:
                     st_corr[top] += corr
@@ -299,17 +302,19 @@ def frequent_leaves(sa, lcp, docsa, n_docs, seg_cstart, seg_len, min_docs, min_l
             if rem > parent:
                 n_frequent += 1
                 if rem >= min_len:
-                    out_lb[n_out] = i
-                    out_rb[n_out] = i
-                    out_len[n_out] = rem
-                    out_df[n_out] = 1
+                    if n_out < ocap:
+                        out_lb[n_out] = i
+                        out_rb[n_out] = i
+                        out_len[n_out] = rem
+                        out_df[n_out] = 1
                     n_out += 1
                 if nxt > here:
                     pending_leaf = True
                 else:
                     st_flag[top] = True
-    return (out_lb[:n_out].copy(), out_rb[:n_out].copy(), out_len[:n_out].copy(),
-            out_df[:n_out].copy(), n_frequent, max_depth)
+    k = min(n_out, ocap)
+    return (out_lb[:k].copy(), out_rb[:k].copy(), out_len[:k].copy(),
+            out_df[:k].copy(), n_frequent, max_depth, n_out)
 
 
 @jit

@@ -155,8 +155,16 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
     docsa = K.docs_in_sa_order(sa, seg_doc, seg_cstart, seg_len, scratch)
     del scratch
     t4 = time.perf_counter()
-    lbs, rbs, lens, dfs, n_frequent, depth = K.frequent_leaves(
-        sa, lcp, docsa, n_docs, seg_cstart, seg_len, min_docs, min_len)
+    # room for the right-maximal intervals: a guess first, the bound (m // σ + 1,
+    # 32/σ bytes per position) only when the guess was too small
+    bound = m // max(min_docs, 1) + 1
+    cap = min(bound, max(1 << 16, m // 256))
+    while True:
+        lbs, rbs, lens, dfs, n_frequent, depth, n_found = K.frequent_leaves(
+            sa, lcp, docsa, n_docs, seg_cstart, seg_len, min_docs, min_len, cap)
+        if n_found <= cap:
+            break
+        cap = min(bound, int(n_found))
     del lcp
     t5 = time.perf_counter()
     keep = K.left_maximal(text, sa, docsa, lbs, rbs, min_docs, n_docs)
