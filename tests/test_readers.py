@@ -571,7 +571,9 @@ def test_text_tree_binary_hidden_glob_gz_and_stores(tmp_path):
     recs, _ = read(root, glob="**/*.txt")
     assert [r.id for r in recs] == ["sub/b.txt"]
     recs, _ = read(root / "a.md")  # one text file = one document
-    assert [(r.id, r.text) for r in recs] == [("a.md", "# Title\nbody")]
+    assert [(r.id, r.text) for r in recs] == [((root / "a.md").as_posix(), "# Title\nbody")]
+    recs, _ = read(str(root / "**" / "*.txt"), fmt="text")  # a glob of files: ids stay apart
+    assert [r.id for r in recs] == [(root / "sub" / "b.txt").as_posix()]
 
 
 def test_text_files_with_boms(tmp_path):

@@ -23,15 +23,15 @@ class TextDirReader(Reader):
     read (UTF-8, or UTF-16 with a byte-order mark), ``.gz`` files are
     decompressed, and binary files (a NUL byte or mostly invalid UTF-8 in their
     first 8 KiB) are counted and skipped.  Given a single
-    file, the reader yields that file as one document.
+    file, the reader yields that file as one document, its id the path as given.
     """
 
     fmt = "text"
     sniff_bytes: ClassVar[int] = 8192
 
     def read_file(self, path: Path) -> Iterator[Record]:
-        if path.is_file():
-            rec = self._read_one(path, path.name, 0)
+        if path.is_file():  # the path as given: README.md files of many dirs stay apart
+            rec = self._read_one(path, path.as_posix(), 0)
             if rec is not None:
                 yield rec
             return
