@@ -173,6 +173,7 @@ def test_to_pandas():
     ({"near_full_share": 1.5}, "near_full_share"),
     ({"top_k": -1}, "top_k"),
     ({"seed_len": 0}, "seed_len"),
+    ({"min_doc": 3}, "unknown parameter"),
 ])
 def test_parameter_errors(kwargs, match):
     tokens = np.array([1, 2, 1, 2], dtype=np.int32)

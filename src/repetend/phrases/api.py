@@ -476,6 +476,10 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
     >>> res.phrases.column("tokens").to_pylist()
     [['1', '2', '3']]
     """
+    unknown = sorted(set(overrides) - set(PhraseConfig.__slots__))
+    if unknown:
+        raise ParameterError(f"unknown parameter(s) {', '.join(unknown)}; PhraseConfig has "
+                             f"{', '.join(PhraseConfig.__slots__)}")
     cfg = PhraseConfig(**{**(asdict(config) if config is not None else {}), **overrides})
     cfg.validate()
     t_start = time.perf_counter()
