@@ -346,3 +346,36 @@ def test_defaults():
         want = n_tok / max(sigma / 4, 0.5)
         assert f & (f - 1) == 0 and want / 2 < f <= want
     assert all(1 <= B.default_seed_len(L) <= L for L in range(1, 40))
+
+
+def _zipf_corpus(n_tokens, seed):
+    """Zipfian documents with planted (partly nested) phrases."""
+    rng = np.random.default_rng(seed)
+    cdf = np.cumsum(np.arange(1, 5001, dtype=float) ** -1.1)
+    cdf /= cdf[-1]
+    draw = lambda k: np.searchsorted(cdf, rng.random(k)).astype(np.int32)  # noqa: E731
+    phrases = [draw(int(rng.integers(4, 25))) for _ in range(12)]
+    phrases += [np.concatenate([p, draw(3)]) for p in phrases[:4]]
+    docs, total = [], 0
+    while total < n_tokens:
+        parts = [draw(int(rng.integers(5, 300)))]
+        for _ in range(int(rng.integers(0, 3))):
+            parts += [phrases[rng.integers(0, len(phrases))], draw(int(rng.integers(0, 50)))]
+        d = np.concatenate(parts)
+        docs.append(d)
+        total += d.shape[0]
+    offsets = np.concatenate([[0], np.cumsum([d.shape[0] for d in docs])]).astype(np.int64)
+    return np.concatenate(docs).astype(np.int32), offsets
+
+
+@pytest.mark.parametrize("sigma,L", [(20, 10), (4, 3), (2, 8)])
+def test_medium_corpus_matches_suffix_engine(sigma, L):
+    # real parallel block size (64 Ki positions): several blocks, long documents
+    suffix = pytest.importorskip("repetend.phrases.suffix")
+    pytest.importorskip("pydivsufsort")
+    tokens, offsets = _zipf_corpus(200_000, sigma)
+    exp = as_dict(suffix.mine_suffix(tokens, offsets, sigma, L), tokens)
+    assert exp
+    for n in sorted({1, 2, L}):
+        got = as_dict(mine_bloomspan(tokens, offsets, sigma, L, seed_len=n), tokens)
+        assert got == exp
