@@ -748,6 +748,7 @@ def test_memory_stays_flat_on_a_200mb_jsonl(tmp_path):
     for n, rec in enumerate(read_corpus([p]), 1):
         if n % 20_000 == 0:
             peak = max(peak, _rss())
+    p.unlink()  # 200 MB: do not keep it among pytest's retained temp dirs
     assert n == n_lines
     assert peak - base < 60_000_000, f"RSS grew by {(peak - base) / 1e6:.0f} MB"
 
@@ -758,6 +759,7 @@ def test_a_100mb_single_document(tmp_path):
     p = tmp_path / "one.jsonl"
     p.write_text(json.dumps({"id": "big", "text": text}) + "\n")
     recs, stats = read(p)
+    p.unlink()
     assert len(recs) == 1 and recs[0].text == text and stats.records == 1
 
 
