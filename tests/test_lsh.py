@@ -165,3 +165,33 @@ def test_near_empty_rule_is_lowered_so_it_loses_nothing():
     assert (0, 1) in set(zip(got.a.tolist(), got.b.tolist()))   # P(0.5) = 1 - 0.5^64
     high = lsh_candidates(sig, ss.sizes, 64, 1, min_shingles=3, sets=ss, threshold=0.8)
     assert high.stats["near_empty_documents"] == 3 and len(high) == 0
+
+
+def twin_capped(values, sizes, bands, rows, cap):
+    """Dict-of-bands twin with the documented cap: star from the first member in
+    (size, index) order plus a chain between neighbours in that order."""
+    out = set()
+    n = values.shape[0]
+    for j in range(bands):
+        buckets: dict[tuple, list[int]] = {}
+        for d in range(n):
+            if sizes[d] > 0:
+                buckets.setdefault(tuple(int(v) for v in values[d, j * rows:(j + 1) * rows]), []).append(d)
+        for docs in buckets.values():
+            if len(docs) < cap:
+                out.update(itertools.combinations(sorted(docs), 2))
+                continue
+            order = sorted(docs, key=lambda d: (sizes[d], d))
+            out.update(tuple(sorted((order[0], x))) for x in order[1:])
+            out.update(tuple(sorted(p)) for p in zip(order[:-1], order[1:]))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), n=st.integers(0, 40), cap=st.integers(3, 8))
+def test_capped_buckets_equal_twin(data, n, cap):
+    values = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n * 4, max_size=n * 4)),
+                      dtype=np.uint64).reshape(n, 4)
+    sizes = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=np.int64)
+    got = lsh_candidates(values, sizes, 2, 2, max_bucket=cap, min_shingles=1)
+    assert set(zip(got.a.tolist(), got.b.tolist())) == twin_capped(values, sizes, 2, 2, cap)
