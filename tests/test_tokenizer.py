@@ -384,3 +384,17 @@ def test_thread_pool_survives_fork():
 
 def _count_tokens(texts):
     return len(tokenize_batch(texts))
+
+
+@pytest.mark.parametrize("batch", [
+    ["a😀b", "\U00020000東 x", "plain ascii", "ещё"],      # astral: UTF-16 offsets by kernel
+    ["only ascii", "", "here too"],                          # ASCII batch
+    ["ёлка\udc80ёж", "😀x", "Ab"],                            # lone surrogate: per document
+])
+def test_batch_encodings(batch):
+    tb = tokenize_batch(batch)
+    for d, t in enumerate(batch):
+        assert _tok_of_doc(tb, d) == tokenize_reference(t)
+    tc = tokenize_batch(batch, unit="char")
+    for d, t in enumerate(batch):
+        assert _tok_of_doc(tc, d) == _char_oracle(t)

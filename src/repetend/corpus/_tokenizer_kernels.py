@@ -497,3 +497,22 @@ def move_tokens(start, end, hsh, src, dst, n):
         start[dst + k] = start[src + k]
         end[dst + k] = end[src + k]
         hsh[dst + k] = hsh[src + k]
+
+
+@jit
+def utf16_offsets(buf, char_lens):
+    """Byte offsets (``len(char_lens) + 1``) of consecutive texts of *char_lens*
+    code points each in UTF-16LE *buf* (a surrogate pair is one code point)."""
+    n = char_lens.shape[0]
+    out = np.empty(n + 1, dtype=np.int64)
+    out[0] = 0
+    i = 0
+    nb = buf.shape[0]
+    for d in range(n):
+        for _ in range(char_lens[d]):
+            if buf[i + 1] >= 0xD8 and buf[i + 1] < 0xDC and i + 3 < nb:
+                i += 4
+            else:
+                i += 2
+        out[d + 1] = i
+    return out

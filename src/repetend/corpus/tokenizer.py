@@ -74,6 +74,7 @@ class TokenizedBatch:
     _doc_enc16: npt.NDArray[np.bool_] = field(default_factory=lambda: np.empty(0, bool))
     _unit: str = "word"
     _strings: list | None = None
+    _buf2: bytes = b""   # documents normalized in Python (``_doc_raw`` false)
 
     def __len__(self) -> int:
         return int(self.hashes.shape[0])
@@ -88,9 +89,9 @@ class TokenizedBatch:
         docs = np.searchsorted(self.doc_offsets, idx, side="right") - 1
         raw = self._doc_raw[docs].tolist()
         e16 = self._doc_enc16[docs].tolist()
-        buf = self._buf
         out = []
         for s, e, r, u16 in zip(self._start[idx].tolist(), self._end[idx].tolist(), raw, e16):
+            buf = self._buf if r else self._buf2
             t = buf[s:e].decode("utf-16-le") if u16 else buf[s:e].decode("utf-8", _ENC)
             if r:  # the kernel lowered this document on the fly
                 t = t.lower()
@@ -258,18 +259,48 @@ def _encode_all(texts: Sequence[str], doc_enc16: np.ndarray, docs: np.ndarray) -
     return out
 
 
+def _encode_joined(texts: Sequence[str], doc_enc16: np.ndarray
+                   ) -> tuple[bytes, np.ndarray] | None:
+    """The whole batch in one ``join`` and one ``encode``: ASCII if it is all
+    ASCII, else strict UTF-16LE (then ``doc_enc16`` is set for every document).
+    Returns the bytes and the documents' byte offsets, or None when some text
+    holds lone surrogates (:func:`_encode_all` encodes document by document)."""
+    lens = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    joined = "".join(texts)
+    if joined.isascii():
+        return joined.encode("ascii"), offsets
+    try:
+        data = joined.encode("utf-16-le")
+    except UnicodeEncodeError:
+        return None
+    del joined
+    if len(data) != 2 * offsets[-1]:  # astral characters take two UTF-16 units
+        offsets = K.utf16_offsets(np.frombuffer(data, dtype=np.uint8), lens)
+    else:
+        offsets *= 2
+    doc_enc16[:] = True
+    return data, offsets
+
+
 def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
     kunit = K.UNIT_WORD if unit == "word" else K.UNIT_CHAR
     n_docs = len(texts)
     doc_enc16 = np.zeros(n_docs, dtype=bool)
-    enc = _encode_all(texts, doc_enc16, np.arange(n_docs))
-    lens = np.fromiter(map(len, enc), dtype=np.int64, count=n_docs)
-    doc_a = np.zeros(n_docs, dtype=np.int64)
-    if n_docs:
-        np.cumsum(lens[:-1], out=doc_a[1:])
-    doc_b = doc_a + lens
-    blob = enc[0] if n_docs == 1 else b"".join(enc)  # no copy for one (long) document
-    del enc
+    joined = _encode_joined(texts, doc_enc16)
+    if joined is not None:
+        blob, offsets = joined
+        doc_a, doc_b = offsets[:-1].copy(), offsets[1:].copy()
+    else:
+        enc = _encode_all(texts, doc_enc16, np.arange(n_docs))
+        lens = np.fromiter(map(len, enc), dtype=np.int64, count=n_docs)
+        doc_a = np.zeros(n_docs, dtype=np.int64)
+        if n_docs:
+            np.cumsum(lens[:-1], out=doc_a[1:])
+        doc_b = doc_a + lens
+        blob = enc[0] if n_docs == 1 else b"".join(enc)  # no copy for one (long) document
+        del enc
     buf = np.frombuffer(blob, dtype=np.uint8)
     split = kunit == K.UNIT_WORD
     seg_a, seg_b, seg_d = _segments(buf, doc_a, doc_b, np.arange(n_docs, dtype=np.int64), split,
@@ -278,6 +309,7 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
     st, en, ha, counts, seg_flag = _scan_segments(buf, seg_a, seg_b, seg_low, doc_enc16[seg_d],
                                                   kunit)
     doc_raw = np.ones(n_docs, dtype=bool)
+    blob2 = b""
     bad = np.unique(seg_d[seg_flag != 0])
     if bad.size:
         doc_flag = np.zeros(n_docs, dtype=np.uint8)
@@ -291,18 +323,18 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
         fixed = _encode_all([_nfc_lower(texts[d]) if doc_flag[d] & K.FLAG_NFC
                              else texts[d].lower() for d in bad.tolist()], doc_enc16, bad)
         flens = np.fromiter(map(len, fixed), dtype=np.int64, count=len(fixed))
-        base = len(blob)
-        blob = blob + (fixed[0] if len(fixed) == 1 else b"".join(fixed))
+        # a second buffer (``_buf2``) for them: no copy of the batch's text
+        blob2 = fixed[0] if len(fixed) == 1 else b"".join(fixed)
         del fixed
-        buf = np.frombuffer(blob, dtype=np.uint8)
+        buf2 = np.frombuffer(blob2, dtype=np.uint8)
         starts = np.zeros(bad.size, dtype=np.int64)
         np.cumsum(flens[:-1], out=starts[1:])
-        doc_a[bad] = base + starts
+        doc_a[bad] = starts
         doc_b[bad] = doc_a[bad] + flens
         doc_raw[bad] = False
-        na, nb, nd = _segments(buf, doc_a, doc_b, bad, split, doc_enc16)
+        na, nb, nd = _segments(buf2, doc_a, doc_b, bad, split, doc_enc16)
         nlow = np.zeros(na.size, dtype=np.uint8)
-        fst, fen, fha, fcounts, _ = _scan_segments(buf, na, nb, nlow, doc_enc16[nd], kunit)
+        fst, fen, fha, fcounts, _ = _scan_segments(buf2, na, nb, nlow, doc_enc16[nd], kunit)
     if bad.size and bad.size == n_docs:
         st, en, ha, counts, seg_d = fst, fen, fha, fcounts, nd
     elif bad.size:
@@ -338,7 +370,8 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
         per_doc = np.zeros(n_docs, dtype=np.int64)
         np.add.at(per_doc, seg_d, counts)
         np.cumsum(per_doc, out=doc_offsets[1:])
-    return TokenizedBatch(ha, doc_offsets, blob, st, en, doc_raw, doc_enc16, unit)
+    return TokenizedBatch(ha, doc_offsets, blob, st, en, doc_raw, doc_enc16, unit,
+                          _buf2=blob2)
 
 
 def tokenize_batch(texts: Sequence[str], unit: Unit = "word", lang: str | None = None,
