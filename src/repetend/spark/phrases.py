@@ -1,2 +1,527 @@
-def find_phrases(spark, data, config=None, **kw):
-    raise NotImplementedError
+"""Boilerplate phrases on Spark: a distributed exact pre-filter, then the local engine.
+
+The maximal frequent phrases of length >= L are found in four Spark passes and one
+exact mining run on the driver (proof of equality with the local result in
+``docs/spark.md``):
+
+1. **tokens** (``mapInArrow``): :func:`repetend.corpus.tokenizer.tokenize_batch` per batch;
+   each document keeps its 64-bit token hashes.
+2. **word df** (per batch, then a shuffle): exact document frequency of every token and the
+   first document it occurs in; words with df < σ cannot lie in a frequent phrase.
+3. **k-gram sketch** (k = L by default): every document's distinct k-grams made of frequent
+   words go into a per-batch count-min sketch (depth × width uint32 counters); the
+   sketches are merged by a saturating sum (count-min sketches are mergeable and never
+   under-count).
+4. **exact k-gram df**: k-grams whose sketch estimate is >= σ are counted exactly by a
+   shuffle; those with df >= σ are the frequent k-grams.
+5. **islands**: positions covered by an occurrence of a frequent k-gram, kept per document
+   with their document-local positions, are collected.  The driver builds a reduced
+   corpus — one document per original document that has islands, the islands in order,
+   consecutive islands separated by a token that occurs nowhere else — and runs
+   :func:`repetend.phrases.find_phrases` on it with the same :class:`PhraseConfig`; the
+   occurrences are mapped back to original documents and positions.
+
+Token ids of the reduced corpus follow the order of the local token store's vocabulary
+(first batch of ``batch_chars`` characters a token occurs in, then its hash), so that the
+canonical phrase order — whose last tie-break compares token ids — is the local one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+
+from .._jit import jit
+from ..errors import ParameterError
+from . import _kernels as SK
+from .io import binary_of, check_unique_ids, load_documents, numpy_column, pack_binary
+
+__all__ = ["find_phrases"]
+
+SKETCH_DEPTH = 4
+SKETCH_WIDTH = 1 << 20
+
+
+@jit
+def _store_batches(n_chars, batch_chars):
+    """Batch number of every document in a local token store built with ``batch_chars``
+    (:func:`repetend.corpus.store._batches`: a batch ends after the document that
+    brings its size to ``batch_chars`` or more)."""
+    out = np.empty(n_chars.shape[0], dtype=np.int64)
+    b = 0
+    size = 0
+    for i in range(n_chars.shape[0]):
+        out[i] = b
+        size += n_chars[i]
+        if size >= batch_chars:
+            b += 1
+            size = 0
+    return out
+
+
+# -- worker side ------------------------------------------------------------------
+
+def _token_batches(batches, *, unit):
+    import pyarrow as pa
+
+    from ..corpus.tokenizer import tokenize_batch
+
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        idx = numpy_column(batch.column("doc_index"), np.int64)
+        texts = batch.column("text").to_pylist()
+        tb = tokenize_batch(texts, unit=unit)
+        n_chars = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(idx), pa.array(np.diff(tb.doc_offsets).astype(np.int64)), pa.array(n_chars),
+             pack_binary(tb.hashes, tb.doc_offsets)],
+            names=["doc_index", "n_tokens", "n_chars", "tokens"])
+
+
+def _word_stat_batches(batches):
+    """Per batch: each token hash, the number of its documents and its first document."""
+    import pyarrow as pa
+
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        idx = numpy_column(batch.column("doc_index"), np.int64)
+        h, off = binary_of(batch.column("tokens"), np.uint64)
+        if h.size == 0:
+            continue
+        doc = np.repeat(idx, np.diff(off))
+        order = np.lexsort((doc, h))
+        hs, ds = h[order], doc[order]
+        new = np.ones(hs.size, dtype=bool)
+        new[1:] = (hs[1:] != hs[:-1]) | (ds[1:] != ds[:-1])
+        hp, dp = hs[new], ds[new]
+        uh, start = np.unique(hp, return_index=True)
+        df = np.diff(np.append(start, hp.size))
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(uh.view(np.int64)), pa.array(df.astype(np.int64)), pa.array(dp[start])],
+            names=["hash", "df", "first_doc"])
+
+
+def _windows(batch, words, k):
+    """Window hashes of a batch: (doc_index, token hashes, doc offsets, window offsets,
+    window hashes, valid) — valid windows consist of frequent words only."""
+    idx = numpy_column(batch.column("doc_index"), np.int64)
+    h, off = binary_of(batch.column("tokens"), np.uint64)
+    h = np.ascontiguousarray(h)
+    if words.size:
+        pos = np.minimum(np.searchsorted(words, h), words.size - 1)
+        ok = words[pos] == h
+    else:
+        ok = np.zeros(h.size, dtype=bool)
+    counts = SK.kgram_counts(off, k)
+    woff = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=woff[1:])
+    wh = np.empty(int(woff[-1]), dtype=np.uint64)
+    valid = np.empty(int(woff[-1]), dtype=np.bool_)
+    SK.kgram_hashes(h, off, np.int64(k), ok, woff, wh, valid)
+    return idx, h, off, woff, wh, valid
+
+
+def _distinct(wh, valid, woff):
+    out = np.empty(wh.size, dtype=np.uint64)
+    counts = np.empty(woff.size - 1, dtype=np.int64)
+    SK.distinct_per_doc(wh, valid, woff, out, counts)
+    keep = np.arange(out.size) - np.repeat(woff[:-1], np.diff(woff)) < np.repeat(counts, np.diff(woff))
+    return out[keep]
+
+
+def _sketch_batches(batches, *, words_bc, k, depth, width):
+    import pyarrow as pa
+
+    words = words_bc.value
+    table = np.zeros((depth, width), dtype=np.uint32)
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        _, _, _, woff, wh, valid = _windows(batch, words, k)
+        SK.cms_add(_distinct(wh, valid, woff), table)
+    yield pa.RecordBatch.from_arrays([pack_binary(table.reshape(-1), np.array([0, table.size]))],
+                                     names=["sketch"])
+
+
+def _survivor_batches(batches, *, words_bc, sketch_bc, k, sigma):
+    import pyarrow as pa
+
+    words = words_bc.value
+    table = sketch_bc.value
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        _, _, _, woff, wh, valid = _windows(batch, words, k)
+        d = _distinct(wh, valid, woff)
+        est = np.empty(d.size, dtype=np.uint32)
+        SK.cms_query(d, table, est)
+        d = d[est >= sigma]
+        if d.size == 0:
+            continue
+        u, c = np.unique(d, return_counts=True)
+        yield pa.RecordBatch.from_arrays([pa.array(u.view(np.int64)), pa.array(c.astype(np.int64))],
+                                         names=["hash", "df"])
+
+
+def _island_batches(batches, *, words_bc, grams_bc, k):
+    import pyarrow as pa
+
+    words = words_bc.value
+    grams = grams_bc.value
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        idx, h, off, woff, wh, valid = _windows(batch, words, k)
+        if grams.size:
+            pos = np.minimum(np.searchsorted(grams, wh), grams.size - 1)
+            freq = valid & (grams[pos] == wh)
+        else:
+            freq = np.zeros(wh.size, dtype=bool)
+        keep = np.zeros(h.size, dtype=np.bool_)
+        SK.island_mask(off, np.int64(k), woff, freq, keep)
+        cs = np.zeros(h.size + 1, dtype=np.int64)
+        np.cumsum(keep, out=cs[1:])
+        kept = cs[off[1:]] - cs[off[:-1]]
+        has = kept > 0
+        if not has.any():
+            continue
+        local = np.arange(h.size, dtype=np.int64) - np.repeat(off[:-1], np.diff(off))
+        koff = np.zeros(int(has.sum()) + 1, dtype=np.int64)
+        np.cumsum(kept[has], out=koff[1:])
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(idx[has]), pack_binary(local[keep].astype(np.int32), koff),
+             pack_binary(h[keep], koff)],
+            names=["doc_index", "positions", "tokens"])
+
+
+# -- driver side ------------------------------------------------------------------
+
+def _saturating_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.minimum(a.astype(np.uint64) + b, np.uint64(0xFFFFFFFF)).astype(np.uint32)
+
+
+def _reduced_corpus(isl, word_hash, word_key):
+    """Reduced corpus from the collected islands: tokens, offsets, original document of
+    each reduced document, original local position of each reduced token (−1 for
+    separators), and the number of real token ids."""
+    docs = numpy_column(isl.column("doc_index"), np.int64)
+    order = np.argsort(docs, kind="stable")
+    isl = isl.take(order)
+    docs = docs[order]
+    pos, poff = binary_of(isl.column("positions"), np.int32)
+    hashes, _ = binary_of(isl.column("tokens"), np.uint64)
+    pos = pos.astype(np.int64)
+    n = hashes.size
+    # real token ids: the local store's vocabulary order among the island tokens
+    w = np.searchsorted(word_hash, hashes)
+    key = word_key[w]
+    uniq_keys, ids = np.unique(key, return_inverse=True)
+    ids = ids.reshape(-1).astype(np.int64)
+    n_real = int(uniq_keys.size)
+    # a separator before every token that does not follow its predecessor
+    gap = np.zeros(n, dtype=bool)
+    if n:
+        gap[1:] = pos[1:] != pos[:-1] + 1
+        gap[poff[:-1][poff[:-1] < n]] = False      # document starts are not gaps
+    gap_at = np.flatnonzero(gap)
+    sep_ids = n_real + np.arange(gap_at.size, dtype=np.int64)
+    tokens = np.insert(ids, gap_at, sep_ids)
+    posmap = np.insert(pos, gap_at, -1)
+    per_doc_gaps = np.add.reduceat(gap.astype(np.int64), poff[:-1]) if n else np.zeros(0, np.int64)
+    lens = np.diff(poff) + per_doc_gaps
+    offsets = np.zeros(lens.size + 1, dtype=np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    return tokens.astype(np.int32), offsets, docs, posmap, n_real
+
+
+def _surface(spark, docs_df, wanted: np.ndarray, unit: str) -> dict[int, tuple[str, Any, list]]:
+    """Text, token spans and token strings of the documents *wanted*."""
+    from pyspark.sql import functions as F
+
+    from ..corpus.tokenizer import token_spans, tokenize_batch
+
+    if wanted.size == 0:
+        return {}
+    sel = spark.createDataFrame([(int(d),) for d in wanted], "doc_index long")
+    rows = docs_df.join(F.broadcast(sel), "doc_index").select("doc_index", "text").collect()
+    out = {}
+    for r in rows:
+        text = r["text"]
+        tb = tokenize_batch([text], unit=unit)
+        out[int(r["doc_index"])] = (text, token_spans(text, unit=unit),
+                                    tb.strings(np.arange(len(tb))))
+    return out
+
+
+def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str = "text",
+                 url_col: str | None = "url", order_col: str | None = None, unit: str = "word",
+                 k: int | None = None, sketch_width: int = SKETCH_WIDTH,
+                 sketch_depth: int = SKETCH_DEPTH, batch_chars: int = 8_000_000,
+                 **overrides: Any):
+    """Maximal frequent phrases with Spark: the Spark twin of :func:`repetend.find_phrases`.
+
+    Parameters
+    ----------
+    spark : SparkSession
+    data : DataFrame or Parquet/JSONL path(s)
+        Documents with id, text and (optionally) url columns.
+    config : PhraseConfig, optional
+        The same config as the local call; keyword ``overrides`` replace fields.
+    id_col, text_col, url_col, order_col : str
+        Column names (:func:`repetend.spark.io.load_documents`).
+    unit : {"word", "char"}
+        Tokens, as in the local token store.
+    k : int, optional
+        k-gram length of the pre-filter, 1 <= k <= min_len (default min_len).
+    sketch_width, sketch_depth : int
+        Count-min sketch size (counters per row, rows); only speed depends on them.
+    batch_chars : int
+        ``batch_chars`` of the local store to mirror (only the order of phrases that tie
+        on Ψ and length depends on it; 8,000,000 is the store default).
+
+    Returns
+    -------
+    PhraseResult
+        The local result type with the same tables; ``raw`` holds global token positions
+        of the whole corpus; ``summary["spark"]`` has the pre-filter figures (words,
+        k-grams and positions kept, islands).
+
+    Notes
+    -----
+    Seed 000 (problem, BloomSpan, coverage); Cormode & Muthukrishnan (2005) for the
+    count-min sketch.  Exactness: ``docs/spark.md``.
+    """
+    import pyarrow as pa
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    from ..corpus.record import host_of
+    from ..phrases import PhraseConfig, PhraseResult
+    from ..phrases import find_phrases as local_find
+    from ..phrases._raw import RawPhrases
+    from ..phrases.api import _peak_memory_bytes
+    from ..phrases.coverage import covered_per_document, share_distribution
+
+    cfg = PhraseConfig(**{**(asdict(config) if config is not None else {}), **overrides})
+    cfg.validate()
+    if unit not in ("word", "char"):
+        raise ParameterError(f"the Spark engine tokenizes unit 'word' or 'char', got {unit!r}")
+    k = int(cfg.min_len if k is None else k)
+    if not 1 <= k <= cfg.min_len:
+        raise ParameterError(f"k must be in 1..min_len ({cfg.min_len}), got {k}")
+    if sketch_width < 1 or sketch_depth < 1:
+        raise ParameterError("sketch_width and sketch_depth must be >= 1")
+    sigma = int(cfg.min_docs)
+    t0 = time.perf_counter()
+    sc = spark.sparkContext
+    docs = load_documents(spark, data, id_col=id_col, text_col=text_col, url_col=url_col,
+                          order_col=order_col).persist(StorageLevel.MEMORY_AND_DISK)
+    persisted = [docs]
+    try:
+        n_docs = check_unique_ids(docs)
+        tok_schema = T.StructType([T.StructField("doc_index", T.LongType()),
+                                   T.StructField("n_tokens", T.LongType()),
+                                   T.StructField("n_chars", T.LongType()),
+                                   T.StructField("tokens", T.BinaryType())])
+        toks = docs.select("doc_index", "text").mapInArrow(
+            lambda it, _u=unit: _token_batches(it, unit=_u), tok_schema) \
+            .persist(StorageLevel.MEMORY_AND_DISK)
+        persisted.append(toks)
+        meta = docs.select("doc_index", "doc_id", "url").join(
+            toks.select("doc_index", "n_tokens", "n_chars"), "doc_index").orderBy("doc_index").toArrow()
+        # word df and first document
+        ws_schema = T.StructType([T.StructField("hash", T.LongType()),
+                                  T.StructField("df", T.LongType()),
+                                  T.StructField("first_doc", T.LongType())])
+        words_t = toks.select("doc_index", "tokens").mapInArrow(_word_stat_batches, ws_schema) \
+            .groupBy("hash").agg(F.sum("df").alias("df"), F.min("first_doc").alias("first_doc")) \
+            .filter(F.col("df") >= sigma).toArrow()
+        wh = numpy_column(words_t.column("hash"), np.int64).view(np.uint64)
+        wfirst = numpy_column(words_t.column("first_doc"), np.int64)
+        order = np.argsort(wh)
+        word_hash = np.ascontiguousarray(wh[order])
+        n_chars = numpy_column(meta.column("n_chars"), np.int64)
+        store_batch = _store_batches(n_chars, np.int64(batch_chars))
+        # local vocabulary order: (store batch of the first occurrence, hash)
+        word_rank = np.lexsort((word_hash, store_batch[wfirst[order]])) if word_hash.size else \
+            np.zeros(0, np.int64)
+        word_key = np.empty(word_hash.size, dtype=np.int64)
+        word_key[word_rank] = np.arange(word_hash.size, dtype=np.int64)
+        words_bc = sc.broadcast(word_hash)
+        # count-min sketch of the k-grams of frequent words
+        sk_schema = T.StructType([T.StructField("sketch", T.BinaryType())])
+        src = toks.select("doc_index", "tokens")
+        sketches = src.mapInArrow(
+            lambda it, _w=words_bc, _k=k, _d=sketch_depth, _wd=sketch_width:
+            _sketch_batches(it, words_bc=_w, k=_k, depth=_d, width=_wd), sk_schema)
+        table = sketches.rdd.map(lambda r: np.frombuffer(r[0], dtype=np.uint32).copy()) \
+            .treeReduce(_saturating_sum).reshape(sketch_depth, sketch_width)
+        sketch_bc = sc.broadcast(table)
+        # exact df of the k-grams the sketch lets through
+        sv_schema = T.StructType([T.StructField("hash", T.LongType()), T.StructField("df", T.LongType())])
+        surv = src.mapInArrow(
+            lambda it, _w=words_bc, _s=sketch_bc, _k=k, _g=sigma:
+            _survivor_batches(it, words_bc=_w, sketch_bc=_s, k=_k, sigma=_g), sv_schema) \
+            .groupBy("hash").agg(F.sum("df").alias("df")).persist(StorageLevel.MEMORY_AND_DISK)
+        persisted.append(surv)
+        n_survivors = surv.count()
+        grams = np.sort(numpy_column(surv.filter(F.col("df") >= sigma).select("hash").toArrow()
+                                     .column("hash"), np.int64).view(np.uint64))
+        grams_bc = sc.broadcast(grams)
+        is_schema = T.StructType([T.StructField("doc_index", T.LongType()),
+                                  T.StructField("positions", T.BinaryType()),
+                                  T.StructField("tokens", T.BinaryType())])
+        isl = src.mapInArrow(
+            lambda it, _w=words_bc, _g=grams_bc, _k=k:
+            _island_batches(it, words_bc=_w, grams_bc=_g, k=_k), is_schema).toArrow()
+    finally:
+        for d in persisted:
+            d.unpersist()
+    t_filter = time.perf_counter() - t0
+
+    # -- mine the reduced corpus on the driver --------------------------------------
+    n_tok = numpy_column(meta.column("n_tokens"), np.int64)
+    doc_offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(n_tok, out=doc_offsets[1:])
+    n_tokens = int(doc_offsets[-1])
+    if n_tokens == 0:
+        from ..errors import InputError
+
+        raise InputError(f"empty corpus: {n_docs} documents but no tokens")
+    tokens_r, offsets_r, island_doc, posmap, n_real = _reduced_corpus(
+        isl, word_hash, word_key) if isl.num_rows else (
+        np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros(0, np.int64),
+        np.zeros(0, np.int64), 0)
+    t1 = time.perf_counter()
+    if tokens_r.size:
+        red = local_find((tokens_r, offsets_r), cfg)
+        raw_r, engine, reason = red.raw, red.summary["engine"], red.summary["engine_choice"]
+        engine_stats = raw_r.stats
+    else:
+        z = np.zeros(0, np.int64)
+        raw_r = RawPhrases(z, z.copy(), np.zeros(1, np.int64), z.copy(), {})
+        engine, reason, engine_stats = "none", {"rule": "no islands"}, {}
+    t_mine = time.perf_counter() - t1
+    n_sep = int(np.count_nonzero(posmap < 0))
+    n_kept = int(tokens_r.size) - n_sep
+
+    # -- back to the original documents -----------------------------------------------
+    P = raw_r.n_phrases
+    lengths = np.asarray(raw_r.lengths, np.int64)
+    df = np.asarray(raw_r.df, np.int64)
+    counts = np.diff(raw_r.occ_offsets).astype(np.int64)
+    starts_r = np.asarray(raw_r.occ_starts, np.int64)
+    rdoc = (np.searchsorted(offsets_r, starts_r, side="right") - 1).astype(np.int64)
+    occ_doc = island_doc[rdoc]
+    occ_local = posmap[starts_r]
+    occ_global = doc_offsets[occ_doc] + occ_local
+    raw = RawPhrases(lengths=lengths, df=df, occ_offsets=np.asarray(raw_r.occ_offsets, np.int64),
+                     occ_starts=occ_global, stats=engine_stats)
+    phrase_of = np.repeat(np.arange(P, dtype=np.int64), counts)
+    first = np.asarray(raw.occ_offsets[:-1], np.int64)
+    first_doc = occ_doc[first] if P else np.zeros(0, np.int64)
+    first_local = occ_local[first] if P else np.zeros(0, np.int64)
+    surf = _surface(spark, docs, np.unique(first_doc), unit)
+    token_lists, texts = [], []
+    for i in range(P):
+        text, spans, strings = surf[int(first_doc[i])]
+        s, e = int(first_local[i]), int(first_local[i] + lengths[i])
+        token_lists.append(strings[s:e])
+        texts.append(text[int(spans[s, 0]):int(spans[e - 1, 1])])
+    doc_ids = meta.column("doc_id").combine_chunks()
+    urls = meta.column("url").to_pylist()
+    has_urls = any(u is not None for u in urls)
+    phrases = pa.table({
+        "phrase_id": pa.array(np.arange(P, dtype=np.int64)),
+        "tokens": pa.array(token_lists, pa.list_(pa.string())),
+        "text": pa.array(texts, pa.string()),
+        "df": pa.array(df),
+        "occurrences": pa.array(counts),
+        "length": pa.array(lengths),
+        "psi": pa.array(lengths * df),
+        "example_doc_id": doc_ids.take(pa.array(first_doc)),
+    })
+    occurrences = pa.table({
+        "phrase_id": pa.array(phrase_of),
+        "doc_index": pa.array(occ_doc),
+        "doc_id": doc_ids.take(pa.array(occ_doc)),
+        "start": pa.array(occ_local),
+        "end": pa.array(occ_local + np.repeat(lengths, counts)),
+    })
+    covered = np.zeros(n_docs, dtype=np.int64)
+    if P:
+        covered[island_doc] = covered_per_document(raw_r, offsets_r)
+    share = np.divide(covered, n_tok, out=np.zeros(n_docs, np.float64), where=n_tok > 0)
+    hosts_l = [host_of(u) for u in urls] if has_urls else None
+    documents = pa.table({
+        "doc_index": pa.array(np.arange(n_docs, dtype=np.int64)),
+        "doc_id": doc_ids,
+        "url": pa.array(urls if has_urls else [None] * n_docs, pa.string()),
+        "host": pa.array(hosts_l if has_urls else [None] * n_docs, pa.string()),
+        "n_tokens": pa.array(n_tok),
+        "covered_tokens": pa.array(covered),
+        "boilerplate_share": pa.array(share),
+    })
+    hosts = None
+    if has_urls:
+        g = documents.group_by("host").aggregate([
+            ("doc_index", "count"), ("n_tokens", "sum"), ("covered_tokens", "sum")])
+        tok = g.column("n_tokens_sum").to_numpy()
+        cov = g.column("covered_tokens_sum").to_numpy()
+        hosts = pa.table({
+            "host": g.column("host"),
+            "documents": g.column("doc_index_count").cast(pa.int64()),
+            "tokens": pa.array(tok.astype(np.int64)),
+            "covered_tokens": pa.array(cov.astype(np.int64)),
+            "covered_share": pa.array(np.divide(cov, tok, out=np.zeros(tok.size, np.float64),
+                                                where=tok > 0)),
+        }).sort_by([("covered_tokens", "descending"), ("host", "ascending")])
+
+    nonempty = n_tok > 0
+    cov_total = int(covered.sum())
+    drop = np.flatnonzero(nonempty & (share >= cfg.near_full_share))
+    drop = drop[np.argsort(-share[drop], kind="stable")]
+    ids_list = doc_ids.to_pylist() if drop.size else []
+    kk = min(cfg.top_k, P)
+    psi = lengths * df
+    summary = {
+        "parameters": asdict(cfg),
+        "engine": engine,
+        "engine_choice": reason,
+        "documents": n_docs,
+        "empty_documents": int(np.count_nonzero(~nonempty)),
+        "tokens": n_tokens,
+        "covered_tokens": cov_total,
+        "covered_share": cov_total / n_tokens if n_tokens else 0.0,
+        "phrases": P,
+        "occurrences": int(occ_global.shape[0]),
+        "document_share": share_distribution(share[nonempty], bins=cfg.histogram_bins),
+        "index_eaters": [
+            {"phrase_id": i, "psi": int(psi[i]), "df": int(df[i]), "length": int(lengths[i]),
+             "occurrences": int(counts[i]), "text": texts[i]} for i in range(kk)],
+        "drop_candidates": {
+            "threshold": cfg.near_full_share,
+            "count": int(drop.size),
+            "documents": [{"doc_index": int(d), "doc_id": ids_list[d], "share": float(share[d]),
+                           "n_tokens": int(n_tok[d])} for d in drop[:cfg.max_drop_candidates]],
+        },
+        "timings": {"prefilter": t_filter, "mine": t_mine, "total": time.perf_counter() - t0},
+        "peak_memory_bytes": _peak_memory_bytes(),
+        "engine_stats": engine_stats,
+        "spark": {"k": k, "frequent_words": int(word_hash.size),
+                  "sketch": [int(sketch_depth), int(sketch_width)],
+                  "kgrams_past_sketch": int(n_survivors), "frequent_kgrams": int(grams.size),
+                  "island_documents": int(isl.num_rows),
+                  "island_tokens": n_kept, "separators": n_sep, "kept_share": n_kept / n_tokens},
+    }
+    if hosts is not None:
+        summary["hosts"] = hosts.num_rows
+    return PhraseResult(phrases=phrases, documents=documents, hosts=hosts,
+                        occurrences=occurrences, summary=summary, config=cfg, raw=raw,
+                        n_tokens=n_tokens)
