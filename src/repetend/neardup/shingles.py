@@ -29,7 +29,8 @@ def token_hashes(vocab: list[str]) -> npt.NDArray[np.uint64]:
     offsets = np.zeros(len(enc) + 1, dtype=np.int64)
     np.cumsum(lens, out=offsets[1:])
     data = np.frombuffer(b"".join(enc), dtype=np.uint8)
-    return K.fnv1a64_spans(data, offsets)
+    with np.errstate(over="ignore"):  # uint64 wrap-around is the hash (JIT-off runs warn)
+        return K.fnv1a64_spans(data, offsets)
 
 
 @dataclass(slots=True)
@@ -61,7 +62,8 @@ def shingle_sets(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int6
     np.cumsum(counts, out=raw_offsets[1:])
     raw = np.empty(int(raw_offsets[-1]), dtype=np.uint64)
     uniq = np.empty(counts.size, dtype=np.int64)
-    K.shingle_fill(tokens, doc_offsets, tok_hash, np.int64(k), raw_offsets, raw, uniq)
+    with np.errstate(over="ignore"):  # uint64 wrap-around is the hash (JIT-off runs warn)
+        K.shingle_fill(tokens, doc_offsets, tok_hash, np.int64(k), raw_offsets, raw, uniq)
     offsets = np.zeros(counts.size + 1, dtype=np.int64)
     np.cumsum(uniq, out=offsets[1:])
     out = np.empty(int(offsets[-1]), dtype=np.uint64)
