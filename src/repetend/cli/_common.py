@@ -30,6 +30,9 @@ def input_options(fn):
                      help="For a directory of text files: which files to read (e.g. '**/*.md')."),
         click.option("--limit", type=click.IntRange(min=1), default=None,
                      help="Read at most this many documents."),
+        click.option("--html", type=click.Choice(["all", "main"]), default="all",
+                     show_default=True,
+                     help="WARC pages: keep all visible text (like WET) or only the main content."),
         click.option("--on-error", type=click.Choice(["skip", "fail"]), default="skip",
                      show_default=True, help="Malformed records: count and skip, or stop."),
         click.option("--unit", type=click.Choice(["word", "code", "char"]), default="word",
@@ -42,7 +45,8 @@ def input_options(fn):
     return fn
 
 
-INPUT_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "unit", "lang")
+INPUT_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html",
+              "unit", "lang")
 
 
 def load_store(inputs, *, out=None, quiet=False, **opts):
@@ -57,7 +61,7 @@ def load_store(inputs, *, out=None, quiet=False, **opts):
         return TokenStore.open(inputs[0])
     stats = ReadStats()
     read_keys = {k: opts[k] for k in ("text_field", "id_field", "url_field", "fmt", "glob",
-                                      "limit", "on_error") if k in opts}
+                                      "limit", "on_error", "html") if k in opts}
     records = read_corpus(inputs, stats=stats, **read_keys)
     with Progress("tokenize", unit="B", quiet=quiet) as bar:
         store = build_store(records, out=out, unit=opts.get("unit", "word"),

@@ -49,6 +49,7 @@ class ReadStats:
     invalid_utf8: int = 0      # records whose bytes were not valid UTF-8 (replaced, still yielded)
     missing_text: int = 0      # records without the text field (counted within malformed)
     skipped_non_response: int = 0  # WARC records that are not responses / not HTML
+    skipped_binary: int = 0    # files of a text tree that are not text
     errors: list[str] = field(default_factory=list)  # first messages, capped
 
     MAX_ERRORS = 20
@@ -66,5 +67,6 @@ class ReadStats:
             "invalid_utf8": self.invalid_utf8,
             "missing_text": self.missing_text,
             "skipped_non_response": self.skipped_non_response,
+            "skipped_binary": self.skipped_binary,
             "errors": list(self.errors),
         }
