@@ -34,6 +34,16 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
                          f"({_n(s['pairs_not_enumerated'])} pairs not enumerated)")
         if extra:
             lines.append("documents: " + ", ".join(extra))
+    if s["method"] == "simhash":
+        sh = s["simhash"]
+        lines.append(f"SimHash 64 bits ({s['simhash_weights']} weights), Hamming <= {sh['hamming']}: "
+                     f"{sh['blocks']} blocks, {sh['tables']} tables (keys >= {sh['key_bits_min']} bits), "
+                     f"{_n(sh['comparisons'])} comparisons")
+    nz = s.get("normalization")
+    if nz:
+        lines.append(f"normalized (stopwords={nz['stopwords']}, stem={nz['stem']}): vocabulary "
+                     f"{_n(nz['vocabulary'])} -> {_n(nz['normalized_vocabulary'])}, tokens "
+                     f"{_n(nz['tokens_before'])} -> {_n(nz['tokens_after'])}")
     if s["method"] == "exact":
         lines.append(f"{_n(s['verified_pairs'])} pairs of documents with the same canonical checksum")
     else:
@@ -51,10 +61,11 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
 
 @click.command("dups")
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--method", type=click.Choice(["minhash", "allpairs", "broder", "exact"]),
+@click.option("--method", type=click.Choice(["minhash", "allpairs", "broder", "exact", "simhash"]),
               default="minhash", show_default=True,
               help="minhash: MinHash + LSH + exact verification; allpairs: exact join; "
-                   "broder: mod-m sampled shingles; exact: identical canonical text.")
+                   "broder: mod-m sampled shingles; exact: identical canonical text; "
+                   "simhash: 64-bit SimHash, Hamming pairs by permuted tables + exact verification.")
 @click.option("--threshold", "-t", type=float, default=0.8, show_default=True,
               help="Jaccard resemblance threshold, in (0, 1].")
 @click.option("--shingle", "-k", type=int, default=5, show_default=True,
@@ -76,13 +87,25 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
               help="Documents with fewer shingles are matched by exact set identity, not LSH.")
 @click.option("--containment", type=float, default=0.8, show_default=True,
               help="Report pairs with containment >= this and J < threshold apart.")
+@click.option("--stopwords", default=None, metavar="LANG|FILE",
+              help="Drop stop words before shingling: a language (ru, en, ...; package stop-words) "
+                   "or a file with one word per line.")
+@click.option("--stem", default=None, metavar="LANG",
+              help="Snowball-stem tokens before shingling (PyStemmer): russian/ru, english/en, ...")
+@click.option("--hamming", type=click.IntRange(0, 32), default=3, show_default=True,
+              help="SimHash: maximal Hamming distance of candidate fingerprints.")
+@click.option("--simhash-blocks", type=int, default=None,
+              help="SimHash: number of blocks of the permuted tables (default: chosen for k and n).")
+@click.option("--simhash-weights", type=click.Choice(["binary", "count"]), default="binary",
+              show_default=True, help="SimHash feature weight: 1 per distinct shingle, or its count.")
 @click.option("--out", "-o", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Output directory.")
 @click.option("--out-format", "--output-format", "out_format", type=click.Choice(["parquet", "jsonl"]),
               default="parquet", show_default=True, help="Format of the result tables.")
 @input_options
 def dups(inputs, method, threshold, shingle, num_perm, bands, rows, hash_, scheme, bbits, seed,
-         max_bucket, min_shingles, containment, out, out_format, quiet, **opts):
+         max_bucket, min_shingles, containment, stopwords, stem, hamming, simhash_blocks,
+         simhash_weights, out, out_format, quiet, **opts):
     """Find near-duplicate documents in INPUT... (a corpus or a token store).
 
     Writes OUT/pairs, clusters, containment, candidates (.parquet or .jsonl;
@@ -95,7 +118,8 @@ def dups(inputs, method, threshold, shingle, num_perm, bands, rows, hash_, schem
                         bands=bands, rows=rows, hash=hash_, scheme=scheme, bbits=bbits,
                         seed=DEFAULT_SEED if seed is None else seed,
                         max_bucket=max_bucket or None, min_shingles=min_shingles,
-                        containment=containment).validate()
+                        containment=containment, stopwords=stopwords, stem=stem, hamming=hamming,
+                        simhash_blocks=simhash_blocks, simhash_weights=simhash_weights).validate()
     store = load_store(inputs, quiet=quiet, **{k: opts[k] for k in INPUT_KEYS if k in opts})
     say = (lambda msg: None) if quiet else (lambda msg: click.echo(msg + " …", err=True))
     result = find_near_duplicates(store, cfg, progress=say)

@@ -16,6 +16,14 @@ exact verification → clusters — with one of four methods:
 ``exact``
     Canonical-form checksums (``repetend.neardup.exact``): identical documents only;
     the threshold does not apply.
+``simhash``
+    64-bit SimHash fingerprints of the shingles (:mod:`.simhash`), all pairs within
+    Hamming distance ``hamming`` by permuted tables (Manku et al. 2007), every
+    candidate verified by exact Jaccard like the other methods.
+
+Normalization (``stopwords``, ``stem``; :mod:`.normalize`) rewrites the token
+stream through a vocabulary remap before shingles are formed; with both None the
+shingles are exactly those of the raw tokens.
 """
 
 from __future__ import annotations
@@ -40,8 +48,8 @@ from .shingles import ShingleSets, shingle_sets, token_hashes
 
 __all__ = ["NearDupConfig", "NearDupResult", "find_near_duplicates"]
 
-Method = Literal["minhash", "allpairs", "broder", "exact"]
-METHODS = ("minhash", "allpairs", "broder", "exact")
+Method = Literal["minhash", "allpairs", "broder", "exact", "simhash"]
+METHODS = ("minhash", "allpairs", "broder", "exact", "simhash")
 CANDIDATES_LIMIT = 200_000
 
 
@@ -53,6 +61,13 @@ class NearDupConfig:
     (P(threshold) >= ``min_recall``).  ``bbits`` None → full 64-bit signature
     values.  ``containment`` is the threshold of the containment pairs reported
     apart (max containment >= it, Jaccard < ``threshold``).
+
+    ``stopwords`` (a language such as ``ru``/``english`` or a word-list file) and
+    ``stem`` (a Snowball language) normalize the tokens before shingling
+    (:mod:`repetend.neardup.normalize`).  ``hamming`` is the SimHash distance k,
+    ``simhash_blocks`` the table design's block count (None: chosen for k and the
+    corpus size), ``simhash_weights`` ``binary`` (1 per distinct shingle) or
+    ``count`` (occurrences in the document).
     """
 
     method: Method = "minhash"
@@ -70,6 +85,11 @@ class NearDupConfig:
     containment: float = 0.8
     min_recall: float = 0.98
     exact_hash: Literal["xxh64", "crc32"] = "xxh64"
+    stopwords: str | None = None
+    stem: str | None = None
+    hamming: int = 3
+    simhash_blocks: int | None = None
+    simhash_weights: Literal["binary", "count"] = "binary"
 
     def validate(self) -> "NearDupConfig":
         if self.method not in METHODS:
@@ -97,6 +117,18 @@ class NearDupConfig:
         if not 0.0 <= float(self.min_recall) <= 1.0:
             raise ParameterError(f"min_recall must be in [0, 1], got {self.min_recall}")
         check_banding(int(self.num_perm), self.bands, self.rows)
+        for name in ("stopwords", "stem"):
+            v = getattr(self, name)
+            if v is not None and (not isinstance(v, str) or not v.strip()):
+                raise ParameterError(f"{name} must be a non-empty string or None, got {v!r}")
+        if self.method == "exact" and (self.stopwords or self.stem):
+            raise ParameterError("method 'exact' checksums the verbatim text: stopwords/stem do not apply")
+        if not 0 <= int(self.hamming) <= 32:
+            raise ParameterError(f"hamming must be in 0..32, got {self.hamming}")
+        if self.simhash_blocks is not None and not int(self.hamming) + 1 <= int(self.simhash_blocks) <= 64:
+            raise ParameterError(f"simhash_blocks must be in {int(self.hamming) + 1}..64, got {self.simhash_blocks}")
+        if self.simhash_weights not in ("binary", "count"):
+            raise ParameterError(f"simhash_weights must be 'binary' or 'count', got {self.simhash_weights!r}")
         return self
 
     def banding(self) -> tuple[int, int]:
@@ -282,28 +314,51 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     store = None
+    norm = None
+    stream = None
+    normalizing = bool(cfg.stopwords or cfg.stem)
     if isinstance(data, ShingleSets):
+        if normalizing:
+            raise ParameterError("stopwords/stem need a TokenStore (ShingleSets are already formed)")
         sets = data
         lengths = sets.sizes.astype(np.int64)
         doc_ids = None
         n_tokens = None
     elif hasattr(data, "tokens") and hasattr(data, "doc_offsets"):
         store = data
-        say(f"shingling {store.n_docs:,} documents (k = {cfg.shingle})")
-        tok_hash = token_hashes(store.vocab)
-        sets = shingle_sets(store.tokens, store.doc_offsets, tok_hash, int(cfg.shingle))
+        tokens, offsets, vocab = store.tokens, store.doc_offsets, store.vocab
         lengths = store.doc_lengths.astype(np.int64)
         n_tokens = lengths
+        if normalizing:
+            from .normalize import normalize_tokens, normalize_vocabulary
+
+            say(f"normalizing {len(vocab):,} vocabulary entries (stopwords={cfg.stopwords}, stem={cfg.stem})")
+            norm = normalize_vocabulary(vocab, stopwords=cfg.stopwords, stem=cfg.stem)
+            tokens, offsets = normalize_tokens(tokens, offsets, norm.remap)
+            vocab = norm.vocab
+            n_tokens = np.diff(offsets)
+            timings["normalize"] = time.perf_counter() - t0
+        say(f"shingling {store.n_docs:,} documents (k = {cfg.shingle})")
+        tok_hash = token_hashes(vocab)
+        sets = shingle_sets(tokens, offsets, tok_hash, int(cfg.shingle))
+        stream = (tokens, offsets, tok_hash)
         doc_ids = store.docs.column("doc_id")
     else:
         raise ParameterError(f"expected a TokenStore or ShingleSets, got {type(data).__name__}")
-    timings["shingles"] = time.perf_counter() - t0
+    timings["shingles"] = time.perf_counter() - t0 - timings.get("normalize", 0.0)
     n = int(sets.offsets.shape[0] - 1)
     sizes = sets.sizes.astype(np.int64)
     t = float(cfg.threshold)
     summary: dict = {"method": cfg.method, "parameters": asdict(cfg), "documents": n,
                      "shingle_k": int(sets.k), "shingles": int(sets.hashes.shape[0]),
                      "threshold": t}
+    if norm is not None:
+        summary["normalization"] = {
+            "stopwords": norm.stopwords, "stem": norm.stem,
+            "vocabulary": norm.types_before, "normalized_vocabulary": norm.types_after,
+            "stopword_types": norm.stopword_types,
+            "tokens_before": int(store.n_tokens), "tokens_after": int(n_tokens.sum()),
+        }
     sig = None
     tc = time.perf_counter()
     if cfg.method == "minhash":
@@ -341,6 +396,29 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
         candidates = all_pairs(sets, t)
         pairs = candidates.select(candidates.jaccard >= t)
         timings["pairs"] = time.perf_counter() - tc
+    elif cfg.method == "simhash":
+        from .simhash import hamming_candidates, simhash_fingerprints
+
+        say(f"SimHash fingerprints ({cfg.simhash_weights} weights)")
+        if cfg.simhash_weights == "count":
+            if stream is None:
+                raise ParameterError("simhash_weights='count' needs a TokenStore (shingle counts)")
+            fps = simhash_fingerprints(weights="count", tokens=stream[0], doc_offsets=stream[1],
+                                       tok_hash=stream[2], k=int(sets.k))
+        else:
+            fps = simhash_fingerprints(sets, weights="binary")
+        timings["signatures"] = time.perf_counter() - tc
+        tl = time.perf_counter()
+        say(f"Hamming <= {cfg.hamming} pairs by permuted tables")
+        hc = hamming_candidates(fps, int(cfg.hamming), valid=sizes > 0, blocks=cfg.simhash_blocks)
+        timings["tables"] = time.perf_counter() - tl
+        tv = time.perf_counter()
+        say(f"verifying {len(hc):,} candidates exactly")
+        candidates = verify_pairs(sets, hc.a, hc.b)
+        timings["verify"] = time.perf_counter() - tv
+        pairs = candidates.select(candidates.jaccard >= t)
+        summary.update({"hamming": int(cfg.hamming), "simhash": hc.stats,
+                        "simhash_weights": cfg.simhash_weights, "fingerprint_bytes": int(fps.nbytes)})
     elif cfg.method == "broder":
         broder_pairs = _lazy("broder", "broder_pairs", "broder")
         if n_tokens is None:
