@@ -24,51 +24,108 @@ def mask_tokens(tokens, is_slot, slot_id):
 
 
 @jit
-def build_stream(starts, ends, phrase, doc, max_gap, n_phrases, n_docs):
-    """Chain anchor occurrences into a stream of phrase ids.
+def gapped_corpus(tokens, doc_offsets, run_offsets, run_starts, run_ends, max_gap, gap_id,
+                  sentinel_base):
+    """The covered runs of each document as one token sequence for the chain miner.
 
-    The occurrences must be sorted by (start ascending, end descending); they
-    are global token positions, ``doc[i]`` the document of occurrence i.
-    An occurrence inside the span of the previous kept one is dropped. Two
-    consecutive kept occurrences of one document are linked when the gap
-    ``start[b] - end[a]`` is in ``[0, max_gap]``; otherwise a fresh sentinel
-    id (``n_phrases``, ``n_phrases + 1``, …, never repeated, so never part of
-    a frequent sequence) separates them.
-
-    Returns ``(stream, anchor, doc_off, n)``: the stream tokens, for each
-    stream position the index of its occurrence (or -1 for a sentinel), the
-    stream offsets of each document (``n_docs + 1``) and the stream length.
+    Covered tokens are copied; an uncovered stretch of 1 … *max_gap* tokens
+    between two runs of a document becomes one *gap_id* token (a slot); a
+    longer one becomes a fresh sentinel (``sentinel_base``, +1, …, never
+    repeated, so no frequent phrase crosses it).  Returns ``(t, t_start,
+    t_end, t_off)``: the sequence, the original global token range of each of
+    its positions (a gap: the whole stretch), and per-document offsets.
     """
-    m = starts.shape[0]
-    stream = np.empty(2 * m + 1, dtype=np.int32)
-    anchor = np.empty(2 * m + 1, dtype=np.int64)
-    doc_off = np.zeros(n_docs + 1, dtype=np.int64)
+    n_docs = doc_offsets.shape[0] - 1
+    total = 0
+    for d in range(n_docs):
+        for r in range(run_offsets[d], run_offsets[d + 1]):
+            total += run_ends[r] - run_starts[r] + 1
+    t = np.empty(total, dtype=np.int32)
+    t_start = np.empty(total, dtype=np.int64)
+    t_end = np.empty(total, dtype=np.int64)
+    t_off = np.zeros(n_docs + 1, dtype=np.int64)
     pos = 0
-    sentinel = n_phrases
-    prev_doc = -1
-    cur_end = -1
-    for i in range(m):
-        d = doc[i]
-        if d != prev_doc:
-            for dd in range(prev_doc + 1, d + 1):
-                doc_off[dd] = pos
-            prev_doc = d
-        else:
-            if ends[i] <= cur_end:
-                continue                        # inside the previous kept occurrence
-            gap = starts[i] - cur_end
-            if gap < 0 or gap > max_gap:
-                stream[pos] = sentinel
-                anchor[pos] = -1
-                sentinel += 1
+    sentinel = sentinel_base
+    for d in range(n_docs):
+        t_off[d] = pos
+        for r in range(run_offsets[d], run_offsets[d + 1]):
+            if r > run_offsets[d]:
+                g0 = run_ends[r - 1]
+                g1 = run_starts[r]
+                if g1 - g0 <= max_gap:
+                    t[pos] = gap_id
+                else:
+                    t[pos] = sentinel
+                    sentinel += 1
+                t_start[pos] = g0
+                t_end[pos] = g1
                 pos += 1
-        stream[pos] = phrase[i]
-        anchor[pos] = i
-        pos += 1
-        cur_end = ends[i]
-    for dd in range(prev_doc + 1, n_docs + 1):
-        doc_off[dd] = pos
-    return stream[:pos], anchor[:pos], doc_off, pos
+            for p in range(run_starts[r], run_ends[r]):
+                t[pos] = tokens[p]
+                t_start[pos] = p
+                t_end[pos] = p + 1
+                pos += 1
+    t_off[n_docs] = pos
+    return t[:pos], t_start[:pos], t_end[:pos], t_off
+
+
+@jit
+def peel(t, occ_offsets, occ_starts, lengths, next_sentinel):
+    """Replace every position of every occurrence (phrase i has length
+    ``lengths[i]`` and starts ``occ_starts[occ_offsets[i]:occ_offsets[i + 1]]``)
+    by a fresh sentinel, in place; returns the next unused sentinel."""
+    s = next_sentinel
+    for i in range(lengths.shape[0]):
+        for k in range(occ_offsets[i], occ_offsets[i + 1]):
+            q = occ_starts[k]
+            for j in range(lengths[i]):
+                if t[q + j] < next_sentinel:
+                    t[q + j] = s
+                    s += 1
+    return s
+
+
+@jit
+def _match_pass(t, t_doc, order, sorted_t, keys, key_off, counts, out_off, out, fill):
+    n_k = key_off.shape[0] - 1
+    for i in range(n_k):
+        a = key_off[i]
+        m = key_off[i + 1] - a
+        lo = np.searchsorted(sorted_t, keys[a])
+        hi = np.searchsorted(sorted_t, keys[a], side="right")
+        k = 0
+        for r in range(lo, hi):
+            q = order[r]
+            if q + m > t.shape[0] or t_doc[q + m - 1] != t_doc[q]:
+                continue
+            ok = True
+            for j in range(1, m):
+                if t[q + j] != keys[a + j]:
+                    ok = False
+                    break
+            if ok:
+                if fill:
+                    out[out_off[i] + k] = q
+                k += 1
+        counts[i] = k
+
+
+@jit
+def match_all(t, t_doc, order, sorted_t, keys, key_off):
+    """Every occurrence of every key (``keys[key_off[i]:key_off[i + 1]]``) in
+    *t* within one document (``t_doc``), found through the positions of its
+    first token (``order``: a stable argsort of *t*, ``sorted_t = t[order]``).
+    Returns ``(offsets, positions)``; positions of key i are increasing."""
+    n_k = key_off.shape[0] - 1
+    counts = np.zeros(n_k, dtype=np.int64)
+    out_off = np.zeros(n_k + 1, dtype=np.int64)
+    dummy = np.empty(0, dtype=np.int64)
+    _match_pass(t, t_doc, order, sorted_t, keys, key_off, counts, out_off, dummy, False)
+    for i in range(n_k):
+        out_off[i + 1] = out_off[i] + counts[i]
+    out = np.empty(out_off[n_k], dtype=np.int64)
+    _match_pass(t, t_doc, order, sorted_t, keys, key_off, counts, out_off, out, True)
+    return out_off, out
 
 
 @jit
@@ -86,6 +143,23 @@ def value_hashes(tokens, starts, ends):
                 t = t >> np.uint64(8)
         h = (h ^ np.uint64(ends[i] - starts[i])) * _FNV_PRIME
         out[i] = h
+    return out
+
+
+@jit
+def same_content(tokens, starts, ends, ref):
+    """``tokens[starts[i]:ends[i]] == tokens[starts[ref[i]]:ends[ref[i]]]`` for each i."""
+    n = starts.shape[0]
+    out = np.ones(n, dtype=np.bool_)
+    for i in range(n):
+        j = ref[i]
+        if ends[i] - starts[i] != ends[j] - starts[j]:
+            out[i] = False
+            continue
+        for k in range(ends[i] - starts[i]):
+            if tokens[starts[i] + k] != tokens[starts[j] + k]:
+                out[i] = False
+                break
     return out
 
 

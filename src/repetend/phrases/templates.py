@@ -132,6 +132,8 @@ class TemplateConfig:
         Fewest fixed tokens in a template.
     top_values : int
         Slot values listed per slot (the most frequent first).
+    rounds : int
+        Peeling rounds of the chain miner (1: maximal chains only).
     """
 
     max_gap: int = 4
@@ -141,11 +143,12 @@ class TemplateConfig:
     min_span: int | None = None
     min_fixed: int = 2
     top_values: int = 5
+    rounds: int = 3
 
     def validate(self) -> "TemplateConfig":
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
         for name, lo in (("max_gap", 0), ("min_fixed", 0), ("top_values", 0),
-                         ("part_len", 1), ("min_span", 1)):
+                         ("part_len", 1), ("min_span", 1), ("rounds", 1)):
             v = getattr(self, name)
             if v is None and name in ("part_len", "min_span"):
                 continue
@@ -425,8 +428,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     c = _as_corpus(corpus)
     tokens, offsets = c.tokens, c.doc_offsets
     n_docs, n_tokens = offsets.size - 1, int(tokens.size)
-    params = {**asdict(cfg), "min_docs": sigma, "min_len": L, "part_len": part_len,
-              "min_span": min_span}
+    params = {**asdict(cfg), "min_docs": sigma, "min_len": L,
+              "resolved": {"part_len": part_len, "min_span": min_span}}
 
     # 1. parts
     t0 = time.perf_counter()
@@ -445,45 +448,76 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     summary: dict[str, Any] = {"parameters": params, "documents": n_docs, "tokens": n_tokens}
     if parts is None or parts.n_phrases == 0:
         summary.update(_coverage_summary(c, raw, np.zeros(0, np.int64), np.zeros(0, np.int64)),
-                       templates=0, template_occurrences=0, parts=0, part_occurrences=0,
+                       templates=0, template_occurrences=0, part_phrases=0, covered_runs=0, gapped_length=0,
                        timings={**timings, "total": time.perf_counter() - t_start})
         return _empty_result(cfg, summary)
 
-    # 2. chains
+    # 2. the covered runs, short gaps as one slot token
     t0 = time.perf_counter()
-    P = parts.n_phrases
-    counts = np.diff(np.asarray(parts.occ_offsets, np.int64))
-    o_start = np.asarray(parts.occ_starts, np.int64)
-    o_len = np.repeat(np.asarray(parts.lengths, np.int64), counts)
-    o_end = o_start + o_len
-    o_phrase = np.repeat(np.arange(P, dtype=np.int32), counts)
-    order = np.lexsort((-o_end, o_start))
-    o_start, o_end, o_phrase = o_start[order], o_end[order], o_phrase[order]
-    o_doc = (np.searchsorted(offsets, o_start, side="right") - 1).astype(np.int64)
-    stream, anchor, s_off, _ = K.build_stream(o_start, o_end, o_phrase, o_doc,
-                                              np.int64(cfg.max_gap), np.int64(P),
-                                              np.int64(n_docs))
-    timings["chain"] = time.perf_counter() - t0
+    from .frequent_spans import frequent_spans
 
-    # 3. frequent chains
+    fs = frequent_spans(anchor_tokens, offsets, parts, part_len if cfg.short_parts else L)
+    base = (len(c.vocab) if c.vocab is not None else int(tokens.max(initial=-1)) + 1) + 1
+    num_id = base - 1 if slot_id >= 0 else -1
+    gap_id = base
+    t, g_start, g_end, t_off = K.gapped_corpus(
+        anchor_tokens, offsets, np.asarray(fs.run_offsets, np.int64),
+        np.asarray(fs.starts, np.int64), np.asarray(fs.ends, np.int64),
+        np.int64(cfg.max_gap), np.int32(gap_id), np.int32(gap_id + 1))
+    timings["gapped"] = time.perf_counter() - t0
+
+    # 3. maximal frequent phrases of that sequence: the candidate templates.
+    #    Peeling rounds: the occurrences found are replaced by sentinels and the
+    #    rest mined again, so that a phrase hidden by a frequent extension (a
+    #    footer that is often, not always, preceded by the same block) surfaces.
     t0 = time.perf_counter()
-    chains = mine_suffix(stream, s_off, sigma, 1) if stream.size else None
+    groups: set[bytes] = set()
+    residue = t.copy()
+    next_sentinel = np.int32(int(t.max(initial=gap_id)) + 1)
+    n_candidates, rounds = 0, 0
+    for _ in range(cfg.rounds):
+        chains = mine_suffix(residue, t_off, sigma, 2) if t.size else None
+        if chains is None or chains.n_phrases == 0:
+            break
+        rounds += 1
+        n_candidates += chains.n_phrases
+        c_off = np.asarray(chains.occ_offsets, np.int64)
+        c_starts = np.asarray(chains.occ_starts, np.int64)
+        for k in range(chains.n_phrases):
+            m = int(chains.lengths[k])
+            q0 = int(c_starts[c_off[k]])
+            content = t[q0:q0 + m]
+            keep = np.flatnonzero(content != gap_id)       # a gap at an edge is no slot
+            if keep.size == 0:
+                continue
+            inner = content[int(keep[0]):int(keep[-1]) + 1]
+            if not ((inner == gap_id).any() or (num_id >= 0 and (inner == num_id).any())):
+                continue                                    # no slot: an exact phrase
+            groups.add(inner.tobytes())
+        next_sentinel = K.peel(residue, c_off, c_starts, np.asarray(chains.lengths, np.int64),
+                               np.int32(next_sentinel))
     timings["chains"] = time.perf_counter() - t0
 
     # 4. slots, filters, tables
     t0 = time.perf_counter()
     rows, occ_parts = [], []
-    if chains is not None:
-        c_off = np.asarray(chains.occ_offsets, np.int64)
-        c_starts = np.asarray(chains.occ_starts, np.int64)
-        for k in range(chains.n_phrases):
-            m = int(chains.lengths[k])
-            S = c_starts[c_off[k]:c_off[k + 1]]
-            A = anchor[S[:, None] + np.arange(m)]          # [occ, part] occurrence index
-            row = _template(c, k, m, A, o_start, o_end, anchor_tokens, slot_id,
-                            int(chains.df[k]), cfg, min_span)
-            if row is not None:
-                rows.append(row)
+    if groups:
+        # every occurrence of each candidate, not only those of the maximal
+        # phrase it came from (a frequent left or right context, e.g. a short
+        # gap before it, would otherwise hide the rest)
+        keys_sorted = sorted(groups)
+        if keys_sorted:
+            kk = [np.frombuffer(k, dtype=np.int32) for k in keys_sorted]
+            key_off = np.zeros(len(kk) + 1, dtype=np.int64)
+            np.cumsum([x.size for x in kk], out=key_off[1:])
+            order = np.argsort(t, kind="stable").astype(np.int64)
+            t_doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(t_off))
+            m_off, m_pos = K.match_all(t, t_doc, order, t[order], np.concatenate(kk), key_off)
+            for i, inner in enumerate(kk):
+                Q = m_pos[m_off[i]:m_off[i + 1]]
+                row = _template(c, inner, Q, g_start, g_end, gap_id, num_id, cfg, min_span)
+                if row is not None:
+                    rows.append(row)
     timings["slots"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     rows.sort(key=lambda r: (-r["psi"], -r["df"], r["parts"]))
@@ -517,9 +551,11 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     timings["tables"] = time.perf_counter() - t0
     summary.update(_coverage_summary(c, raw, gs, ge))
     timings["total"] = time.perf_counter() - t_start
-    summary.update(templates=len(rows), template_occurrences=int(gs.size), parts=P,
-                   part_occurrences=int(o_start.size), stream_length=int(stream.size),
-                   candidate_chains=int(chains.n_phrases) if chains is not None else 0,
+    summary.update(templates=len(rows), template_occurrences=int(gs.size),
+                   part_phrases=int(parts.n_phrases), covered_runs=int(fs.starts.size),
+                   gapped_length=int(t.size),
+                   candidate_phrases=n_candidates, candidates_with_slots=len(groups),
+                   rounds=rounds,
                    timings=timings)
     return TemplateResult(table, occurrences, summary, cfg)
 
@@ -544,30 +580,29 @@ def _coverage_summary(c: _Corpus, raw: RawPhrases | None, gs: np.ndarray, ge: np
             "exact_phrases_given": raw is not None}
 
 
-def _template(c: _Corpus, k: int, m: int, A: np.ndarray, o_start, o_end, anchor_tokens,
-              slot_id: int, df: int, cfg: TemplateConfig, min_span: int) -> dict | None:
-    """One candidate chain (m parts, occurrences ``A[occ, part]``) → a table row,
-    or None when it is not a template."""
+def _template(c: _Corpus, inner: np.ndarray, Q: np.ndarray, t_start, t_end, gap_id: int,
+              num_id: int, cfg: TemplateConfig, min_span: int) -> dict | None:
+    """One candidate (gapped-sequence content *inner*, occurrences at gapped
+    positions *Q*) → a table row, or None when it is not a template."""
     tokens = c.tokens
-    starts = o_start[A[:, 0]]
-    ends = o_end[A[:, -1]]
+    m = inner.size
+    starts = t_start[Q]
+    ends = t_end[Q + m - 1]
+    docs = np.searchsorted(c.doc_offsets, starts, side="right") - 1
+    df = int(np.unique(docs).size)
     spans = np.sort(ends - starts)
     span_med = int(spans[spans.size // 2])
     if span_med < min_span:
         return None
-    # elements: ("f", token id) or ("s", (kind, slot starts, slot ends))
     raw_elems: list[tuple[str, Any]] = []
     for j in range(m):
-        a0 = int(A[0, j])
-        content = anchor_tokens[o_start[a0]:o_end[a0]]
-        ps = o_start[A[:, j]]
-        for off in range(content.size):
-            if content[off] == slot_id:
-                raw_elems.append(("s", ("number", ps + off, ps + off + 1)))
-            else:
-                raw_elems.append(("f", int(content[off])))
-        if j < m - 1:
-            raw_elems.append(("s", ("gap", o_end[A[:, j]], o_start[A[:, j + 1]])))
+        v = int(inner[j])
+        if v == gap_id:
+            raw_elems.append(("s", ("gap", t_start[Q + j], t_end[Q + j])))
+        elif v == num_id:
+            raw_elems.append(("s", ("number", t_start[Q + j], t_end[Q + j])))
+        else:
+            raw_elems.append(("f", v))
     elements: list[tuple[str, Any]] = []      # ("f", [ids]) / ("s", slot index)
     slots: list[dict] = []
     slot_arrays: list[tuple[np.ndarray, np.ndarray]] = []
@@ -598,6 +633,7 @@ def _template(c: _Corpus, k: int, m: int, A: np.ndarray, o_start, o_end, anchor_
             i = int(first[u])
             values.append({"value": " ".join(_strings(c, tokens[int(ss[i]):int(se[i])])),
                            "count": int(cnt[u])})
+        values.sort(key=lambda v: (-v["count"], v["value"]))
         slots.append({"slot": len(slots), "kind": skind, "distinct": int(uniq.size),
                       "empty": int(np.count_nonzero(se == ss)), "top_values": values})
         slot_arrays.append((ss, se))

@@ -1,0 +1,410 @@
+"""Templates with variable parts: the fast path against a brute-force twin,
+the planted templates of the web-like generator, outputs and errors."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from naive_phrases import naive_phrases
+from repetend.errors import InputError, ParameterError
+from repetend.phrases.suffix import mine_suffix
+from repetend.phrases.templates import (SLOT, TemplateConfig, TemplateResult, find_templates,
+                                        read_templates, template_spans)
+
+
+# -- the brute-force twin ------------------------------------------------------------
+
+def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, min_fixed,
+                    mask_numbers=True, rounds=3):
+    """Obviously correct and slow: every step of the module docstring spelled out.
+
+    Returns {(parts tuple, df, occurrences tuple ((doc, start, end) local)):
+    tuple of slot distinct counts}."""
+    tokens = [int(t) for t in tokens]
+    NUM = -1
+    num = {i for i, w in enumerate(vocab) if w.isdigit()} if mask_numbers else set()
+    masked = [NUM if t in num else t for t in tokens]
+    docs = [(int(offsets[d]), int(offsets[d + 1])) for d in range(len(offsets) - 1)]
+    # 1. positions covered by a frequent part_len-gram of the masked corpus
+    docset = defaultdict(set)
+    for d, (a, b) in enumerate(docs):
+        for i in range(a, b - part_len + 1):
+            docset[tuple(masked[i:i + part_len])].add(d)
+    covered = [False] * len(tokens)
+    for d, (a, b) in enumerate(docs):
+        for i in range(a, b - part_len + 1):
+            if len(docset[tuple(masked[i:i + part_len])]) >= sigma:
+                for p in range(i, i + part_len):
+                    covered[p] = True
+    # 2. runs; a gap of 1..max_gap uncovered tokens between runs is one GAP token,
+    #    a longer one a unique sentinel
+    GAP = -2
+    T, T_pos, T_off = [], [], [0]       # token, original (start, end)
+    sentinel = -10
+    for d, (a, b) in enumerate(docs):
+        runs, p = [], a
+        while p < b:
+            if covered[p]:
+                q = p
+                while q < b and covered[q]:
+                    q += 1
+                runs.append((p, q))
+                p = q
+            else:
+                p += 1
+        for i, (s, e) in enumerate(runs):
+            if i:
+                g0 = runs[i - 1][1]
+                if s - g0 <= max_gap:
+                    T.append(GAP)
+                else:
+                    T.append(sentinel)
+                    sentinel -= 1
+                T_pos.append((g0, s))
+            for p in range(s, e):
+                T.append(masked[p])
+                T_pos.append((p, p + 1))
+        T_off.append(len(T))
+    # 3. maximal frequent phrases of T (the brute-force miner), edge gaps trimmed;
+    #    peeling rounds: found occurrences become sentinels, mine the rest again
+    shift = 10 - sentinel - 10 * len(T)     # naive_phrases wants non-negative ids
+    residue = list(T)
+    groups = set()
+    for _ in range(rounds):
+        mcfp = naive_phrases([x + shift for x in residue], T_off, sigma, 2)
+        if not mcfp:
+            break
+        for phrase, (_, starts) in mcfp.items():
+            ph = [x - shift for x in phrase]
+            for q in starts:
+                for j in range(len(ph)):
+                    residue[q + j] = sentinel
+                    sentinel -= 1
+            keep = [i for i, x in enumerate(ph) if x != GAP]
+            if not keep:
+                continue
+            inner = tuple(ph[keep[0]:keep[-1] + 1])
+            if GAP not in inner and NUM not in inner:
+                continue
+            groups.add(inner)
+    doc_of = [d for d in range(len(docs)) for _ in range(T_off[d], T_off[d + 1])]
+    out = {}
+    for inner in groups:
+        # every occurrence of the candidate, whatever its context
+        m = len(inner)
+        qs = [q for q in range(len(T) - m + 1)
+              if tuple(T[q:q + m]) == inner and doc_of[q] == doc_of[q + m - 1]]
+        elems = []
+        for j, x in enumerate(inner):
+            if x == GAP or x == NUM:
+                elems.append(("s", [tuple(tokens[T_pos[q + j][0]:T_pos[q + j][1]]) for q in qs]))
+            else:
+                elems.append(("f", x))
+        parts, distinct, fixed = [], [], 0
+        for e in elems:
+            if e[0] == "s" and len(set(e[1])) > 1:
+                parts.append(SLOT)
+                distinct.append(len(set(e[1])))
+                continue
+            words = [vocab[e[1]]] if e[0] == "f" else [vocab[t] for t in e[1][0]]
+            fixed += len(words)
+            if not words:
+                continue
+            if parts and parts[-1] != SLOT:
+                parts[-1] += " " + " ".join(words)
+            else:
+                parts.append(" ".join(words))
+        occ = []
+        for q in qs:
+            s, e = T_pos[q][0], T_pos[q + m - 1][1]
+            d = next(i for i, (a, b) in enumerate(docs) if a <= s < b)
+            occ.append((d, s - docs[d][0], e - docs[d][0]))
+        spans = sorted(e - s for _, s, e in occ)
+        if not distinct or fixed < min_fixed or spans[len(spans) // 2] < min_span:
+            continue
+        df = len({d for d, _, _ in occ})
+        out[(tuple(parts), df, tuple(sorted(occ)))] = tuple(distinct)
+    return out
+
+
+def fast_as_naive(res: TemplateResult):
+    occ = defaultdict(list)
+    for r in res.occurrences.to_pylist():
+        occ[r["template_id"]].append((r["doc_index"], r["start"], r["end"]))
+    return {(tuple(r["parts"]), r["df"], tuple(sorted(occ[r["template_id"]]))):
+            tuple(s["distinct"] for s in r["slots"]) for r in res.table.to_pylist()}
+
+
+def random_corpus(rng, n_docs, vocab_words=6):
+    """Random documents over a tiny alphabet with planted templates: a fixed
+    phrase, a number or a short random run, another fixed phrase."""
+    vocab = [f"w{i}" for i in range(vocab_words)] + [str(i) for i in range(5)]
+    V = len(vocab)
+    pieces = [list(rng.integers(0, vocab_words, size=int(rng.integers(1, 4))))
+              for _ in range(3)]
+    docs = []
+    for _ in range(n_docs):
+        doc = []
+        for _ in range(int(rng.integers(0, 4))):
+            r = rng.random()
+            if r < 0.4:
+                a, b = pieces[int(rng.integers(3))], pieces[int(rng.integers(3))]
+                gap = list(rng.integers(vocab_words, V, size=int(rng.integers(0, 3)))) \
+                    if rng.random() < 0.5 else list(rng.integers(0, V, size=int(rng.integers(0, 4))))
+                doc += a + gap + b
+            else:
+                doc += list(rng.integers(0, V, size=int(rng.integers(0, 6))))
+        docs.append(doc)
+    offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    tokens = np.array(sum(docs, []), dtype=np.int32)
+    return tokens, offsets, vocab
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(2, 8), sigma=st.integers(2, 4),
+       part_len=st.integers(1, 3), max_gap=st.integers(0, 3), min_span=st.integers(1, 6),
+       min_fixed=st.integers(0, 2), mask=st.booleans(), rounds=st.integers(1, 3))
+def test_matches_bruteforce(seed, n_docs, sigma, part_len, max_gap, min_span, min_fixed, mask,
+                            rounds):
+    rng = np.random.default_rng(seed)
+    tokens, offsets, vocab = random_corpus(rng, n_docs)
+    if tokens.size == 0:
+        return
+    cfg = TemplateConfig(max_gap=max_gap, part_len=part_len, min_span=min_span,
+                         min_fixed=min_fixed, mask_numbers=mask, top_values=3, rounds=rounds)
+    res = find_templates((tokens, offsets, vocab), None, sigma, 5, cfg)
+    want = naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span,
+                           min_fixed, mask_numbers=mask, rounds=rounds)
+    assert fast_as_naive(res) == want
+    # every occurrence reads back as its template: fixed parts equal the tokens
+    parts = res.table.column("parts").to_pylist()
+    for r in res.occurrences.to_pylist():
+        a = int(offsets[r["doc_index"]])
+        words = [vocab[t] for t in tokens[a + r["start"]:a + r["end"]]]
+        fixed = [p.split(" ") for p in parts[r["template_id"]] if p != SLOT]
+        text = " ".join(words)
+        pos = 0
+        for f in fixed:
+            j = text.find(" ".join(f), pos)
+            assert j >= 0
+            pos = j + len(" ".join(f))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), sigma=st.integers(2, 3), L=st.integers(1, 3),
+       max_gap=st.integers(0, 3))
+def test_merge_only_mode_matches_bruteforce(seed, sigma, L, max_gap):
+    """short_parts=False: the parts are the given exact phrases (no masking)."""
+    rng = np.random.default_rng(seed)
+    tokens, offsets, vocab = random_corpus(rng, 7)
+    if tokens.size == 0:
+        return
+    raw = mine_suffix(tokens, offsets, sigma, L)
+    cfg = TemplateConfig(max_gap=max_gap, short_parts=False, min_span=1, min_fixed=1)
+    res = find_templates((tokens, offsets, vocab), raw, sigma, L, cfg)
+    want = naive_templates(tokens, offsets, vocab, sigma, L, max_gap, 1, 1, mask_numbers=False)
+    assert fast_as_naive(res) == want
+
+
+# -- small worked examples ---------------------------------------------------------------
+
+def _listing_store():
+    from repetend.corpus.store import TokenStore
+
+    rng = np.random.default_rng(7)
+    letters = list("абвгдежзиклмнопрстуфхцчшэюя")
+    words = ["".join(rng.choice(letters, size=6)) for _ in range(400)]
+    texts = []
+    for i in range(12):
+        body = " ".join(rng.choice(words, size=6))
+        total = int(rng.integers(21, 900))
+        texts.append(f"{body.capitalize()}. Показано {1 + 20 * (i % 3)}–{20 + 20 * (i % 3)} "
+                     f"из {total} товаров. © {2019 + i % 5} Магазин «Лето». Все права защищены.")
+    return TokenStore.from_texts(texts), texts
+
+
+def test_listing_and_footer_surface_text():
+    store, texts = _listing_store()
+    res = find_templates(store, None, 5, 8, TemplateConfig(part_len=3))
+    assert res.n_templates == 1
+    row = res.table.to_pylist()[0]
+    assert row["text"] == "Показано ▢–▢ из ▢ товаров. © ▢ Магазин «Лето». Все права защищены"
+    assert row["parts"] == ["показано", SLOT, SLOT, "из", SLOT, "товаров", SLOT,
+                            "магазин лето все права защищены"]
+    assert row["df"] == 12 and row["occurrences"] == 12
+    kinds = [s["kind"] for s in row["slots"]]
+    assert kinds == ["number"] * 4
+    firsts = row["slots"][0]
+    assert firsts["distinct"] == 3 and sum(v["count"] for v in firsts["top_values"]) == 12
+    years = row["slots"][3]
+    assert years["distinct"] == 5
+    assert {v["value"] for v in years["top_values"]} == {str(2019 + k) for k in range(5)}
+    # the exact phrases alone cannot see it: no frequent phrase of 8 tokens
+    raw = mine_suffix(store.tokens, store.doc_offsets, 5, 8)
+    assert raw.n_phrases == 0
+    assert res.summary["gained_tokens"] == res.summary["template_covered_tokens"] > 0
+
+
+def test_constant_slot_folds_and_no_variable_slot_no_template():
+    # the number never changes: an exact phrase, not a template
+    vocab = ["a", "b", "c", "d", "e", "7"]
+    doc = [0, 1, 5, 2, 3, 4]
+    tokens = np.array(doc * 4, dtype=np.int32)
+    offsets = np.arange(0, 25, 6)
+    res = find_templates((tokens, offsets, vocab), None, 3, 3, TemplateConfig(part_len=2))
+    assert res.n_templates == 0
+
+
+def test_gap_longer_than_max_gap_breaks_the_chain():
+    vocab = [f"w{i}" for i in range(40)]
+    docs = [[1, 2, 3] + [10 + i] * (k + 1) + [4, 5, 6] for i, k in enumerate([2, 2, 2, 2])]
+    tokens = np.array(sum(docs, []), dtype=np.int32)
+    offsets = np.zeros(5, np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    found = find_templates((tokens, offsets, vocab), None, 3, 6,
+                           TemplateConfig(part_len=3, max_gap=3))
+    assert found.n_templates == 1 and found.table.column("parts")[0].as_py() == \
+        ["w1 w2 w3", SLOT, "w4 w5 w6"]
+    none = find_templates((tokens, offsets, vocab), None, 3, 6,
+                          TemplateConfig(part_len=3, max_gap=2))
+    assert none.n_templates == 0
+
+
+# -- the web-like generator's planted templates ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def weblike_run():
+    from repetend.phrases.api import find_phrases
+    from repetend.synth.weblike import weblike
+
+    sc = weblike(600, seed=3)
+    store = sc.to_store()
+    phrases = find_phrases(store, min_docs=8, min_len=8, engine="suffix")
+    res = find_templates(store, phrases.raw, 8, 8, TemplateConfig(min_span=6))
+    return sc, store, phrases, res
+
+
+def _token_block_labels(sc, store, min_docs=1):
+    """Per global token: the kind of its truth segment (None: between segments,
+    or a block in fewer than *min_docs* documents)."""
+    kinds = np.empty(store.n_tokens, dtype=object)
+    blocks = sc.truth["blocks"]
+    for d, doc in enumerate(sc.truth["docs"]):
+        spans = store.token_spans(d)
+        a = int(store.doc_offsets[d])
+        mid = (spans[:, 0] + spans[:, 1]) // 2
+        for s in doc["spans"]:
+            if s["block"] is not None and blocks[s["block"]]["docs"] < min_docs:
+                continue
+            sel = (mid >= s["start"]) & (mid < s["end"])
+            kinds[a + np.flatnonzero(sel)] = s["kind"]
+    return kinds
+
+
+def _inside_templates(res, store):
+    occ = res.occurrences
+    d = occ.column("doc_index").to_numpy()
+    s = occ.column("start").to_numpy() + store.doc_offsets[d]
+    e = occ.column("end").to_numpy() + store.doc_offsets[d]
+    inside = np.zeros(store.n_tokens, dtype=bool)
+    for a, b in zip(s, e):
+        inside[a:b] = True
+    return inside
+
+
+def test_weblike_listing_found_as_one_template(weblike_run):
+    """The listing «Показано 1–20 из 345 товаров» is one template (its three
+    numbers are slots, not breaks), possibly with the blocks that follow it;
+    and most listing and footer occurrences lie inside a template occurrence."""
+    sc, store, phrases, res = weblike_run
+    listing = {"en": ("showing", "of", "items"), "ru": ("показано", "из", "товаров")}
+    langs = {b["lang"] for b in sc.truth["blocks"].values()
+             if b["kind"] == "listing" and b["docs"] >= 8}
+    assert langs
+    for lang in langs:
+        a, b, c = listing[lang]
+        hits = [p for p in res.table.column("parts").to_pylist()
+                if any(p[i].endswith(a) and p[i + 1:i + 3] == [SLOT, SLOT]
+                       and p[i + 3] == b and p[i + 4] == SLOT
+                       and p[i + 5].split(" ")[0] == c for i in range(len(p) - 5))]
+        assert hits, lang
+    # recall: the slotted blocks are inside a template or an exact phrase, far
+    # more than inside the exact phrases alone
+    from repetend.phrases.coverage import coverage_mask
+
+    exact = coverage_mask(phrases.raw, store.n_tokens)
+    both = _inside_templates(res, store) | exact
+    kinds = _token_block_labels(sc, store, min_docs=8)     # σ: the blocks one can find
+    for kind in ("listing", "footer"):
+        sel = kinds == kind
+        assert both[sel].mean() > 0.9, kind
+        assert both[sel].mean() > exact[sel].mean() + 0.05, kind
+
+
+def test_weblike_no_body_text_in_fixed_parts(weblike_run):
+    """Precision: every token of a template occurrence is template text (a
+    block of the truth) or a slot; slots hold truth slot values or a title."""
+    sc, store, phrases, res = weblike_run
+    kinds = _token_block_labels(sc, store)
+    inside = _inside_templates(res, store)
+    labels = kinds[inside]
+    body = sum(1 for k in labels if k is None or k == "body")
+    assert body / max(labels.size, 1) < 0.01
+    assert res.summary["gained_tokens"] > 0
+
+
+def test_exact_phrases_unchanged_and_deterministic(weblike_run):
+    sc, store, phrases, res = weblike_run
+    before = [a.copy() for a in (phrases.raw.lengths, phrases.raw.occ_starts)]
+    again = find_templates(store, phrases.raw, 8, 8, TemplateConfig(min_span=6))
+    assert again.table.equals(res.table) and again.occurrences.equals(res.occurrences)
+    assert np.array_equal(before[0], phrases.raw.lengths)
+    assert np.array_equal(before[1], phrases.raw.occ_starts)
+
+
+# -- outputs ------------------------------------------------------------------------------
+
+def test_write_read_and_spans(tmp_path):
+    store, _ = _listing_store()
+    res = find_templates(store, None, 5, 8, TemplateConfig(part_len=3))
+    res.write(tmp_path / "out")
+    back = read_templates(tmp_path / "out")
+    assert back.table.equals(res.table) and back.occurrences.equals(res.occurrences)
+    assert back.config == res.config
+    spans = template_spans(tmp_path / "out")
+    assert sorted(spans) == list(range(12))
+    for d, sp in spans.items():
+        occ = [(r["start"], r["end"]) for r in res.occurrences.to_pylist() if r["doc_index"] == d]
+        assert sp.tolist() == [list(o) for o in occ]
+    assert res.to_pandas().shape[0] == 1
+
+
+def test_template_spans_merges_overlaps():
+    occ = pa.table({"template_id": [0, 1, 2, 0], "doc_index": [3, 3, 3, 1],
+                    "start": [0, 4, 12, 5], "end": [6, 9, 14, 7]})
+    got = template_spans(occ)
+    assert {k: v.tolist() for k, v in got.items()} == {3: [[0, 9], [12, 14]], 1: [[5, 7]]}
+
+
+def test_empty_and_errors():
+    toks = np.array([1, 2, 3, 4], dtype=np.int32)
+    res = find_templates((toks, np.array([0, 2, 4])), None, 2, 2)
+    assert res.n_templates == 0 and res.occurrences.num_rows == 0
+    with pytest.raises(ParameterError):
+        find_templates((toks, np.array([0, 2, 4])), None, 1, 2)
+    with pytest.raises(ParameterError):
+        find_templates((toks, np.array([0, 2, 4])), None, 2, 2, TemplateConfig(max_gap=-1))
+    with pytest.raises(ParameterError):
+        find_templates((toks, np.array([0, 2, 4])), None, 2, 2,
+                       TemplateConfig(short_parts=False))
+    with pytest.raises(InputError):
+        find_templates((toks, np.array([0, 3])), None, 2, 2)
+    with pytest.raises(InputError):
+        find_templates("not-a-corpus.txt".split(), None, 2, 2)
