@@ -398,3 +398,13 @@ def test_batch_encodings(batch):
     tc = tokenize_batch(batch, unit="char")
     for d, t in enumerate(batch):
         assert _tok_of_doc(tc, d) == _char_oracle(t)
+
+
+def test_dense_tokens_in_parallel_ranges():
+    # > 1 MiB, two ranges, each outgrowing its region (private arrays, then joined)
+    batch = ["a " * 400_000, "b,c " * 200_000, "Ёж " * 300_000]
+    tb = tokenize_batch(batch)
+    assert np.diff(tb.doc_offsets).tolist() == [400_000, 400_000, 300_000]
+    assert tb.strings([0, 399_999, 400_000, 400_001, 800_000, len(tb) - 1]) == \
+        ["a", "a", "b", "c", "ёж", "ёж"]
+    assert np.array_equal(tb.hashes[:3], token_hashes(["a", "a", "a"]))
