@@ -336,6 +336,24 @@ def left_maximal(text, sa, docsa, lbs, rbs, min_docs, n_docs):
     keys = np.empty(biggest, dtype=np.int64)
     nd = np.int64(max(n_docs, 1))
     for c in range(k):
+        # fast path (the seed's left-neighbour rule): every occurrence has the
+        # same preceding token a, so df(aP) = df(P) >= min_docs
+        first = -1
+        same = True
+        for i in range(lbs[c], rbs[c] + 1):
+            p = sa[i]
+            a = text[p - 1] if p > 0 else SEP
+            if a == SEP:
+                same = False
+                break
+            if first < 0:
+                first = a
+            elif a != first:
+                same = False
+                break
+        if same:
+            keep[c] = False
+            continue
         cnt = 0
         for i in range(lbs[c], rbs[c] + 1):
             p = sa[i]
