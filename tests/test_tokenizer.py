@@ -408,3 +408,11 @@ def test_dense_tokens_in_parallel_ranges():
     assert tb.strings([0, 399_999, 400_000, 400_001, 800_000, len(tb) - 1]) == \
         ["a", "a", "b", "c", "ёж", "ёж"]
     assert np.array_equal(tb.hashes[:3], token_hashes(["a", "a", "a"]))
+
+
+def test_none_is_an_empty_document_and_other_types_are_errors():
+    for unit in ("word", "char"):
+        tb = tokenize_batch(["a b", None, "c"], unit=unit)
+        assert np.diff(tb.doc_offsets).tolist()[1] == 0
+    with pytest.raises(ParameterError, match=r"texts\[1\] is a bytes"):
+        tokenize_batch(["a", b"b"])

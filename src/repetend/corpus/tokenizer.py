@@ -259,6 +259,19 @@ def _encode_all(texts: Sequence[str], doc_enc16: np.ndarray, docs: np.ndarray) -
     return out
 
 
+def _as_texts(texts: Sequence) -> list[str]:
+    """None counts as an empty document (a null text column); anything else
+    that is not a string is a :class:`ParameterError` naming its index."""
+    out = []
+    for i, t in enumerate(texts):
+        if t is None:
+            t = ""
+        elif not isinstance(t, str):
+            raise ParameterError(f"texts[{i}] is a {type(t).__name__}, not a str")
+        out.append(t)
+    return out
+
+
 def _encode_joined(texts: Sequence[str], doc_enc16: np.ndarray
                    ) -> tuple[bytes, np.ndarray] | None:
     """The whole batch in one ``join`` and one ``encode``: ASCII if it is all
@@ -288,7 +301,11 @@ def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
     kunit = K.UNIT_WORD if unit == "word" else K.UNIT_CHAR
     n_docs = len(texts)
     doc_enc16 = np.zeros(n_docs, dtype=bool)
-    joined = _encode_joined(texts, doc_enc16)
+    try:
+        joined = _encode_joined(texts, doc_enc16)
+    except TypeError:  # None or a non-string among the texts
+        texts = _as_texts(texts)
+        joined = _encode_joined(texts, doc_enc16)
     if joined is not None:
         blob, offsets = joined
         doc_a, doc_b = offsets[:-1].copy(), offsets[1:].copy()
@@ -381,7 +398,8 @@ def tokenize_batch(texts: Sequence[str], unit: Unit = "word", lang: str | None =
     Parameters
     ----------
     texts : sequence of str
-        The documents.  Lone surrogates are allowed (see the module docstring).
+        The documents.  Lone surrogates are allowed (see the module docstring);
+        None is an empty document.
     unit : {"word", "char", "code"}
         ``"word"``: the reference definition (:mod:`repetend.corpus.tokenize_ref`);
         ``"char"``: every character of the NFC lower-cased text, each whitespace
@@ -411,7 +429,7 @@ def tokenize_batch(texts: Sequence[str], unit: Unit = "word", lang: str | None =
     if unit == "code":
         from .code_tokens import code_tokenize_batch
 
-        toks, offsets = code_tokenize_batch(texts, lang=lang, names=names)
+        toks, offsets = code_tokenize_batch(_as_texts(texts), lang=lang, names=names)
         return TokenizedBatch(hash_strings(toks), offsets, _strings=toks, _unit="code")
     return _scan_batch(texts, unit)
 
