@@ -408,3 +408,25 @@ def test_empty_and_errors():
         find_templates((toks, np.array([0, 3])), None, 2, 2)
     with pytest.raises(InputError):
         find_templates("not-a-corpus.txt".split(), None, 2, 2)
+
+
+# -- report section -------------------------------------------------------------------------
+
+def test_report_section_escapes_and_renders(tmp_path):
+    from repetend.corpus.store import TokenStore
+    from repetend.report.templates_section import templates_section_html
+
+    texts = [f"<b>Tag</b> & co: Показано {i}–{i + 19} из {100 + 7 * i} товаров <script>x</script>"
+             for i in range(1, 7)]
+    store = TokenStore.from_texts(texts)
+    res = find_templates(store, None, 3, 4, TemplateConfig(part_len=2))
+    assert res.n_templates >= 1
+    res.write(tmp_path / "scan" / "phrases")
+    out = templates_section_html(tmp_path / "scan")
+    assert out.startswith('<section id="templates">') and out.rstrip().endswith("</section>")
+    assert "<script>" not in out and "&lt;script&gt;" in out
+    assert "b&gt;Tag&lt;/b&gt; &amp; co: Показано ▢–▢ из ▢ товаров &lt;script&gt;x" in out
+    assert "distinct values" in out
+    # no templates file: a note, still one section
+    empty = templates_section_html(tmp_path / "nothing")
+    assert "not in this scan" in empty and empty.count("<section") == 1

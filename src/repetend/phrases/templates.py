@@ -10,36 +10,43 @@ them and never changes them.
 
 How a template is found
 -----------------------
-1. **Parts.**  The fixed parts are the maximal frequent phrases of a second
-   exact mining run (:func:`repetend.phrases.mine_suffix`) at a short part
-   length L' (``TemplateConfig.part_len``, default ``min(L, 4)``) over the
+1. **Parts.**  The fixed parts are the tokens covered by a frequent phrase of
+   a short part length L' (``TemplateConfig.part_len``, default ``min(L, 4)``):
+   one exact mining run (:func:`repetend.phrases.mine_suffix`) at (σ, L') and
+   the frequent-span scan (:mod:`repetend.phrases.frequent_spans`) over the
    corpus with every number token replaced by one *number* token
-   (``mask_numbers``): a number is a one-token slot, so «показано 1 20 из 345
-   товаров» and «показано 41 60 из 97 товаров» are one masked phrase
-   «показано # # из # товаров».  With ``short_parts=False`` the parts are the
-   given exact phrases themselves (L and no masking): the cheap "merge only"
-   mode.
-2. **Chains.**  All occurrences of the parts, in text order, are chained
-   within each document: two consecutive occurrences are linked when the gap
-   between them is 0 … ``max_gap`` tokens (the gap is a slot); an occurrence
-   inside the previous one is skipped; an overlap or a longer gap breaks the
-   chain.  This gives a short stream of part ids per document (a few % of the
-   tokens), with a unique sentinel at every break.
-3. **Frequent chains.**  The maximal contiguous frequent sequences of that
-   stream (σ documents, exact, the same suffix-array engine) are the
-   candidate templates: parts that recur together, in the same order, with
-   short gaps, in at least σ documents.
-4. **Slots.**  Every gap and every number inside a part is a slot.  For each
-   slot the values at every occurrence are hashed (a compiled kernel),
-   counted and the top values decoded; a slot with one value only is folded
-   back into the fixed text.  A candidate is a template when at least one
-   slot varies, it has at least ``min_fixed`` fixed tokens, and its median
-   span (slots included) is at least ``min_span`` (default L) — so a
-   template whose fixed parts are each shorter than L is reported when the
-   whole is long.
+   (``mask_numbers``) — a number is a one-token slot, so «показано 1 20 из 345
+   товаров» and «показано 41 60 из 97 товаров» are the same masked text.  With
+   ``short_parts=False`` the parts are the given exact phrases (L, no masking,
+   no second mining run): the cheap "merge only" mode.
+2. **Gapped sequence.**  Per document, the covered runs are written one after
+   the other; an uncovered stretch of 1 … ``max_gap`` tokens between two runs
+   becomes one *gap* token (a slot, whatever its length), a longer one a
+   unique sentinel.  This sequence holds only the template-like part of the
+   corpus (a few % to a few tens of % of the tokens).
+3. **Candidates.**  Its maximal frequent phrases (σ documents, exact, the same
+   suffix-array engine), gap tokens at their edges trimmed, that still contain
+   a slot (a gap or a number).  Peeling rounds (``rounds``): the occurrences
+   found are replaced by sentinels and the rest is mined again, so that a
+   phrase hidden by a frequent extension (a footer that is often, not always,
+   preceded by the same block) surfaces.  Then *every* occurrence of every
+   candidate is located (first-token index + comparison, compiled).
+4. **Slots.**  For each slot the values at every occurrence are hashed (a
+   compiled kernel), counted, and the top values decoded; a slot with one
+   value only is folded back into the fixed text.  A candidate is a template
+   when at least one slot varies, it has at least ``min_fixed`` fixed tokens,
+   and its median span (slots included) is at least ``min_span`` (default L)
+   — so a template whose fixed parts are each shorter than L is reported when
+   the whole is long.
 
-The cost is one exact mining run at L' plus linear passes over the part
-occurrences; see ``benchmarks/bench_templates.py`` and ``docs/templates.md``.
+Adjacent template blocks with no gap between them (a "read also" box right
+before a footer with a year) are one run, so they form one template; a block
+shared across sites then appears inside several templates, one per context
+that is itself frequent.
+
+Cost: one exact mining run at L', one linear scan, and a few mining runs
+over the gapped sequence (small); see ``benchmarks/bench_templates.py`` and
+``docs/templates.md``.
 
 Output tables (:meth:`TemplateResult.write`)
 --------------------------------------------
@@ -404,7 +411,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     Examples
     --------
     >>> import numpy as np
-    >>> docs = [[9, 1, 2, 3, 100 + i, 4, 5, 6, 8] for i in range(4)]
+    >>> docs = [[50 + i, 1, 2, 3, 100 + i, 4, 5, 6, 150 + i] for i in range(4)]
     >>> toks = np.array(sum(docs, []), dtype=np.int32)
     >>> res = find_templates((toks, np.arange(0, 37, 9)), None, 3, 6,
     ...                      TemplateConfig(part_len=3))
