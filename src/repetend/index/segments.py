@@ -129,7 +129,9 @@ def open_segment(path: Path, name: str, n_docs: int) -> SegmentData:
     blob_path = path / "text.bin"
     text = (np.memmap(blob_path, dtype=np.uint8, mode="r") if blob_path.stat().st_size
             else np.empty(0, np.uint8))
-    data = SegmentData(docs=pq.read_table(path / "docs.parquet"), text=text, **arrays)
+    # one chunk per column: take() on a many-chunk column would copy it on every lookup
+    docs = pq.read_table(path / "docs.parquet").combine_chunks()
+    data = SegmentData(docs=docs, text=text, **arrays)
     if data.n_docs != int(n_docs) or data.docs.num_rows != int(n_docs):
         raise InputError(f"segment {name} holds {data.n_docs} documents, the manifest says "
                          f"{n_docs}", path=str(path))
