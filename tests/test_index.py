@@ -453,3 +453,49 @@ def test_cli_build_add_query_merge(tmp_path):
     assert r.exit_code == 2 and "error: give INPUT files or --text" in r.output
     r = run(cli, ["query", str(tmp_path), "--text", "x"])
     assert r.exit_code == 2 and "not a repetend index" in r.output
+
+
+# -- shingle postings ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("min_shared", [1, 3])
+def test_postings_find_every_document_sharing_text(tmp_path, min_shared):
+    rng = np.random.default_rng(21)
+    words = [f"u{i}" for i in range(300)]
+    docs = [" ".join(rng.choice(words, int(rng.integers(5, 120)))) for _ in range(80)]
+    k = 3
+    idx = NearDupIndex.build(docs[:40], tmp_path / "i", NearDupConfig(threshold=0.8, shingle=k),
+                             postings=True, postings_max_df=10_000)
+    idx.add(docs[40:])
+    py = [shingles(t, k) for t in docs]
+    probes = []
+    for _ in range(12):  # pieces of two documents glued with own words
+        a, b = rng.integers(0, 80, size=2)
+        wa, wb = docs[a].split(), docs[b].split()
+        probes.append(" ".join(["own"] + wa[: int(rng.integers(1, len(wa) + 1))] + ["mine"]
+                               + wb[int(rng.integers(0, len(wb))):]))
+    res = idx.query(probes, fragments=False, limit=1000, min_shared=min_shared)
+    for text, d in zip(probes, res.documents):
+        s = shingles(text, k)
+        got = {m["doc_index"]: m for rel in ("near_duplicates", "contained_in", "contains", "sharing")
+               for m in d[rel]}
+        want = {i for i, t in enumerate(py) if len(s & t) >= min_shared}
+        assert set(got) == want
+        for i, m in got.items():
+            assert m["shared_shingles"] == len(s & py[i])
+            assert m["containment_query_in_doc"] == pytest.approx(len(s & py[i]) / len(s))
+        assert {m["doc_index"] for m in d["contained_in"]} == {
+            i for i in want if len(s & py[i]) / len(s) >= 0.8 and jaccard(s, py[i]) < 0.8}
+
+
+def test_postings_leave_out_template_shingles(tmp_path):
+    footer = "all rights reserved by the company"
+    docs = [f"body {i} text {i} more {i} words {footer}" for i in range(30)]
+    idx = NearDupIndex.build(docs, tmp_path / "i", NearDupConfig(shingle=3), postings=True,
+                             postings_max_df=5)
+    d = idx.query(f"something else entirely {footer}", limit=100).documents[0]
+    assert d["sharing"] == [] and d["contained_in"] == []  # the footer is in 30 > 5 documents
+    wide = NearDupIndex.build(docs, tmp_path / "j", NearDupConfig(shingle=3), postings=True)
+    d = wide.query(f"something else entirely {footer}", limit=100).documents[0]
+    assert len(d["sharing"]) == 30
+    f = d["sharing"][0]["fragments"][0]
+    assert f["text"] == footer

@@ -75,10 +75,16 @@ def index() -> None:
               help="Report pairs with containment >= this and J < threshold apart.")
 @click.option("--report", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write the pairs found inside the corpus here (pairs/containment.parquet, summary.json).")
+@click.option("--postings", is_flag=True,
+              help="Also keep shingle -> document postings: queries then find documents that "
+                   "share fragments without being near-duplicates (exact containment).")
+@click.option("--postings-max-df", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Shingles in more documents of a segment than this are left out of the postings.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing index at --out.")
 @input_options
 def build_cmd(inputs, out, phrases, threshold, shingle, num_perm, bands, rows, hash_, scheme, bbits,
-              seed, max_bucket, min_shingles, containment, report, overwrite, quiet, **opts):
+              seed, max_bucket, min_shingles, containment, report, postings, postings_max_df,
+              overwrite, quiet, **opts):
     """Build an index from INPUT... (a corpus or a token store) into --out."""
     from ..index import NearDupIndex
     from ..neardup.api import NearDupConfig
@@ -89,7 +95,8 @@ def build_cmd(inputs, out, phrases, threshold, shingle, num_perm, bands, rows, h
                         seed=DEFAULT_SEED if seed is None else seed, max_bucket=max_bucket or None,
                         min_shingles=min_shingles, containment=containment).validate()
     store = load_store(inputs, quiet=quiet, **{k: opts[k] for k in INPUT_KEYS if k in opts})
-    idx = NearDupIndex.build(store, out, cfg, phrases=phrases, overwrite=overwrite)
+    idx = NearDupIndex.build(store, out, cfg, phrases=phrases, postings=postings,
+                             postings_max_df=postings_max_df, overwrite=overwrite)
     click.echo(f"index {out}: {_n(idx.n_docs)} documents, LSH {idx.bands} x {idx.rows}"
                + (f", {_n(idx.stats()['phrases'])} known phrases" if phrases else ""))
     _report(idx.last_add, report)
@@ -140,13 +147,15 @@ def info_cmd(index_dir):
 @click.option("--containment", type=float, default=None, help="Containment threshold (default: the index's).")
 @click.option("--no-fragments", is_flag=True, help="Do not compute shared fragments.")
 @click.option("--no-phrases", is_flag=True, help="Do not look for known boilerplate phrases.")
+@click.option("--min-shared", type=click.IntRange(min=1), default=3, show_default=True,
+              help="With postings: documents sharing this many shingles are reported too.")
 @click.option("--max-matches", "max_matches", type=click.IntRange(min=1), default=20, show_default=True,
               help="Matches per list and fragments per match.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the JSON answer here instead of stdout.")
 @input_options
-def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phrases, max_matches, out,
-          quiet, **opts):
+def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phrases, min_shared,
+          max_matches, out, quiet, **opts):
     """Check documents (INPUT files or --text) against INDEX_DIR: near-duplicates,
     containing / contained documents, known boilerplate phrases, shared fragments."""
     from .._atomic import atomic_path
@@ -167,7 +176,8 @@ def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phr
             docs.append(r.text)
             ids.append(r.id)
     res = idx.query(docs, ids=ids, threshold=threshold, containment=containment,
-                    fragments=not no_fragments, phrases=not no_phrases, limit=max_matches)
+                    fragments=not no_fragments, phrases=not no_phrases, limit=max_matches,
+                    min_shared=min_shared)
     text = json.dumps(res.to_json(), indent=2, ensure_ascii=False)
     if out is not None:
         with atomic_path(out) as tmp:

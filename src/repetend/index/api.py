@@ -149,8 +149,8 @@ class QueryResult:
         """All matches of all query documents as one flat table."""
         rows = []
         for qi, d in enumerate(self.documents):
-            for rel in ("near_duplicates", "contained_in", "contains"):
-                for m in d[rel]:
+            for rel in ("near_duplicates", "contained_in", "contains", "sharing"):
+                for m in d.get(rel, []):
                     rows.append({"query": qi, "query_id": d.get("id"), "relation": rel,
                                  "doc_index": m["doc_index"], "doc_id": m["doc_id"],
                                  "jaccard": m["jaccard"],
@@ -208,6 +208,8 @@ class NearDupIndex:
         self.bands = int(m["bands"])
         self.rows = int(m["rows"])
         self.last_add: AddResult | None = None
+        post = m.get("postings")
+        self.postings_max_df: int | None = int(post["max_df"]) if post else None
 
     # -- opening -----------------------------------------------------------------
     @classmethod
@@ -219,8 +221,12 @@ class NearDupIndex:
     @classmethod
     def create(cls, out: str | Path, config: NearDupConfig | None = None, *,
                unit: str = "word", lang: str | None = None, phrases: str | Path | None = None,
-               overwrite: bool = False, **overrides) -> "NearDupIndex":
-        """An empty index at *out* with these settings."""
+               postings: bool = False, postings_max_df: int = 1000, overwrite: bool = False,
+               **overrides) -> "NearDupIndex":
+        """An empty index at *out* with these settings (``postings``: also keep a
+        shingle → document table, see :meth:`query`)."""
+        if int(postings_max_df) < 1:
+            raise ParameterError(f"postings_max_df must be >= 1, got {postings_max_df}")
         cfg = _check_config(replace(config or NearDupConfig(), **overrides))
         out = Path(out)
         if out.exists():
@@ -243,6 +249,7 @@ class NearDupIndex:
             "p_at_threshold": s_curve(cfg.threshold, bands, rows),
             "min_shingles_effective": B.effective_min_shingles(cfg),
             "segments": [], "n_docs": 0, "phrases": None,
+            "postings": {"max_df": int(postings_max_df)} if postings else None,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         if known is not None:
@@ -258,7 +265,8 @@ class NearDupIndex:
     def build(cls, data, out: str | Path, config: NearDupConfig | None = None, *,
               ids: Sequence[str] | None = None, urls: Sequence[str | None] | None = None,
               unit: str = "word", lang: str | None = None, phrases: str | Path | None = None,
-              overwrite: bool = False, **overrides) -> "NearDupIndex":
+              postings: bool = False, postings_max_df: int = 1000, overwrite: bool = False,
+              **overrides) -> "NearDupIndex":
         """Create an index at *out* from *data* (a :class:`TokenStore` or a list of
         texts); the near-duplicates found inside *data* are in ``index.last_add``.
 
@@ -269,6 +277,9 @@ class NearDupIndex:
         config : NearDupConfig — method must be ``minhash``; ``overrides`` replace fields
         phrases : a phrases result directory (``SCAN/phrases``) whose phrases the
             index keeps as known boilerplate
+        postings : keep shingle postings (shingle hash → documents, without shingles
+            in more than ``postings_max_df`` documents of a segment), so that queries
+            also find documents that share fragments without being near-duplicates
 
         Notes
         -----
@@ -277,8 +288,8 @@ class NearDupIndex:
         """
         if isinstance(data, TokenStore):
             unit, lang = data.unit, data.lang
-        idx = cls.create(out, config, unit=unit, lang=lang, phrases=phrases, overwrite=overwrite,
-                         **overrides)
+        idx = cls.create(out, config, unit=unit, lang=lang, phrases=phrases, postings=postings,
+                         postings_max_df=postings_max_df, overwrite=overwrite, **overrides)
         idx.last_add = idx.add(data, ids=ids, urls=urls)
         return idx
 
@@ -306,7 +317,8 @@ class NearDupIndex:
                 "segments": [{"name": g.name, "documents": g.data.n_docs} for g in s.segments],
                 "unit": self.unit, "config": m["config"], "bands": self.bands, "rows": self.rows,
                 "lsh_threshold": m.get("lsh_threshold"), "p_at_threshold": m.get("p_at_threshold"),
-                "phrases": s.phrases.n if s.phrases is not None else 0}
+                "phrases": s.phrases.n if s.phrases is not None else 0,
+                "postings": m.get("postings")}
 
     def doc_ids(self, indices) -> list[str]:
         return self._snap.column(np.asarray(indices, np.int64), "doc_id")
@@ -423,7 +435,7 @@ class NearDupIndex:
                                  "n_tokens": pa.array(np.diff(store.doc_offsets).astype(np.int64))})
                 to = np.asarray(store.text_offsets, np.int64)
                 text = np.asarray(store.text_blob[int(to[0]):int(to[-1])], np.uint8)
-                data_ = B.segment_data(batch, docs, text, to - to[0])
+                data_ = B.segment_data(batch, docs, text, to - to[0], self.postings_max_df)
                 gen = int(manifest["generation"]) + 1
                 name = new_segment_name(gen)
                 write_segment(self.path / "segments" / name, data_)
@@ -479,7 +491,7 @@ class NearDupIndex:
             n_tokens = docs.column("n_tokens").to_numpy()
             batch = B._batch_from(sets, values, n_tokens, self.config, self.bands, self.rows)
             text = np.concatenate([np.asarray(d.text) for d in segs])
-            data_ = B.segment_data(batch, docs, text, np.concatenate(toffs))
+            data_ = B.segment_data(batch, docs, text, np.concatenate(toffs), self.postings_max_df)
             manifest = dict(snap.manifest)
             gen = int(manifest["generation"]) + 1
             name = new_segment_name(gen)
@@ -495,7 +507,8 @@ class NearDupIndex:
     # -- querying ------------------------------------------------------------------
     def query(self, texts: str | Sequence[str], *, ids: Sequence[str] | None = None,
               threshold: float | None = None, containment: float | None = None,
-              fragments: bool = True, phrases: bool = True, limit: int = 20) -> QueryResult:
+              fragments: bool = True, phrases: bool = True, limit: int = 20,
+              min_shared: int = 3) -> QueryResult:
         """Check documents against the index without adding them.
 
         Parameters
@@ -511,6 +524,10 @@ class NearDupIndex:
             both texts) for every reported match
         phrases : report the known boilerplate phrases the text holds
         limit : at most this many matches per list and fragments per match
+        min_shared : with postings (``build(..., postings=True)``), documents that share
+            at least this many shingles with the query become candidates too: then
+            ``contained_in`` / ``contains`` are exact (up to template shingles) and the
+            ``sharing`` list holds the other documents that share text, most first
 
         Returns
         -------
@@ -532,10 +549,12 @@ class NearDupIndex:
             raise ParameterError(f"limit must be >= 1, got {limit}")
         if ids is not None and len(ids) != len(texts):
             raise ParameterError(f"{len(ids)} ids for {len(texts)} texts")
+        if isinstance(min_shared, bool) or int(min_shared) < 1:
+            raise ParameterError(f"min_shared must be >= 1, got {min_shared}")
         with _serial_if_small(len(texts)):
-            return self._query(texts, ids, t, c, fragments, phrases, int(limit))
+            return self._query(texts, ids, t, c, fragments, phrases, int(limit), int(min_shared))
 
-    def _query(self, texts, ids, t, c, fragments, phrases, limit) -> QueryResult:
+    def _query(self, texts, ids, t, c, fragments, phrases, limit, min_shared) -> QueryResult:
         t0 = time.perf_counter()
         snap = self._snap  # one snapshot for the whole call
         from ..corpus.tokenizer import tokenize_batch
@@ -547,6 +566,13 @@ class NearDupIndex:
                             int(self.config.shingle))
         batch = B.prepare_sets(sets, n_tok, self.config, self.bands, self.rows)
         q, g, lstats = B.lookup(snap.segments, batch)
+        n_lsh = int(q.size)
+        if self.postings_max_df is not None:
+            q2, g2 = B.lookup_postings(snap.segments, batch, self.postings_max_df, min_shared)
+            if q2.size:
+                total = int(max(g.max() if g.size else 0, g2.max()) + 1)
+                key = np.unique(np.concatenate([q * total + g, q2 * total + g2]))
+                q, g = key // total, key % total
         p = B.verify_cross(snap.segments, batch, q, g)
         order = np.lexsort((p.b, -p.jaccard, p.a))
         p = p.select(order)
@@ -556,9 +582,14 @@ class NearDupIndex:
             sl = slice(int(cuts[i]), int(cuts[i + 1]))
             qt = Tokens(text, hashes[tb.doc_offsets[i]:tb.doc_offsets[i + 1]])
             jac, cq, cd, gi = p.jaccard[sl], p.containment_ab[sl], p.containment_ba[sl], p.b[sl]
+            shared = np.rint(cq * batch.sets.sizes[i]).astype(np.int64)
+            rest = (jac < t) & (cq < c) & (cd < c)
             groups = {"near_duplicates": np.flatnonzero(jac >= t),
                       "contained_in": np.flatnonzero((jac < t) & (cq >= c)),
                       "contains": np.flatnonzero((jac < t) & (cd >= c) & (cq < c))}
+            if self.postings_max_df is not None:
+                idx_r = np.flatnonzero(rest & (shared >= min_shared))
+                groups["sharing"] = idx_r[np.lexsort((gi[idx_r], -shared[idx_r]))]
             entry = {"id": ids[i] if ids is not None else None, "tokens": int(n_tok[i]),
                      "shingles": int(batch.sets.sizes[i]), "candidates": int(jac.size)}
             for rel, sel in groups.items():
@@ -570,7 +601,7 @@ class NearDupIndex:
                 for j, s in enumerate(sel.tolist()):
                     m = {"doc_index": int(gi[s]), "doc_id": dids[j], "url": urls[j],
                          "jaccard": float(jac[s]), "containment_query_in_doc": float(cq[s]),
-                         "containment_doc_in_query": float(cd[s])}
+                         "containment_doc_in_query": float(cd[s]), "shared_shingles": int(shared[s])}
                     if fragments:
                         seg, local = snap.locate(int(gi[s]))
                         other = tokens_of(seg.data.text_of(local), self.unit, self.lang)
@@ -590,7 +621,8 @@ class NearDupIndex:
         summary = {"documents": len(texts), "index_documents": snap.n_docs,
                    "generation": int(snap.manifest["generation"]), "threshold": t,
                    "containment_threshold": c, "recall_at_threshold": s_curve(t, self.bands, self.rows),
-                   "candidates": int(q.size), "lookup": lstats,
+                   "candidates": int(q.size), "lsh_candidates": n_lsh, "lookup": lstats,
+                   "postings": self.postings_max_df is not None,
                    "milliseconds": round((time.perf_counter() - t0) * 1000, 3)}
         return QueryResult(docs_out, summary)
 

@@ -93,18 +93,69 @@ def _batch_from(sets, values, n_tokens, cfg, bands, rows) -> Batch:
                  np.asarray(n_tokens, np.int64))
 
 
-def segment_data(batch: Batch, docs: pa.Table, text: np.ndarray,
-                 text_offsets: np.ndarray) -> SegmentData:
-    """The arrays of a new segment holding *batch*."""
+def postings_table(sets: ShingleSets, max_df: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Shingle postings of a segment: ``keys[1, P]`` sorted shingle hashes and
+    ``rows[1, P]`` their documents, without the shingles found in more than
+    ``max_df`` documents of the segment (template shingles; their count is returned)."""
+    sizes = np.diff(sets.offsets)
+    docs = np.repeat(np.arange(sizes.size, dtype=np.int32), sizes)
+    order = np.argsort(sets.hashes, kind="stable")
+    keys = np.asarray(sets.hashes)[order]
+    rows = docs[order]
+    if keys.size:
+        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        df = np.diff(np.concatenate((starts, [keys.size])))
+        drop = np.repeat(df > max_df, df)
+        dropped = int(np.count_nonzero(df > max_df))
+        keys, rows = keys[~drop], rows[~drop]
+    else:
+        dropped = 0
+    return keys[None, :].copy(), rows[None, :].copy(), dropped
+
+
+def segment_data(batch: Batch, docs: pa.Table, text: np.ndarray, text_offsets: np.ndarray,
+                 postings_max_df: int | None = None) -> SegmentData:
+    """The arrays of a new segment holding *batch* (with shingle postings when
+    ``postings_max_df`` is given)."""
     banded = np.flatnonzero(batch.banded).astype(np.int64)
     bk, br = band_tables(batch.keys, banded)
     tiny = np.flatnonzero(batch.tiny).astype(np.int64)
     tk, tr = band_tables(batch.fingerprints[:, None], tiny)
+    if postings_max_df is not None:
+        pk, pr, _ = postings_table(batch.sets, int(postings_max_df))
+    else:
+        pk, pr = np.empty((1, 0), np.uint64), np.empty((1, 0), np.int32)
     return SegmentData(np.ascontiguousarray(batch.sets.hashes, np.uint64),
                        np.ascontiguousarray(batch.sets.offsets, np.int64),
                        np.ascontiguousarray(batch.signatures), bk, br, tk, tr, docs,
                        np.ascontiguousarray(text, np.uint8),
-                       np.ascontiguousarray(text_offsets, np.int64))
+                       np.ascontiguousarray(text_offsets, np.int64), pk, pr)
+
+
+def lookup_postings(segments, batch: Batch, max_df: int, min_shared: int):
+    """(batch doc, global doc) pairs sharing at least ``min_shared`` shingles (template
+    shingles excluded), from the segments' shingle postings."""
+    stats = {"truncated_buckets": 0, "largest_bucket": 0}
+    h = np.ascontiguousarray(batch.sets.hashes, np.uint64)[:, None]
+    owner = np.repeat(np.arange(batch.n, dtype=np.int64), np.diff(batch.sets.offsets))
+    valid = np.ones(h.shape[0], dtype=np.bool_)
+    keys_all = []
+    for seg in segments:
+        d = seg.data
+        if d.post_keys.shape[1] == 0:
+            continue
+        si, r = _ranges(d.post_keys, d.post_rows, h, valid, int(max_df), stats)
+        if si.size:
+            keys_all.append((owner[si], r + seg.base))
+    if not keys_all:
+        z = np.empty(0, np.int64)
+        return z, z.copy()
+    q = np.concatenate([k[0] for k in keys_all])
+    g = np.concatenate([k[1] for k in keys_all])
+    total = int(g.max() + 1)
+    key, counts = np.unique(q * np.int64(total) + g, return_counts=True)
+    key = key[counts >= int(min_shared)]
+    return key // total, key % total
 
 
 def _ranges(table_keys, table_rows, qkeys, qvalid, cap, stats):

@@ -10,6 +10,8 @@ A segment directory holds (``m`` banded documents, ``t`` near-empty ones)::
     band_rows.npy        int32    [bands, m]  the segment-local document of each key
     tiny_keys.npy        uint64   [1, t]     whole-set fingerprints of near-empty documents, sorted
     tiny_rows.npy        int32    [1, t]
+    post_keys.npy        uint64   [1, P]     shingle postings (optional, ``postings=True``):
+    post_rows.npy        int32    [1, P]     sorted shingle hashes and their documents
     docs.parquet         doc_id, url, host, n_tokens
     text.bin             original texts, UTF-8, back to back
     text_offsets.npy     int64    [n_docs + 1]
@@ -26,7 +28,7 @@ the tiny table.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +43,7 @@ from .format import test_pause
 __all__ = ["Segment", "SegmentData", "write_segment", "open_segment", "band_tables"]
 
 _ARRAYS = ("shingles", "shingle_offsets", "signatures", "band_keys", "band_rows", "tiny_keys",
-           "tiny_rows", "text_offsets")
+           "tiny_rows", "text_offsets", "post_keys", "post_rows")
 
 
 @dataclass(slots=True)
@@ -58,6 +60,8 @@ class SegmentData:
     docs: pa.Table
     text: np.ndarray
     text_offsets: np.ndarray
+    post_keys: np.ndarray = field(default_factory=lambda: np.empty((1, 0), np.uint64))
+    post_rows: np.ndarray = field(default_factory=lambda: np.empty((1, 0), np.int32))
 
     @property
     def n_docs(self) -> int:

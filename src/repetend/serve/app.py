@@ -6,7 +6,7 @@ Endpoints (JSON in, JSON out; schemas in ``docs/index.md``):
 ``GET  /stats``   the index's :meth:`~repetend.index.NearDupIndex.stats`
 ``POST /query``   ``{"text": str}`` or ``{"texts": [str, ...]}``, optional ``ids``,
                   ``threshold``, ``containment``, ``fragments`` (bool), ``phrases``
-                  (bool), ``limit`` (int) → :meth:`QueryResult.to_json`
+                  (bool), ``limit`` (int), ``min_shared`` (int) → :meth:`QueryResult.to_json`
 ``POST /add``     ``{"documents": [{"text": str, "id": str?, "url": str?}, ...]}``
                   → ``{"summary": …, "pairs": [...], "containment": [...]}``
 
@@ -112,7 +112,8 @@ def _strings(v, key: str, max_docs: int) -> list[str]:
     return v
 
 
-_QUERY_KEYS = {"text", "texts", "ids", "threshold", "containment", "fragments", "phrases", "limit"}
+_QUERY_KEYS = {"text", "texts", "ids", "threshold", "containment", "fragments", "phrases", "limit",
+               "min_shared"}
 
 
 def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = MAX_DOCS,
@@ -160,7 +161,7 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
             ids = _strings(ids, "ids", max_docs)
         kw = dict(threshold=_opt(obj, "threshold", float), containment=_opt(obj, "containment", float),
                   fragments=_opt(obj, "fragments", bool, True), phrases=_opt(obj, "phrases", bool, True),
-                  limit=_opt(obj, "limit", int, 20))
+                  limit=_opt(obj, "limit", int, 20), min_shared=_opt(obj, "min_shared", int, 3))
         if kw["limit"] > 1000:
             raise _HTTPError(422, "'limit' must be at most 1000")
         res = await run_in_threadpool(index.query, texts, ids=ids, **kw)
