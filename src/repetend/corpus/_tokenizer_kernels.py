@@ -516,3 +516,25 @@ def utf16_offsets(buf, char_lens):
                 i += 2
         out[d + 1] = i
     return out
+
+
+@jit
+def join_spans(buf, starts, ends, enc16):
+    """``buf[starts[k]:ends[k]]`` for every k, each followed by a newline
+    (``0A`` in UTF-8, ``0A 00`` in UTF-16LE), in one byte array."""
+    sep = 2 if enc16 else 1
+    total = 0
+    for k in range(starts.shape[0]):
+        total += ends[k] - starts[k] + sep
+    out = np.empty(total, dtype=np.uint8)
+    p = 0
+    for k in range(starts.shape[0]):
+        for j in range(starts[k], ends[k]):
+            out[p] = buf[j]
+            p += 1
+        out[p] = 0x0A
+        p += 1
+        if enc16:
+            out[p] = 0
+            p += 1
+    return out

@@ -87,6 +87,8 @@ class TokenizedBatch:
         if idx.size and (idx.min() < 0 or idx.max() >= self.hashes.shape[0]):
             raise IndexError("token index out of range")
         docs = np.searchsorted(self.doc_offsets, idx, side="right") - 1
+        if self._unit == "word" and idx.size >= 32:
+            return self._strings_joined(idx, docs)
         raw = self._doc_raw[docs].tolist()
         e16 = self._doc_enc16[docs].tolist()
         out = []
@@ -99,6 +101,27 @@ class TokenizedBatch:
                 t = " "
             out.append(t)
         return out
+
+    def _strings_joined(self, idx: np.ndarray, docs: np.ndarray) -> list[str]:
+        """Word tokens never contain a newline: decode (and lower) each group of
+        tokens that share a buffer and an encoding as one newline-joined string."""
+        out = np.empty(idx.size, dtype=object)
+        raw = self._doc_raw[docs]
+        e16 = self._doc_enc16[docs]
+        for r in (True, False):
+            buf = np.frombuffer(self._buf if r else self._buf2, dtype=np.uint8)
+            for u16 in (False, True):
+                sel = np.flatnonzero((raw == r) & (e16 == u16))
+                if sel.size == 0:
+                    continue
+                data = K.join_spans(buf, self._start[idx[sel]], self._end[idx[sel]], u16)
+                text = data.tobytes().decode("utf-16-le" if u16 else "utf-8", _ENC)
+                if r:
+                    text = text.lower()
+                parts = text.split("\n")
+                parts.pop()  # after the last newline
+                out[sel] = parts
+        return out.tolist()
 
     def tokens(self, d: int) -> list[str]:
         """All token strings of document *d*."""
