@@ -379,3 +379,18 @@ def test_medium_corpus_matches_suffix_engine(sigma, L):
     for n in sorted({1, 2, L}):
         got = as_dict(mine_bloomspan(tokens, offsets, sigma, L, seed_len=n), tokens)
         assert got == exp
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1), max_size=300), st.sampled_from([16, 32, 64]),
+       st.integers(0, 3))
+def test_radix_sort_is_a_stable_sort(vals, nbits, few):
+    keys = np.array(vals, dtype=np.uint64) >> np.uint64(64 - nbits)
+    if few:  # many equal keys
+        keys = keys % np.uint64(few + 1)
+    order = np.argsort(keys, kind="stable")
+    pos = np.arange(keys.shape[0], dtype=np.int64) * 3
+    doc = (np.arange(keys.shape[0]) % 7).astype(np.int32)
+    k2, p2, d2 = K.radix_sort_occurrences(keys.copy(), pos.copy(), doc.copy(), nbits)
+    assert np.array_equal(k2, keys[order]) and np.array_equal(p2, pos[order])
+    assert np.array_equal(d2, doc[order])

@@ -194,7 +194,8 @@ def fill_survivors(bits, doc_offsets, block_doc, block, n_tok, starts, out_pos, 
 @jit
 def ngram_keys(tokens, pos, n):
     """Sort key of each survivor: exact for n <= 2 (token, or two tokens packed
-    in 64 bits), the 64-bit FNV-1a hash for n >= 3 (collisions are resolved by
+    in 64 bits), the top 32 bits of the FNV-1a hash for n >= 3 (equal n-grams
+    get equal keys; different n-grams sharing a key are split by
     :func:`group_seeds`)."""
     m = pos.shape[0]
     out = np.empty(m, dtype=np.uint64)
@@ -205,8 +206,49 @@ def ngram_keys(tokens, pos, n):
         elif n == 2:
             out[i] = (np.uint64(np.uint32(tokens[p])) << np.uint64(32)) | np.uint64(np.uint32(tokens[p + 1]))
         else:
-            out[i] = fnv1a_ngram(tokens, p, n)
+            out[i] = fnv1a_ngram(tokens, p, n) >> np.uint64(32)
     return out
+
+
+@jit
+def radix_sort_occurrences(keys, pos, doc, nbits):
+    """Sort (key, position, document) triples by key, stably (positions stay
+    ascending inside equal keys): LSD radix, 16-bit digits, keys < 2**nbits.
+    The input arrays serve as one of the two ping-pong buffers; returns the
+    sorted (keys, pos, doc)."""
+    m = keys.shape[0]
+    k = keys
+    p = pos
+    d = doc
+    if m < 2:
+        return k, p, d
+    k2 = np.empty_like(k)
+    p2 = np.empty_like(p)
+    d2 = np.empty_like(d)
+    cnt = np.empty(65537, dtype=np.int64)
+    shift = 0
+    while shift < nbits:
+        sh = np.uint64(shift)
+        cnt[:] = 0
+        for j in range(m):
+            cnt[((k[j] >> sh) & np.uint64(0xFFFF)) + 1] += 1
+        if cnt[1 + ((k[0] >> sh) & np.uint64(0xFFFF))] == m:
+            shift += 16  # one digit value only: nothing moves
+            continue
+        for b in range(65536):
+            cnt[b + 1] += cnt[b]
+        for j in range(m):
+            dgt = (k[j] >> sh) & np.uint64(0xFFFF)
+            t = cnt[dgt]
+            cnt[dgt] = t + 1
+            k2[t] = k[j]
+            p2[t] = p[j]
+            d2[t] = d[j]
+        k, k2 = k2, k
+        p, p2 = p2, p
+        d, d2 = d2, d
+        shift += 16
+    return k, p, d
 
 
 @jit

@@ -294,11 +294,7 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
 
     # 4. sort + merge into seeds with exact df
     keys = K.ngram_keys(tokens, pos, n)
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    pos = pos[order]
-    doc = doc[order]
-    del order
+    keys, pos, doc = K.radix_sort_occurrences(keys, pos, doc, 32 if n != 2 else 64)
     s_start, s_end, s_df = K.group_seeds(tokens, pos, doc, keys, n, sigma)
     del keys
     seed_off, occ_pos, occ_doc = K.compact_seeds(pos, doc, s_start, s_end)
