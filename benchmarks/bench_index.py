@@ -104,14 +104,15 @@ def section_build(args, work: Path):
     print(f"   tokenized: {store.n_tokens:,} tokens in {t_tok:.1f} s")
     cfg = NearDupConfig(threshold=0.8, num_perm=args.num_perm, bbits=args.bbits)
     t = time.perf_counter()
-    idx = NearDupIndex.build(store, work / "idx", cfg)
+    idx = NearDupIndex.build(store, work / "idx", cfg, postings=args.postings)
     t_build = time.perf_counter() - t
     size = dir_bytes(work / "idx")
     s = idx.last_add.summary
     print(f"== build: {t_build:.1f} s, {t_build / args.docs * 1e6:.1f} us/doc, "
           f"{t_build / store.n_tokens * 1e9:.0f} ns/token; peak RSS {peak_rss_mb():,.0f} MiB; "
           f"on disk {size / 2**20:,.0f} MiB = {size / args.docs:,.0f} B/doc "
-          f"(K={args.num_perm}, {args.bbits or 64}-bit values, LSH {idx.bands}x{idx.rows})")
+          f"(K={args.num_perm}, {args.bbits or 64}-bit values, LSH {idx.bands}x{idx.rows}"
+          + (", with shingle postings" if args.postings else "") + ")")
     print(f"   pairs inside the corpus: {s['pairs']:,} (candidates {s['candidates_new_new']:,})")
     del store
     t = time.perf_counter()
@@ -135,6 +136,17 @@ def section_query(args, idx: NearDupIndex, texts: list[str]):
                                ("fresh documents             ", fresh, True)):
         lat = latency(lambda x: idx.query(x, fragments=frag), items)
         print(f"   {label}: {pct(lat)}")
+    if args.postings:  # texts that copy one passage of an indexed document
+        pieces = []
+        for i in pick[:n].tolist():
+            w = texts[i].split()
+            pieces.append("own words first " + " ".join(w[5:25]) + " and own words last")
+        lat = latency(lambda x: idx.query(x, fragments=True), pieces)
+        res_p = idx.query(pieces[:200], fragments=False)
+        hit = sum(int(i) in {m["doc_index"] for m in d["sharing"] + d["contained_in"]}
+                  for i, d in zip(pick[:200].tolist(), res_p.documents))
+        print(f"   passage of 20 words (postings, with fragments): {pct(lat)}; "
+              f"source found {hit}/{len(res_p.documents)}")
     res = idx.query(dup_q[:200], fragments=False)
 
     def sh(tx, k=5):
@@ -281,6 +293,7 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--postings", action="store_true", help="build with shingle postings")
     ap.add_argument("--work", type=Path, default=None, help="work directory (default: a temp dir)")
     ap.add_argument("--skip", nargs="*", default=[], choices=["peer", "serve"])
     args = ap.parse_args()

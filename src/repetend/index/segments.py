@@ -44,6 +44,7 @@ __all__ = ["Segment", "SegmentData", "write_segment", "open_segment", "band_tabl
 
 _ARRAYS = ("shingles", "shingle_offsets", "signatures", "band_keys", "band_rows", "tiny_keys",
            "tiny_rows", "text_offsets", "post_keys", "post_rows")
+_OPTIONAL = ("post_keys", "post_rows")  # segments written without postings may lack them
 
 
 @dataclass(slots=True)
@@ -129,7 +130,8 @@ def open_segment(path: Path, name: str, n_docs: int) -> SegmentData:
     """Memory-map a segment; checks that it holds the documents the manifest says."""
     if not (path / "meta.json").is_file():
         raise FileNotFoundError(str(path))
-    arrays = {n: _load(path / f"{n}.npy") for n in _ARRAYS}
+    arrays = {n: _load(path / f"{n}.npy") for n in _ARRAYS
+              if n not in _OPTIONAL or (path / f"{n}.npy").is_file()}
     blob_path = path / "text.bin"
     text = (np.memmap(blob_path, dtype=np.uint8, mode="r") if blob_path.stat().st_size
             else np.empty(0, np.uint8))
