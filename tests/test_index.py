@@ -499,3 +499,12 @@ def test_postings_leave_out_template_shingles(tmp_path):
     assert len(d["sharing"]) == 30
     f = d["sharing"][0]["fragments"][0]
     assert f["text"] == footer
+
+
+def test_index_all_is_the_public_api():
+    import repetend.index as I
+
+    assert I.__all__ == sorted(["AddResult", "FORMAT_VERSION", "KnownPhrases", "NearDupIndex",
+                                "QueryResult", "load_phrases", "shared_fragments", "tokens_of"])
+    for name in I.__all__:
+        assert hasattr(I, name)
