@@ -141,13 +141,14 @@ class TokenStore:
 
     def text(self, d: int) -> str:
         a, b = int(self.text_offsets[d]), int(self.text_offsets[d + 1])
-        return bytes(self.text_blob[a:b]).decode("utf-8")
+        return bytes(self.text_blob[a:b]).decode("utf-8", "surrogatepass")
 
     def token_spans(self, d: int) -> npt.NDArray[np.int64]:
         """Character offsets ``[n, 2]`` of document *d*'s tokens in its original text."""
         from .tokenizer import token_spans
 
-        spans = token_spans(self.text(d), unit=self.unit, lang=self.lang)
+        name = str(self.docs.column("doc_id")[d]) if self.unit == "code" else None
+        spans = token_spans(self.text(d), unit=self.unit, lang=self.lang, name=name)
         n = int(self.doc_offsets[d + 1] - self.doc_offsets[d])
         if spans.shape[0] != n:  # the store was made by another tokenizer
             raise InputError(
