@@ -205,7 +205,7 @@ def test_stats_report_stages():
     pytest.param(70000, "int32", marks=pytest.mark.slow),   # ~20 s, mostly the oracle
 ])
 def test_text_dtype_paths_match_oracle(n_distinct, dtype):
-    # short documents over a large alphabet, sigma = 1 so every token is kept
+    # short documents over a large alphabet
     rng = np.random.default_rng(n_distinct)
     n_docs = n_distinct // 2 + 50
     lens = rng.integers(1, 5, n_docs)
@@ -213,9 +213,9 @@ def test_text_dtype_paths_match_oracle(n_distinct, dtype):
     uniq = rng.permutation(tokens.size)[:n_distinct - 4]
     tokens[uniq] = np.arange(4, n_distinct, dtype=np.int32)[:uniq.size]
     offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-    raw = mine_suffix(tokens, offsets, 1, 2)
+    raw = mine_suffix(tokens, offsets, 1, 1)        # sigma = L = 1: every token is kept
     assert raw.stats["text_dtype"] == dtype
-    assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 1, 2)
+    assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 1, 1)
     raw = mine_suffix(tokens, offsets, 3, 1)
     assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 3, 1)
 
@@ -236,3 +236,12 @@ def test_interval_output_capacity_is_reported():
     assert full[-1] == 2 and full[0].size == 2          # "0 1 2" and "5 6 7"
     cut = K.frequent_leaves(sa, lcp, docsa, 4, seg_cstart, seg_len, 2, 3, 1)
     assert cut[-1] == 2 and cut[0].size == 1 and cut[0][0] == full[0][0]
+
+
+def test_codes_are_renumbered_after_compaction():
+    # 300 frequent tokens, but only 3 of them in runs of length >= 3
+    tokens = np.concatenate([np.arange(300), np.arange(300), [0, 1, 2, 0, 1, 2]]).astype(np.int32)
+    offsets = np.concatenate([np.arange(0, 601, 2), [603, 606]])
+    raw = mine_suffix(tokens, offsets, 2, 3, bigram_filter=False)
+    assert raw.stats["alphabet"] == 3 and raw.stats["text_dtype"] == "uint8"
+    assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 2, 3)

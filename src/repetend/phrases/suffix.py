@@ -135,6 +135,18 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
         tokens, doc_offsets, code, min_len, cnt, bits, min(min_docs, 255))
     del cnt
     del code
+    if n_codes >= 2**8 and text32.size:
+        # only the codes left in the runs matter: renumber them densely, which
+        # can bring the text under 2**16 (or 2**8) symbols
+        present = np.bincount(text32, minlength=n_codes + 1) > 0
+        present[0] = True
+        used = int(np.count_nonzero(present)) - 1
+        if used < n_codes:
+            rank = (np.cumsum(present) - 1).astype(np.int32)   # separator 0 stays 0
+            text32 = rank[text32]
+            n_codes = used
+            del rank
+        del present
     # the smallest unsigned type that holds the codes: pydivsufsort sorts the
     # bytes of the text, so fewer bytes per symbol is a faster, smaller sort
     dtype = np.uint8 if n_codes < 2**8 else np.uint16 if n_codes < 2**16 else np.int32
