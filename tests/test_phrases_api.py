@@ -15,8 +15,8 @@ from repetend import TokenStore
 from repetend.errors import InputError, ParameterError
 from repetend.phrases import (PhraseConfig, PhraseResult, coverage_mask, covered_per_document,
                               find_phrases, mine_suffix, read_result, share_distribution)
-from repetend.phrases.auto import (bloomspan_available, choose_engine, repeat_share,
-                                   survivor_share)
+from repetend.phrases.auto import (bloomspan_available, choose_engine, repeat_profile,
+                                   repeat_share, survivor_share)
 
 pytest.importorskip("pydivsufsort")
 
@@ -226,6 +226,14 @@ def test_auto_rule():
     half[100:] = np.arange(1000, 1100)       # five documents share their 8-grams
     assert repeat_share(half, offs, 5) == pytest.approx(0.5)
     assert repeat_share(half, offs, 6) == 0.0
+    # repeat length: a 30-token block shared by all documents inside unique text
+    rng = np.random.default_rng(1)
+    docs = [np.concatenate([rng.integers(10**6, 2 * 10**6, 20), np.arange(30),
+                            rng.integers(10**6, 2 * 10**6, 20)]) for _ in range(6)]
+    toks = np.concatenate(docs).astype(np.int32)
+    share, length = repeat_profile(toks, np.arange(0, 421, 70), 3)
+    assert length == pytest.approx(30.0)
+    assert share == pytest.approx(23 / 63)   # 23 of the 63 8-gram starts per document
 
 
 @pytest.mark.skipif(not bloomspan_available(),

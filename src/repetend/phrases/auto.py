@@ -15,9 +15,13 @@ sample (measurements in ``docs/phrases.md``):
    tokens with df ≥ σ, so the compacted text is small → ``suffix``
    (Synthetic 1: 0.001).
 4. *Repeat share* ≥ ``DENSE_SHARE`` — a large part of a sample's 8-gram
-   positions recur across documents: dense long, nested repeats → ``suffix``
-   (Synthetic 2: 0.43–0.83; web-like text: 0.05–0.11).
-5. Otherwise → ``bloomspan`` (web-like text, σ = 10 and 20: 3–4× faster).
+   positions recur across documents: dense repeats → ``suffix``
+   (Synthetic 2: 0.17–0.83; web-like text: 0.05–0.11).
+5. *Repeat length* ≥ ``LONG_REPEAT`` tokens — the recurring stretches are long
+   (length-weighted mean; BloomSpan grows every seed inside them, a cost
+   quadratic in their length) → ``suffix`` (Synthetic 2: 220–257; web-like
+   text: 45–54).
+6. Otherwise → ``bloomspan`` (web-like text, σ = 10 and 20: 2–4× faster).
 """
 
 from __future__ import annotations
@@ -27,10 +31,12 @@ import os
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["bloomspan_available", "choose_engine", "repeat_share", "survivor_share"]
+__all__ = ["bloomspan_available", "choose_engine", "repeat_profile", "repeat_share",
+           "survivor_share"]
 
 SPARSE_SHARE = 0.2
 DENSE_SHARE = 0.3
+LONG_REPEAT = 120
 SUFFIX_BYTES_PER_TOKEN = 24
 SAMPLE_TOKENS = 500_000
 
@@ -97,14 +103,28 @@ def repeat_share(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: in
 
     A cheap stand-in for "dense nested repeats" (seed 000, Synthetic 2): high
     there, low on natural and web text.  With the whole corpus sampled it is
-    exact for df ≥ σ.
+    exact for df ≥ σ.  See :func:`repeat_profile`.
+    """
+    return repeat_profile(tokens, doc_offsets, min_docs, k, sample_tokens, seed)[0]
+
+
+def repeat_profile(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int,
+                   k: int = 8, sample_tokens: int = SAMPLE_TOKENS,
+                   seed: int = 0) -> tuple[float, float]:
+    """``(repeat share, repeat length)`` of a document sample.
+
+    The repeat share is the share of k-gram positions whose k-gram recurs in
+    at least ``max(2, round(σ·f))`` sampled documents (f = sampled share of the
+    corpus).  The repeat length is the length-weighted mean length, in tokens,
+    of the stretches those positions form (Σ len² / Σ len): long stretches are
+    what makes BloomSpan's growth phase expensive.
     """
     tokens = np.asarray(tokens)
     doc_offsets = np.asarray(doc_offsets, np.int64)
     take, lens = _sample_docs(doc_offsets, sample_tokens, seed)
     total = int(lens.sum())
     if total < k:
-        return 0.0
+        return 0.0, 0.0
     f = total / max(int(tokens.shape[0]), 1)
     thr = max(2, int(round(min_docs * f)))
     first = np.cumsum(lens) - lens
@@ -112,7 +132,7 @@ def repeat_share(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: in
     local = np.arange(total, dtype=np.int64) - np.repeat(first, lens)
     starts = np.flatnonzero(local <= np.repeat(lens, lens) - k)   # a whole k-gram fits
     if starts.size == 0:
-        return 0.0
+        return 0.0, 0.0
     sampled = np.asarray(tokens[pos], np.uint64)
     h = np.zeros(starts.size, np.uint64)
     mult = np.uint64(0x9E3779B97F4A7C15)
@@ -125,8 +145,15 @@ def repeat_share(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: in
     new_pair = np.ones(hs.size, dtype=bool)
     new_pair[1:] = (hs[1:] != hs[:-1]) | (ds[1:] != ds[:-1])
     hs, cnt = np.unique(hs[new_pair], return_counts=True)
-    frequent = hs[cnt >= thr]
-    return float(np.count_nonzero(np.isin(h, frequent))) / starts.size
+    rep = np.isin(h, hs[cnt >= thr])
+    n_rep = int(np.count_nonzero(rep))
+    if n_rep == 0:
+        return 0.0, 0.0
+    r, rd = starts[rep], doc[rep]
+    brk = np.ones(n_rep, dtype=bool)
+    brk[1:] = (r[1:] != r[:-1] + 1) | (rd[1:] != rd[:-1])
+    run = np.bincount(np.cumsum(brk) - 1).astype(np.float64) + (k - 1)
+    return n_rep / starts.size, float((run * run).sum() / run.sum())
 
 
 def _sample_docs(doc_offsets: np.ndarray, sample_tokens: int, seed: int):
@@ -157,11 +184,14 @@ def choose_engine(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: i
     if share < SPARSE_SHARE:
         info["rule"] = f"sparse: survivor share {share:.3f} < {SPARSE_SHARE}"
         return "suffix", info
-    rep = repeat_share(tokens, doc_offsets, min_docs)
-    info["repeat_share"] = rep
+    rep, rep_len = repeat_profile(tokens, doc_offsets, min_docs)
+    info.update(repeat_share=rep, repeat_length=rep_len)
     if rep >= DENSE_SHARE:
         info["rule"] = f"dense repeats: repeat share {rep:.3f} >= {DENSE_SHARE}"
         return "suffix", info
-    info["rule"] = (f"survivor share {share:.3f} >= {SPARSE_SHARE}, "
-                    f"repeat share {rep:.3f} < {DENSE_SHARE}")
+    if rep_len >= LONG_REPEAT:
+        info["rule"] = f"long repeats: repeat length {rep_len:.0f} >= {LONG_REPEAT} tokens"
+        return "suffix", info
+    info["rule"] = (f"survivor share {share:.3f} >= {SPARSE_SHARE}, repeat share {rep:.3f} "
+                    f"< {DENSE_SHARE}, repeat length {rep_len:.0f} < {LONG_REPEAT}")
     return "bloomspan", info
