@@ -13,6 +13,7 @@ from naive_neardup import sets_from_python
 from repetend.errors import ParameterError
 from repetend.neardup.minhash import (
     MinHashSignatures,
+    OPH_ROUNDS,
     estimate,
     minhash_signatures,
     permutation_seeds,
@@ -45,34 +46,28 @@ def twin_signature(shingles: list[int], k: int, seed: int, hash: str, bits: int)
     return np_splitmix64(x[:, None] ^ twin_seeds(k, seed)[None, :]).min(axis=0) & mask
 
 
-def twin_oph(shingles: list[int], k: int, seed: int, hash: str, bits: int) -> np.ndarray:
-    """One-permutation hashing + optimal densification, written out in Python."""
+def twin_oph(shingles: list[int], k: int, seed: int, hash: str, bits: int, rounds: int = OPH_ROUNDS) -> np.ndarray:
+    """One-permutation hashing in rounds + per-bin classical fallback, written out in Python."""
     mask = (1 << bits) - 1 if bits < 64 else 2**64 - 1
     if not shingles:
         return np.full(k, mask, dtype=np.uint64)
-    s0, s1 = (int(x) for x in twin_seeds(max(k, 2), seed)[:2])
+    seeds = twin_seeds(k + rounds, seed)
     x = np.array(sorted(shingles), dtype=np.uint64)
     if hash == "crc32":
         x = np.array([zlib.crc32(int(v).to_bytes(8, "little")) for v in x], dtype=np.uint64)
-    v = np_splitmix64(x ^ np.uint64(s0))
-    bins = {}
-    for val in v.tolist():
-        b = ((val >> 32) * k) >> 32
-        bins[b] = min(bins.get(b, 2**64), val)
-    out = []
+    row: list[int | None] = [None] * k
+    for r in range(rounds):
+        this_round: dict[int, int] = {}
+        for val in np_splitmix64(x ^ seeds[k + r]).tolist():
+            b = ((val >> 32) * k) >> 32
+            this_round[b] = min(this_round.get(b, 2**64), val)
+        for b, val in this_round.items():
+            if row[b] is None:
+                row[b] = val
     for i in range(k):
-        if i in bins:
-            out.append(bins[i] & mask)
-            continue
-        a = 1
-        while True:
-            z = int(np_splitmix64(np.array([s1 ^ ((i << 32) | a)], dtype=np.uint64))[0])
-            j = ((z >> 32) * k) >> 32
-            if j in bins:
-                out.append(bins[j] & mask)
-                break
-            a += 1
-    return np.array(out, dtype=np.uint64)
+        if row[i] is None:  # empty after every round: the classical value of position i
+            row[i] = int(np_splitmix64(x ^ seeds[i]).min())
+    return np.array([v & mask for v in row], dtype=np.uint64)
 
 
 def test_seeds_are_the_splitmix64_stream():
@@ -100,7 +95,9 @@ def test_signatures_equal_numpy_twin(sets, k, seed, hash, bits):
 
 @settings(max_examples=30, deadline=None)
 @given(
-    sets=st.lists(st.sets(st.integers(0, 2**64 - 1), max_size=70), min_size=1, max_size=6),
+    sets=st.lists(st.one_of(st.sets(st.integers(0, 2**64 - 1), max_size=12),
+                            st.sets(st.integers(0, 2**64 - 1), min_size=200, max_size=700)),
+                  min_size=1, max_size=6),
     k=st.sampled_from([1, 2, 7, 64, 200]),
     seed=st.integers(0, 2**64 - 1),
     hash=st.sampled_from(["splitmix64", "crc32"]),
@@ -141,8 +138,57 @@ def test_estimate_is_unbiased_with_the_stated_error(j_num, scheme):
     se = standard_error(j, k)
     # the mean of n_pairs independent estimates is within 4 standard errors of J
     assert abs(est.mean() - j) <= 4 * se / np.sqrt(n_pairs)
-    # and their spread is the binomial √(J(1−J)/K) (a loose band: sample std of 300 draws)
-    assert 0.8 * se <= est.std() <= 1.2 * se
+    # and their spread is the binomial √(J(1−J)/K) (a loose band: sample std of 300 draws);
+    # oph bins sample without replacement, so their spread may only be smaller
+    assert (0.8 * se if scheme == "minhash" else 0.0) <= est.std() <= 1.2 * se
+
+
+@pytest.mark.parametrize("union,j_num", [(16, 8), (24, 6), (400, 300), (3000, 1500)])
+@pytest.mark.parametrize("scheme", ["minhash", "oph"])
+def test_estimate_is_unbiased_for_small_and_large_sets(union, j_num, scheme):
+    """Sets much smaller than K (most oph bins come from later rounds or the fallback)
+    and much larger than K (every bin filled in the first round)."""
+    rng = np.random.default_rng(union + j_num)
+    n_pairs, k = 300, 64
+    j = j_num / union
+    ss = sets_from_python(_pair_sets(rng, j_num, union, n_pairs))
+    sig = minhash_signatures(ss, k, seed=11, scheme=scheme)
+    a = np.arange(0, 2 * n_pairs, 2)
+    est = sig.estimate(a, a + 1)
+    se = standard_error(j, k)
+    assert abs(est.mean() - j) <= 4 * se / np.sqrt(n_pairs)
+    # oph bins sample without replacement: no more spread than K independent hashes
+    assert (0.8 * se if scheme == "minhash" else 0.0) <= est.std() <= 1.2 * se
+
+
+@pytest.mark.parametrize("s_num,bands,rows", [(30, 16, 4), (60, 16, 4), (80, 16, 4), (60, 8, 8)])
+@pytest.mark.parametrize("union", [20, 100, 1000])
+def test_oph_candidate_rate_follows_the_s_curve(s_num, bands, rows, union):
+    """Banded oph signatures behave like independent rows: P(candidate) = 1 - (1 - s^r)^b."""
+    from repetend.neardup.lsh import lsh_candidates, s_curve
+
+    rng = np.random.default_rng(s_num * 100 + bands + union)
+    n_pairs = 400
+    j_num = s_num * union // 100
+    ss = sets_from_python(_pair_sets(rng, j_num, union, n_pairs))
+    sig = minhash_signatures(ss, bands * rows, seed=int(rng.integers(2**63)), scheme="oph")
+    got = lsh_candidates(sig, ss.sizes, bands, rows, max_bucket=None, min_shingles=1)
+    hits = np.count_nonzero((got.a % 2 == 0) & (got.b == got.a + 1))
+    p = s_curve(j_num / union, bands, rows)
+    sigma = np.sqrt(p * (1 - p) / n_pairs)
+    assert abs(hits / n_pairs - p) <= 4 * sigma + 1.0 / n_pairs
+    assert len(got) == hits
+
+
+def test_oph_bins_past_the_rounds_are_the_classical_values():
+    """A one-shingle document fills at most R bins; every other position is the
+    classical MinHash value, and that fallback is what makes tiny sets comparable."""
+    ss = sets_from_python([{12345}, {12345, 999}])
+    k = 32
+    oph = minhash_signatures(ss, k, seed=5, scheme="oph").values[0]
+    classic = minhash_signatures(ss, k, seed=5).values[0]
+    same = np.count_nonzero(oph == classic)
+    assert k - OPH_ROUNDS <= same < k
 
 
 @pytest.mark.parametrize("bits", [1, 2, 4, 16])

@@ -1,6 +1,8 @@
 """Compiled kernels for MinHash signatures (see :mod:`repetend.neardup.minhash`).
 
-Only ``@jit`` functions over arrays and scalars live here.
+Only ``@jit`` functions over arrays and scalars live here.  The K-loops and the
+per-document reductions are written so LLVM vectorises them (AVX2 / AVX-512:
+``vpmullq``/``vpminuq`` on 8 lanes); branches inside them are replaced by ``min``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
+_BLOCK = 256  # shingles hashed per vectorised block in the one-permutation pass
 
 
 def _crc_table() -> np.ndarray:
@@ -47,6 +50,13 @@ def crc32_u64(x):
     return c ^ np.uint32(0xFFFFFFFF)
 
 
+@pjit
+def crc32_fold(hashes, out):
+    """``out[p] = crc32_u64(hashes[p])`` (seed 003's fold), in parallel."""
+    for p in prange(hashes.shape[0]):
+        out[p] = np.uint64(crc32_u64(hashes[p]))
+
+
 @jit
 def permutation_seeds(seed, k):
     """The first k outputs of the SplitMix64 generator started at state ``seed``:
@@ -59,33 +69,106 @@ def permutation_seeds(seed, k):
     return out
 
 
-@pjit
-def signatures(hashes, offsets, seeds, fold_crc, mask, out):
-    """MinHash signature of every document, one document per ``prange`` iteration.
-
-    ``out[d, i] = (min over shingles h of d of splitmix64(f(h) ^ seeds[i])) & mask``
-    with ``f`` the identity or the CRC-32 fold. Documents without shingles get
-    ``mask`` in every position (the sentinel; callers also keep an empty mask).
-    """
-    n = offsets.shape[0] - 1
+@jit
+def _classic_doc(hashes, lo, hi, seeds, mask, mins, row):
+    """``row[i] = (min over p in [lo, hi) of splitmix64(hashes[p] ^ seeds[i])) & mask``.
+    The i-loop is branch-free and contiguous, so it is vectorised."""
     k = seeds.shape[0]
-    chunk = 64  # documents per task: the scratch array is allocated once per chunk
-    n_chunks = (n + chunk - 1) // chunk
-    for c in prange(n_chunks):
+    for i in range(k):
+        mins[i] = _MAX
+    for p in range(lo, hi):
+        h = hashes[p]
+        for i in range(k):
+            mins[i] = min(mins[i], splitmix64(h ^ seeds[i]))
+    for i in range(k):
+        row[i] = mins[i] & mask
+
+
+@pjit
+def signatures(hashes, offsets, seeds, bounds, mask, out):
+    """Classical K-hash MinHash of every document.
+
+    ``out[d, i] = (min over shingles h of d of splitmix64(h ^ seeds[i])) & mask``.
+    Documents without shingles get ``mask`` in every position (the sentinel;
+    callers also keep an empty mask).  Task t signs documents
+    ``bounds[t] .. bounds[t+1]`` (chunks of about equal work, chosen by the caller).
+    """
+    k = seeds.shape[0]
+    for c in prange(bounds.shape[0] - 1):
         mins = np.empty(k, dtype=np.uint64)
-        for d in range(c * chunk, min(n, (c + 1) * chunk)):
-            for i in range(k):
-                mins[i] = _MAX
-            for p in range(offsets[d], offsets[d + 1]):
-                h = hashes[p]
-                if fold_crc:
-                    h = np.uint64(crc32_u64(h))
-                for i in range(k):
-                    v = splitmix64(h ^ seeds[i])
-                    if v < mins[i]:
-                        mins[i] = v
-            for i in range(k):
-                out[d, i] = mins[i] & mask
+        for d in range(bounds[c], bounds[c + 1]):
+            _classic_doc(hashes, offsets[d], offsets[d + 1], seeds, mask, mins, out[d])
+
+
+@jit
+def _min_hash_one(hashes, lo, hi, s):
+    """``min over p in [lo, hi) of splitmix64(hashes[p] ^ s)`` (a vectorised reduction)."""
+    m = _MAX
+    for p in range(lo, hi):
+        m = min(m, splitmix64(hashes[p] ^ s))
+    return m
+
+
+@jit
+def _oph_doc(hashes, lo, hi, round_seeds, seeds, mask, mins, buf, row):
+    """One document of :func:`oph_signatures`.  ``mins[i]`` is 2^64 - 1 while bin i
+    is empty, its running minimum during the round that fills it, and 0 once
+    its value is written (so later rounds cannot change it)."""
+    k = row.shape[0]
+    kk = np.uint64(k)
+    if hi == lo:
+        for i in range(k):
+            row[i] = mask
+        return
+    for i in range(k):
+        mins[i] = _MAX
+    empty = k
+    for r in range(round_seeds.shape[0]):
+        s = round_seeds[r]
+        for start in range(lo, hi, _BLOCK):
+            n = min(hi - start, _BLOCK)
+            for q in range(n):  # vectorised: one hash per shingle
+                buf[q] = splitmix64(hashes[start + q] ^ s)
+            for q in range(n):  # scatter: bin = fastrange of the high 32 bits
+                v = buf[q]
+                b = ((v >> np.uint64(32)) * kk) >> np.uint64(32)
+                mins[b] = min(mins[b], v)
+        empty = 0
+        for i in range(k):
+            m = mins[i]
+            if m == _MAX:
+                empty += 1
+            elif m != 0:  # filled in this round
+                row[i] = m & mask
+                mins[i] = 0
+        if empty == 0:
+            return
+    for i in range(k):
+        if mins[i] == _MAX:  # still empty: the classical MinHash value of position i
+            row[i] = _min_hash_one(hashes, lo, hi, seeds[i]) & mask
+
+
+@pjit
+def oph_signatures(hashes, offsets, round_seeds, seeds, bounds, mask, out):
+    """One-permutation hashing in rounds with an exact fallback (Li, Owen & Zhang
+    2012; rounds as in Dahlgaard, Knudsen & Thorup 2017, "Fast Similarity Sketching").
+
+    Round r (r = 0 .. R-1, R = ``round_seeds.size``) hashes every shingle h once,
+    ``v = splitmix64(h ^ round_seeds[r])``, into bin ``((v >> 32) * K) >> 32``;
+    a bin still empty before round r takes the minimum v of round r.  A bin empty
+    after R rounds takes the classical MinHash value ``min_h splitmix64(h ^ seeds[i])``.
+    The value of bin i is thus the first non-empty of R + 1 fixed, document-
+    independent minima, so two documents agree on it with probability J.
+    A bin counts as empty while its minimum is 2^64 - 1, and as written once it
+    is 0: a real hash equal to either (probability 2^-63) is mistaken for them.
+    Task t signs documents ``bounds[t] .. bounds[t+1]``.
+    """
+    k = out.shape[1]
+    for c in prange(bounds.shape[0] - 1):
+        mins = np.empty(k, dtype=np.uint64)
+        buf = np.empty(_BLOCK, dtype=np.uint64)
+        for d in range(bounds[c], bounds[c + 1]):
+            _oph_doc(hashes, offsets[d], offsets[d + 1], round_seeds, seeds, mask, mins, buf, out[d])
 
 
 @pjit
@@ -111,124 +194,3 @@ def set_fingerprints(hashes, offsets, out):
         for p in range(offsets[d], offsets[d + 1]):
             h = splitmix64(h ^ hashes[p])
         out[d] = h
-
-
-@jit
-def _bin_of(v, k):
-    """Bin of a 64-bit hash among k: ``((v >> 32) * k) >> 32``."""
-    return np.int64(((v >> np.uint64(32)) * np.uint64(k)) >> np.uint64(32))
-
-
-@jit
-def _dens_bin(dens_seed, i, a, k):
-    return _bin_of(splitmix64(dens_seed ^ ((np.uint64(i) << np.uint64(32)) | np.uint64(a))), k)
-
-
-@jit
-def densify_table(dens_seed, k, attempts):
-    """``table[i, a-1]``: the a-th bin that empty bin i borrows from (a = 1..attempts)."""
-    out = np.empty((k, attempts), dtype=np.int32)
-    for i in range(k):
-        for a in range(attempts):
-            out[i, a] = _dens_bin(dens_seed, i, a + 1, k)
-    return out
-
-
-@jit
-def densify_ranks(dens_seed, k, limit):
-    """``ranks[i, j]``: index (0-based) of the first occurrence of bin j in empty bin
-    i's sequence, ``limit`` when it does not occur among the first ``limit`` terms.
-    The first filled bin of the sequence is the filled bin of smallest rank."""
-    out = np.full((k, k), limit, dtype=np.int32)
-    for i in range(k):
-        seen = 0
-        a = 0
-        while seen < k and a < limit:
-            j = _dens_bin(dens_seed, i, a + 1, k)
-            if out[i, j] == limit:
-                out[i, j] = a
-                seen += 1
-            a += 1
-    return out
-
-
-@pjit
-def oph_signatures(hashes, offsets, seed, dens_seed, table, ranks, rank_limit, fold_crc, mask, out):
-    """One-permutation hashing with optimal densification (Li, Owen & Zhang 2012;
-    Shrivastava 2017).
-
-    Each shingle h is hashed once, ``v = splitmix64(f(h) ^ seed)``; bin
-    ``((v >> 32) * K) >> 32`` keeps the minimum v.  An empty bin i copies the
-    value of bin j, the first non-empty bin of the sequence
-    ``j_a = bin(splitmix64(dens_seed ^ (i << 32 | a)))``, a = 1, 2, … — the same
-    sequence for every document, so two documents borrow consistently.  The
-    first ``table.shape[1]`` terms of each sequence are precomputed in ``table``;
-    for documents with few filled bins (m² < K) the same bin is found as the
-    filled bin of smallest rank (``ranks``), in O(m) per empty bin instead of O(K/m).
-    """
-    n = offsets.shape[0] - 1
-    k = out.shape[1]
-    attempts = table.shape[1]
-    chunk = 64  # documents per task: the scratch arrays are allocated once per chunk
-    n_chunks = (n + chunk - 1) // chunk
-    for c in prange(n_chunks):
-        mins = np.empty(k, dtype=np.uint64)
-        filled = np.empty(k, dtype=np.int64)
-        for d in range(c * chunk, min(n, (c + 1) * chunk)):
-            _oph_one(hashes, offsets[d], offsets[d + 1], seed, dens_seed, table, ranks, rank_limit,
-                     attempts, fold_crc, mask, mins, filled, out[d])
-
-
-@jit
-def _oph_one(hashes, lo, hi, seed, dens_seed, table, ranks, rank_limit, attempts, fold_crc, mask,
-             mins, filled, row):
-    """One document; a bin is empty while its minimum is still 2^64 - 1 (a real
-    hash equals that with probability 2^-64, and is then treated as empty)."""
-    k = row.shape[0]
-    if hi == lo:
-        for i in range(k):
-            row[i] = mask
-        return
-    for i in range(k):
-        mins[i] = _MAX
-    for p in range(lo, hi):
-        h = hashes[p]
-        if fold_crc:
-            h = np.uint64(crc32_u64(h))
-        v = splitmix64(h ^ seed)
-        b = _bin_of(v, k)
-        m = mins[b]
-        mins[b] = v if v < m else m
-    m = 0
-    for i in range(k):
-        if mins[i] != _MAX:
-            filled[m] = i
-            m += 1
-    limit = rank_limit
-    use_ranks = ranks.shape[0] == k and m * m < k
-    for i in range(k):
-        if mins[i] != _MAX:
-            row[i] = mins[i] & mask
-            continue
-        j = -1
-        if use_ranks:
-            best = limit
-            for q in range(m):
-                r = ranks[i, filled[q]]
-                if r < best:
-                    best = r
-                    j = filled[q]
-            if j >= 0:
-                row[i] = mins[j] & mask
-                continue
-        for a in range(attempts):
-            if mins[table[i, a]] != _MAX:
-                j = table[i, a]
-                break
-        a = attempts + 1
-        while j < 0:
-            c = _dens_bin(dens_seed, i, a, k)
-            if mins[c] != _MAX:
-                j = c
-            a += 1
-        row[i] = mins[j] & mask

@@ -46,6 +46,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -64,6 +65,7 @@ __all__ = [
 HashName = Literal["splitmix64", "crc32"]
 Scheme = Literal["minhash", "oph"]
 DEFAULT_SEED = 0x5EED_0F_2E9E7E4D
+OPH_ROUNDS = 4  # one-permutation rounds before the per-bin fallback (scheme="oph")
 
 
 def _storage_dtype(bits: int) -> np.dtype:
@@ -177,6 +179,16 @@ class MinHashSignatures:
         return standard_error(jaccard, self.num_perm)
 
 
+def _work_bounds(offsets: np.ndarray, per_doc: int) -> npt.NDArray[np.int64]:
+    """Document bounds of about 8 tasks per thread of about equal work
+    (shingles + ``per_doc`` per document), so ``prange`` stays balanced on skewed sizes."""
+    n = offsets.shape[0] - 1
+    tasks = max(1, min(n, 8 * numba.get_num_threads()))
+    work = (offsets[1:] - offsets[0]) + per_doc * np.arange(1, n + 1, dtype=np.int64)
+    cuts = np.searchsorted(work, np.linspace(0, work[-1] if n else 0, tasks + 1)[1:-1], side="right")
+    return np.unique(np.concatenate(([0], cuts, [n]))).astype(np.int64)
+
+
 def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DEFAULT_SEED,
                        hash: HashName = "splitmix64", bits: int = 64,
                        scheme: Scheme = "minhash") -> MinHashSignatures:
@@ -212,24 +224,23 @@ def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DE
     shingles in total (``oph``: O(S + K·n)); memory K·bits/8 bytes per document.
     """
     _check(num_perm, bits, hash, scheme)
-    seeds = permutation_seeds(max(int(num_perm), 2), seed)
+    k = int(num_perm)
     hashes = np.ascontiguousarray(sets.hashes, dtype=np.uint64)
     offsets = np.ascontiguousarray(sets.offsets, dtype=np.int64)
     n = offsets.shape[0] - 1
     dtype = _storage_dtype(int(bits))
     mask = np.uint64((1 << int(bits)) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
-    out = np.empty((n, int(num_perm)), dtype=dtype)
+    out = np.empty((n, k), dtype=dtype)
     with np.errstate(over="ignore"):  # wrapping uint64 arithmetic (matters with JIT off)
+        if hash == "crc32":  # fold once (8 bytes per shingle), not once per hash function
+            folded = np.empty_like(hashes)
+            K.crc32_fold(hashes, folded)
+            hashes = folded
         if scheme == "oph":
-            table = K.densify_table(seeds[1], int(num_perm), 64)
-            rank_limit = 64 * int(num_perm)
-            if num_perm <= 4096:  # K x K int32 ranks: 64 KB at K = 128
-                ranks = K.densify_ranks(seeds[1], int(num_perm), rank_limit)
-            else:
-                ranks = np.empty((0, 0), dtype=np.int32)
-            K.oph_signatures(hashes, offsets, seeds[0], seeds[1], table, ranks, np.int32(rank_limit),
-                             hash == "crc32", mask, out)
+            seeds = permutation_seeds(k + OPH_ROUNDS, seed)
+            K.oph_signatures(hashes, offsets, seeds[k:], seeds[:k], _work_bounds(offsets, k), mask, out)
         else:
-            K.signatures(hashes, offsets, seeds[:int(num_perm)], hash == "crc32", mask, out)
+            seeds = permutation_seeds(k, seed)
+            K.signatures(hashes, offsets, seeds, _work_bounds(offsets, 1), mask, out)
     empty = np.diff(offsets) == 0
     return MinHashSignatures(out, empty, int(num_perm), int(seed), hash, int(bits), scheme)
