@@ -86,20 +86,23 @@ def peel(t, occ_offsets, occ_starts, lengths, next_sentinel):
 
 
 @jit
-def _match_pass(t, t_doc, order, sorted_t, keys, key_off, counts, out_off, out, fill):
+def _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, counts, out_off, out, fill):
     n_k = key_off.shape[0] - 1
+    n = t.shape[0]
     for i in range(n_k):
         a = key_off[i]
         m = key_off[i + 1] - a
-        lo = np.searchsorted(sorted_t, keys[a])
-        hi = np.searchsorted(sorted_t, keys[a], side="right")
+        j0 = anchor[i]
+        v = keys[a + j0]
+        lo = np.searchsorted(sorted_t, v)
+        hi = np.searchsorted(sorted_t, v, side="right")
         k = 0
         for r in range(lo, hi):
-            q = order[r]
-            if q + m > t.shape[0] or t_doc[q + m - 1] != t_doc[q]:
+            q = order[r] - j0
+            if q < 0 or q + m > n or t_doc[q + m - 1] != t_doc[q]:
                 continue
             ok = True
-            for j in range(1, m):
+            for j in range(m):
                 if t[q + j] != keys[a + j]:
                     ok = False
                     break
@@ -111,20 +114,22 @@ def _match_pass(t, t_doc, order, sorted_t, keys, key_off, counts, out_off, out, 
 
 
 @jit
-def match_all(t, t_doc, order, sorted_t, keys, key_off):
+def match_all(t, t_doc, order, sorted_t, keys, key_off, anchor):
     """Every occurrence of every key (``keys[key_off[i]:key_off[i + 1]]``) in
-    *t* within one document (``t_doc``), found through the positions of its
-    first token (``order``: a stable argsort of *t*, ``sorted_t = t[order]``).
+    *t* within one document (``t_doc``), found through the positions of the
+    key's token at offset ``anchor[i]`` (its rarest; ``order`` is a stable
+    argsort of *t*, ``sorted_t = t[order]``) and a full comparison.
     Returns ``(offsets, positions)``; positions of key i are increasing."""
     n_k = key_off.shape[0] - 1
     counts = np.zeros(n_k, dtype=np.int64)
     out_off = np.zeros(n_k + 1, dtype=np.int64)
     dummy = np.empty(0, dtype=np.int64)
-    _match_pass(t, t_doc, order, sorted_t, keys, key_off, counts, out_off, dummy, False)
+    _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, counts, out_off, dummy,
+                False)
     for i in range(n_k):
         out_off[i + 1] = out_off[i] + counts[i]
     out = np.empty(out_off[n_k], dtype=np.int64)
-    _match_pass(t, t_doc, order, sorted_t, keys, key_off, counts, out_off, out, True)
+    _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, counts, out_off, out, True)
     return out_off, out
 
 

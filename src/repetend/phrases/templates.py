@@ -519,7 +519,11 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             np.cumsum([x.size for x in kk], out=key_off[1:])
             order = np.argsort(t, kind="stable").astype(np.int64)
             t_doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(t_off))
-            m_off, m_pos = K.match_all(t, t_doc, order, t[order], np.concatenate(kk), key_off)
+            # look each candidate up by its rarest token in the sequence
+            freq = np.bincount(t[t <= gap_id], minlength=gap_id + 1)
+            anchor = np.array([int(np.argmin(freq[x])) for x in kk], dtype=np.int64)
+            m_off, m_pos = K.match_all(t, t_doc, order, t[order], np.concatenate(kk), key_off,
+                                       anchor)
             for i, inner in enumerate(kk):
                 Q = m_pos[m_off[i]:m_off[i + 1]]
                 row = _template(c, inner, Q, g_start, g_end, gap_id, num_id, cfg, min_span)
