@@ -99,7 +99,7 @@ def test_incremental_equals_one_run(tmp_path, cfg, seed):
     assert idx.n_docs == len(texts) and idx.n_segments == 2
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(seed=st.integers(0, 10_000), cut_a=st.integers(1, 59), cut_b=st.integers(60, 119),
        merge=st.booleans())
 def test_incremental_three_batches_random(tmp_path_factory, seed, cut_a, cut_b, merge):
