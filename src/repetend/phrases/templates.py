@@ -284,6 +284,7 @@ class _Corpus:
     vocab: Sequence[str] | None
     doc_ids: list[str]
     store: Any
+    texts: dict = field(default_factory=dict)   # doc -> (token spans, text), for examples
 
 
 def _as_corpus(corpus) -> _Corpus:
@@ -342,11 +343,14 @@ def _surface(c: _Corpus, d: int, ls: int, le: int, elements: list, slot_ranges: 
     store = c.store
     if store is None:
         return None
-    try:
-        spans = store.token_spans(d)
-        text = store.text(d)
-    except (NotImplementedError, InputError, AttributeError, OSError):
+    if d not in c.texts:
+        try:
+            c.texts[d] = (store.token_spans(d), store.text(d))
+        except (NotImplementedError, InputError, AttributeError, OSError):
+            c.texts[d] = None
+    if c.texts[d] is None:
         return None
+    spans, text = c.texts[d]
     out, pos = [], int(spans[ls, 0])
     for kind, val in elements:
         if kind != "s":
