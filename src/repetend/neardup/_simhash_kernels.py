@@ -8,7 +8,7 @@ from .._jit import jit, pjit, prange
 from ._shingle_kernels import _shingle_hash, splitmix64
 
 
-@jit
+@jit(inline="always")
 def popcount64(x):
     """Number of set bits of a uint64 (SWAR)."""
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -70,17 +70,14 @@ def simhash_windows(tokens, doc_offsets, tok_hash, k, seed):
     return out
 
 
-@jit
-def _emit(x, y, k, block_masks, n_match, combo):
-    """True if x, y are within Hamming k and *combo* is the first table holding the pair.
+@jit(inline="always")
+def _first_table(z, block_masks, n_match):
+    """Bit set of the n_match lowest blocks where x ^ y (= z) is zero.
 
-    The pair's equal blocks E contain the table's blocks; tables are the
-    n_match-subsets of blocks in lexicographic order, and the first one inside E
-    is E's n_match lowest blocks: only that table emits the pair.
+    A pair within distance k agrees on at least B − k blocks; tables are the
+    n_match-subsets of blocks in lexicographic order, and the first one the pair
+    agrees on is its n_match lowest equal blocks: only that table emits the pair.
     """
-    z = x ^ y
-    if popcount64(z) > k:
-        return False
     first = np.int64(0)
     c = 0
     for j in range(block_masks.shape[0]):
@@ -89,12 +86,13 @@ def _emit(x, y, k, block_masks, n_match, combo):
             c += 1
             if c == n_match:
                 break
-    return first == combo
+    return first
 
 
 @pjit
 def run_pair_counts(fps, order, run_starts, k, block_masks, n_match, combo):
-    """Pairs each run of equal keys emits (fingerprints ``fps[order[s:e]]``)."""
+    """Pairs each run of equal keys emits: ``fps`` is sorted by the table key (runs
+    ``fps[run_starts[r]:run_starts[r+1]]``), ``order`` maps its positions to documents."""
     n_runs = run_starts.shape[0] - 1
     out = np.zeros(n_runs, dtype=np.int64)
     for r in prange(n_runs):
@@ -102,9 +100,10 @@ def run_pair_counts(fps, order, run_starts, k, block_masks, n_match, combo):
         e = run_starts[r + 1]
         c = 0
         for i in range(s, e):
-            x = fps[order[i]]
+            x = fps[i]
             for j in range(i + 1, e):
-                if _emit(x, fps[order[j]], k, block_masks, n_match, combo):
+                z = x ^ fps[j]
+                if popcount64(z) <= k and _first_table(z, block_masks, n_match) == combo:
                     c += 1
         out[r] = c
     return out
@@ -118,9 +117,28 @@ def run_pair_fill(fps, order, run_starts, k, block_masks, n_match, combo, pos, a
         e = run_starts[r + 1]
         q = pos[r]
         for i in range(s, e):
-            x = fps[order[i]]
+            x = fps[i]
             for j in range(i + 1, e):
-                if _emit(x, fps[order[j]], k, block_masks, n_match, combo):
+                z = x ^ fps[j]
+                if popcount64(z) <= k and _first_table(z, block_masks, n_match) == combo:
                     a[q] = order[i]
                     b[q] = order[j]
                     q += 1
+
+
+@jit
+def run_pairs_serial(fps, order, run_starts, k, block_masks, n_match, combo, a, b):
+    """One-pass serial variant for small tables: *a*, *b* hold at least every comparison; returns the count."""
+    q = 0
+    for r in range(run_starts.shape[0] - 1):
+        s = run_starts[r]
+        e = run_starts[r + 1]
+        for i in range(s, e):
+            x = fps[i]
+            for j in range(i + 1, e):
+                z = x ^ fps[j]
+                if popcount64(z) <= k and _first_table(z, block_masks, n_match) == combo:
+                    a[q] = order[i]
+                    b[q] = order[j]
+                    q += 1
+    return q

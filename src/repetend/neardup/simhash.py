@@ -23,11 +23,11 @@ fingerprints with equal keys; every pair within distance k has equal keys in at
 least one table, so the candidate stage misses nothing.  Each pair is emitted by
 one table only (the first, in lexicographic order, whose blocks it agrees on).
 More blocks mean more tables but longer keys and so fewer random collisions;
-:func:`simhash_tables` picks B minimising ``tables × (2n + n² / 2^key_bits)``
-(sort work plus expected random comparisons) among B = k+1 … k+8 with at most 256
-tables.  For k = 3: B = 4 (4 tables, 16-bit keys) up to n ≈ 10⁵ fingerprints,
-B = 5 (10 tables, ≥ 24-bit keys) beyond, B = 6 (20 tables, 30-bit keys) from
-about 10⁸ — the design range of Manku et al.'s table.
+:func:`simhash_tables` picks B minimising ``tables × (n log2 n + n² / 2^key_bits)``
+(the sorts plus the expected random comparisons) among B = k+1 … k+8 with at most
+256 tables.  For k = 3: B = 4 (4 tables, 16-bit keys) up to n ≈ 3·10⁶ fingerprints,
+B = 5 (10 tables, ≥ 25-bit keys) up to n ≈ 5·10⁸, B = 6 (20 tables, ≥ 31-bit keys)
+beyond — the design range of Manku et al. (20 tables for 8·10⁹ pages at k = 3).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ __all__ = ["HammingCandidates", "SimHashTables", "hamming_candidates", "hamming_
            "simhash_fingerprints", "simhash_tables"]
 
 MAX_TABLES = 256
+SERIAL_COMPARISONS = 1 << 22
 DEFAULT_SIMHASH_SEED = 0x5EED5
 
 
@@ -148,7 +149,7 @@ def simhash_tables(k: int, n: int, blocks: int | None = None) -> SimHashTables:
 
     Cost model: each table sorts n keys and compares the pairs of equal keys,
     about n² / 2^key_bits of them for random fingerprints; B minimises
-    ``C(B, k) × (2n + n² / 2^(min key bits))`` over B = k+1 … k+8 (≤ 64) with at most
+    ``C(B, k) × (n log2 n + n² / 2^(min key bits))`` over B = k+1 … k+8 (≤ 64) with at most
     256 tables.  k = 0 is one table keyed on all 64 bits.
     """
     k = _check_k(k)
@@ -163,12 +164,13 @@ def simhash_tables(k: int, n: int, blocks: int | None = None) -> SimHashTables:
     else:
         best = None
         nn = float(max(n, 2))
+        sort_cost = max(1.0, log2(nn))
         for b in range(k + 1, min(64, k + 8) + 1):
             t = comb(b, k)
             if t > MAX_TABLES and best is not None:
                 break
             key_bits = (b - k) * (64 // b)
-            cost = t * (2 * nn + nn * nn / 2.0 ** key_bits)
+            cost = t * (sort_cost * nn + nn * nn / 2.0 ** key_bits)
             if best is None or cost < best[0]:
                 best = (cost, b)
         blocks = best[1]
@@ -221,7 +223,7 @@ def hamming_candidates(fps: npt.NDArray[np.uint64], k: int = 3, *, valid: npt.ND
     for t, combo in enumerate(design.combos):
         mask = design.key_mask(t)
         keys = sub & mask
-        order = np.argsort(keys, kind="stable").astype(np.int64)
+        order = np.argsort(keys).astype(np.int64)
         ks = keys[order]
         if n < 2:
             break
@@ -234,14 +236,25 @@ def hamming_candidates(fps: npt.NDArray[np.uint64], k: int = 3, *, valid: npt.ND
         rs = np.ascontiguousarray(starts[multi])
         re = np.ascontiguousarray(starts[multi + 1])
         ln = lens[multi]
-        comparisons += int((ln * (ln - 1) // 2).sum())
+        n_cmp = int((ln * (ln - 1) // 2).sum())
+        comparisons += n_cmp
         largest_run = max(largest_run, int(ln.max()))
         # runs of >= 2 equal keys, compacted into their own order array
         order2 = np.ascontiguousarray(order[_ranges(rs, re)])
+        sfp = np.ascontiguousarray(sub[order2])     # runs contiguous: sequential reads in the kernel
         bounds = np.zeros(multi.size + 1, dtype=np.int64)
         np.cumsum(ln, out=bounds[1:])
         combo_bits = np.int64(sum(1 << j for j in combo))
-        cnt = K.run_pair_counts(sub, order2, bounds, np.int64(design.k), design.block_masks,
+        if n_cmp <= SERIAL_COMPARISONS:   # small table: one serial pass, no thread start-up
+            a = np.empty(n_cmp, dtype=np.int64)
+            b = np.empty(n_cmp, dtype=np.int64)
+            c = K.run_pairs_serial(sfp, order2, bounds, np.int64(design.k), design.block_masks,
+                                   np.int64(len(combo)), combo_bits, a, b)
+            if c:
+                a_parts.append(a[:c].copy())
+                b_parts.append(b[:c].copy())
+            continue
+        cnt = K.run_pair_counts(sfp, order2, bounds, np.int64(design.k), design.block_masks,
                                 np.int64(len(combo)), combo_bits)
         pos = np.zeros(cnt.shape[0] + 1, dtype=np.int64)
         np.cumsum(cnt, out=pos[1:])
@@ -250,7 +263,7 @@ def hamming_candidates(fps: npt.NDArray[np.uint64], k: int = 3, *, valid: npt.ND
             continue
         a = np.empty(total, dtype=np.int64)
         b = np.empty(total, dtype=np.int64)
-        K.run_pair_fill(sub, order2, bounds, np.int64(design.k), design.block_masks,
+        K.run_pair_fill(sfp, order2, bounds, np.int64(design.k), design.block_masks,
                         np.int64(len(combo)), combo_bits, pos, a, b)
         a_parts.append(a)
         b_parts.append(b)
