@@ -660,12 +660,14 @@ def _template(c: _Corpus, inner: np.ndarray, Q: np.ndarray, t_start, t_end, gap_
         return None
     parts = [" ".join(_strings(c, np.asarray(v))) if kind == "f" else SLOT
              for kind, v in elements]
-    # example: the first occurrence (document order) whose slots are all non-empty
+    # example: an occurrence whose slots are all non-empty, if there is one
     nonempty = np.ones(starts.size, dtype=bool)
     for ss, se in slot_arrays:
         nonempty &= se > ss
-    order = np.lexsort((starts,))
-    pick = int(order[np.argmax(nonempty[order])]) if nonempty.any() else int(order[0])
+    # (in the shortest such document: mapping tokens back to text costs its length)
+    doc_len = np.diff(c.doc_offsets)[docs]
+    order = np.lexsort((starts, doc_len, ~nonempty))
+    pick = int(order[0])
     d = int(np.searchsorted(c.doc_offsets, starts[pick], side="right") - 1)
     base = int(c.doc_offsets[d])
     slot_ranges = {i: (int(ss[pick]) - base, int(se[pick]) - base)
