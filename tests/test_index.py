@@ -508,3 +508,22 @@ def test_index_all_is_the_public_api():
                                 "QueryResult", "load_phrases", "shared_fragments", "tokens_of"])
     for name in I.__all__:
         assert hasattr(I, name)
+
+
+def test_merge_last_segments_only(tmp_path):
+    texts = corpus(12, n=80)
+    cfg = NearDupConfig(threshold=0.6, shingle=3)
+    idx = NearDupIndex.build(texts[:20], tmp_path / "i", cfg, postings=True)
+    for a in range(20, 80, 15):
+        idx.add(texts[a:a + 15])
+    first = idx.stats()["segments"][0]["name"]
+    probes = texts[::7]
+    before = idx.query(probes).to_json()["documents"]
+    s = idx.merge(last=3)
+    assert (s["segments_before"], s["segments_after"]) == (5, 3)
+    names = [g["name"] for g in idx.stats()["segments"]]
+    assert names[0] == first and len(names) == 3
+    assert idx.query(probes).to_json()["documents"] == before
+    assert [idx.text(i) for i in (0, 19, 20, 79)] == [texts[i] for i in (0, 19, 20, 79)]
+    with pytest.raises(ParameterError):
+        idx.merge(last=1)

@@ -192,3 +192,15 @@ def test_concurrent_queries_during_add_see_a_snapshot(tmp_path):
     assert seen and {n for n, _ in seen} <= {40, 46}
     assert all((n == 40 and k == 1) or (n == 46 and k == 2) for n, k in seen)
     assert any(n == 46 for n, _ in seen)
+
+
+def test_background_merge_after_adds(tmp_path):
+    NearDupIndex.build(_texts(5, 10), tmp_path / "idx")
+    app = create_app(tmp_path / "idx", max_segments=2)
+    with TestClient(app) as client:
+        for i in range(3):
+            r = client.post("/add", json={"documents": [{"text": t} for t in _texts(10 + i, 3)]})
+            assert r.status_code == 200
+        stats = client.get("/stats").json()
+    assert stats["documents"] == 19
+    assert len(stats["segments"]) <= 2

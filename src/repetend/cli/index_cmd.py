@@ -122,11 +122,13 @@ def add_cmd(index_dir, inputs, report, quiet, **opts):
 
 @index.command("merge")
 @click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-def merge_cmd(index_dir):
+@click.option("--last", type=click.IntRange(min=2), default=None,
+              help="Merge only the LAST newest segments (default: all).")
+def merge_cmd(index_dir, last):
     """Compact the segments of INDEX_DIR into one."""
     from ..index import NearDupIndex
 
-    s = NearDupIndex.open(index_dir).merge()
+    s = NearDupIndex.open(index_dir).merge(last)
     click.echo(f"{s['segments_before']} segments -> {s['segments_after']} ({s['seconds']:.2f} s)")
 
 
@@ -198,7 +200,9 @@ def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phr
 @click.option("--max-docs", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Most documents per request (more: 413).")
 @click.option("--read-only", is_flag=True, help="Disable POST /add.")
-def serve(index_dir, host, port, max_body_bytes, max_docs, read_only):
+@click.option("--max-segments", type=click.IntRange(min=1), default=8, show_default=True,
+              help="After an /add leaving more segments, merge the newest ones in the background.")
+def serve(index_dir, host, port, max_body_bytes, max_docs, read_only, max_segments):
     """Serve INDEX_DIR over HTTP: POST /query, POST /add, GET /health, GET /stats."""
     from ..index import NearDupIndex
     from ..serve import run
@@ -206,7 +210,7 @@ def serve(index_dir, host, port, max_body_bytes, max_docs, read_only):
     idx = NearDupIndex.open(index_dir)
     click.echo(f"serving {index_dir} ({_n(idx.n_docs)} documents) on http://{host}:{port}", err=True)
     run(idx, host=host, port=port, max_body_bytes=max_body_bytes, max_docs=max_docs,
-        allow_add=not read_only)
+        allow_add=not read_only, max_segments=max_segments)
 
 
 COMMANDS = [index, query, serve]

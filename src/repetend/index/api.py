@@ -462,21 +462,31 @@ class NearDupIndex:
         }
         return AddResult(pairs_t, cont_t, summary)
 
-    def merge(self) -> dict:
-        """Compact all segments into one (document indices do not change).
+    def merge(self, last: int | None = None) -> dict:
+        """Compact segments into one (document indices do not change).
 
-        Reads all segments into memory, rebuilds the band tables from the stored
-        signatures, writes one segment, swaps the manifest, deletes the old
-        segments.  Returns a small summary.
+        Parameters
+        ----------
+        last : int, optional
+            Merge only the ``last`` newest segments (consecutive, so global
+            document indices stay); default all.
+
+        Reads those segments into memory, rebuilds the band tables (and postings)
+        from the stored signatures and shingles, writes one segment, swaps the
+        manifest, deletes the replaced segments.  Returns a small summary.
         """
+        if last is not None and (isinstance(last, bool) or int(last) < 2):
+            raise ParameterError(f"last must be >= 2, got {last}")
         t0 = time.perf_counter()
         with writer_lock(self.path):
             snap = _load_snapshot(self.path)
             before = len(snap.segments)
-            if before <= 1:
+            take = before if last is None else min(int(last), before)
+            if take <= 1:
                 self._snap = snap
                 return {"segments_before": before, "segments_after": before, "seconds": 0.0}
-            segs = [s.data for s in snap.segments]
+            keep = list(snap.manifest["segments"][:before - take])
+            segs = [s.data for s in snap.segments[before - take:]]
             offs = [np.asarray(segs[0].shingle_offsets)]
             toffs = [np.asarray(segs[0].text_offsets)]
             for d in segs[1:]:
@@ -496,12 +506,12 @@ class NearDupIndex:
             gen = int(manifest["generation"]) + 1
             name = new_segment_name(gen)
             write_segment(self.path / "segments" / name, data_)
-            manifest.update(segments=[{"name": name, "n_docs": batch.n}], generation=gen,
+            manifest.update(segments=keep + [{"name": name, "n_docs": batch.n}], generation=gen,
                             updated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
             write_manifest(self.path, manifest)
             _collect_garbage(self.path, manifest)
             self._snap = _load_snapshot(self.path)
-        return {"segments_before": before, "segments_after": 1, "documents": batch.n,
+        return {"segments_before": before, "segments_after": len(keep) + 1, "documents": batch.n,
                 "seconds": round(time.perf_counter() - t0, 4)}
 
     # -- querying ------------------------------------------------------------------

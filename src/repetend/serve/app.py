@@ -31,6 +31,7 @@ import math
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -117,8 +118,13 @@ _QUERY_KEYS = {"text", "texts", "ids", "threshold", "containment", "fragments", 
 
 
 def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = MAX_DOCS,
-               allow_add: bool = True) -> Starlette:
-    """The ASGI app serving *index* (a :class:`NearDupIndex` or the path of one)."""
+               allow_add: bool = True, max_segments: int | None = 8) -> Starlette:
+    """The ASGI app serving *index* (a :class:`NearDupIndex` or the path of one).
+
+    After an ``/add`` that leaves more than ``max_segments`` segments, the newest
+    segments are merged in the background (after the answer is sent, still
+    serialised with other adds); queries keep answering from their snapshot.
+    """
     from ..index import NearDupIndex
 
     if not isinstance(index, NearDupIndex):
@@ -196,8 +202,17 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
             base = index.n_docs
             ids = [x if x is not None else str(base + i) for i, x in enumerate(ids)]
             res = await run_in_threadpool(index.add, texts, ids=ids, urls=urls)
+        task = None
+        if max_segments is not None and index.n_segments > max_segments:
+            task = BackgroundTask(compact)
         return JSONResponse({"summary": res.summary, "pairs": res.pairs.to_pylist(),
-                             "containment": res.containment.to_pylist()})
+                             "containment": res.containment.to_pylist()}, background=task)
+
+    async def compact():
+        async with add_lock:
+            n = index.n_segments
+            if max_segments is not None and n > max_segments:
+                await run_in_threadpool(index.merge, n - max_segments + 1)
 
     async def not_allowed(request: Request, exc):
         return _error(405, f"method {request.method} not allowed here")
