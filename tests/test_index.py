@@ -527,3 +527,20 @@ def test_merge_last_segments_only(tmp_path):
     assert [idx.text(i) for i in (0, 19, 20, 79)] == [texts[i] for i in (0, 19, 20, 79)]
     with pytest.raises(ParameterError):
         idx.merge(last=1)
+
+
+def test_capped_buckets_incremental_is_a_superset(tmp_path):
+    """With huge buckets the batch run emits a star + chain; the index examines every
+    member of an old bucket, so it finds at least the batch run's pairs."""
+    rng = np.random.default_rng(17)
+    words = [f"h{i}" for i in range(300)]
+    base = " ".join(rng.choice(words, 30))
+    texts = [base if i % 3 == 0 else " ".join(rng.choice(words, 30)) for i in range(60)]
+    cfg = NearDupConfig(threshold=0.8, max_bucket=4)
+    whole = find_near_duplicates(TokenStore.from_texts(texts), cfg)
+    assert whole.summary["capped_buckets"] > 0
+    want = set(zip(whole.pairs.a.tolist(), whole.pairs.b.tolist()))
+    _, found, _ = incremental_pairs(tmp_path, texts, [30], cfg)
+    assert want <= found
+    copies = [i for i in range(60) if i % 3 == 0]
+    assert {(a, b) for a in copies for b in copies if a < 30 <= b} <= found  # all old-new
