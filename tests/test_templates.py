@@ -170,15 +170,17 @@ def random_corpus(rng, n_docs, vocab_words=6):
 @settings(max_examples=50, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(2, 8), sigma=st.integers(2, 4),
        part_len=st.integers(1, 3), max_gap=st.integers(0, 3), min_span=st.integers(1, 6),
-       min_fixed=st.integers(0, 2), mask=st.booleans(), rounds=st.integers(1, 3))
+       min_fixed=st.integers(0, 2), mask=st.booleans(), rounds=st.integers(1, 3),
+       engine=st.sampled_from(["suffix", "bloomspan", "auto"]))
 def test_matches_bruteforce(seed, n_docs, sigma, part_len, max_gap, min_span, min_fixed, mask,
-                            rounds):
+                            rounds, engine):
     rng = np.random.default_rng(seed)
     tokens, offsets, vocab = random_corpus(rng, n_docs)
     if tokens.size == 0:
         return
     cfg = TemplateConfig(max_gap=max_gap, part_len=part_len, min_span=min_span,
-                         min_fixed=min_fixed, mask_numbers=mask, top_values=3, rounds=rounds)
+                         min_fixed=min_fixed, mask_numbers=mask, top_values=3, rounds=rounds,
+                         engine=engine)
     res = find_templates((tokens, offsets, vocab), None, sigma, 5, cfg)
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span,
                            min_fixed, mask_numbers=mask, rounds=rounds)
@@ -401,6 +403,8 @@ def test_empty_and_errors():
         find_templates((toks, np.array([0, 2, 4])), None, 1, 2)
     with pytest.raises(ParameterError):
         find_templates((toks, np.array([0, 2, 4])), None, 2, 2, TemplateConfig(max_gap=-1))
+    with pytest.raises(ParameterError):
+        find_templates((toks, np.array([0, 2, 4])), None, 2, 2, TemplateConfig(engine="fast"))
     with pytest.raises(ParameterError):
         find_templates((toks, np.array([0, 2, 4])), None, 2, 2,
                        TemplateConfig(short_parts=False))

@@ -141,6 +141,8 @@ class TemplateConfig:
         Slot values listed per slot (the most frequent first).
     rounds : int
         Peeling rounds of the chain miner (1: maximal chains only).
+    engine : {"auto", "bloomspan", "suffix"}
+        Engine of the parts mining run (same phrases with any).
     """
 
     max_gap: int = 4
@@ -151,6 +153,7 @@ class TemplateConfig:
     min_fixed: int = 2
     top_values: int = 5
     rounds: int = 3
+    engine: str = "auto"
 
     def validate(self) -> "TemplateConfig":
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
@@ -163,6 +166,9 @@ class TemplateConfig:
                 raise ParameterError(f"templates: {name} must be an integer, got {v!r}")
             if v < lo:
                 raise ParameterError(f"templates: {name} must be >= {lo}, got {v}")
+        if self.engine not in ("auto", "bloomspan", "suffix"):
+            raise ParameterError(f"templates: engine must be auto, bloomspan or suffix, "
+                                 f"got {self.engine!r}")
         return self
 
 
@@ -452,14 +458,19 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             if is_num.any():
                 slot_id = len(c.vocab)
                 anchor_tokens = K.mask_tokens(tokens, is_num, np.int32(slot_id))
-        parts = mine_suffix(anchor_tokens, offsets, sigma, part_len) if n_tokens else None
+        parts, parts_engine = _mine_parts(
+            anchor_tokens, offsets, sigma, part_len, cfg.engine,
+            (slot_id + 1) if slot_id >= 0 else (len(c.vocab) if c.vocab is not None else None)
+        ) if n_tokens else (None, "none")
     else:
-        parts = raw
+        parts, parts_engine = raw, "given"
     timings["parts"] = time.perf_counter() - t0
-    summary: dict[str, Any] = {"parameters": params, "documents": n_docs, "tokens": n_tokens}
+    summary: dict[str, Any] = {"parameters": params, "documents": n_docs, "tokens": n_tokens,
+                               "parts_engine": parts_engine}
     if parts is None or parts.n_phrases == 0:
         summary.update(_coverage_summary(c, raw, np.zeros(0, np.int64), np.zeros(0, np.int64)),
-                       templates=0, template_occurrences=0, part_phrases=0, covered_runs=0, gapped_length=0,
+                       templates=0, template_occurrences=0, part_phrases=0, covered_runs=0,
+                       gapped_length=0,
                        timings={**timings, "total": time.perf_counter() - t_start})
         return _empty_result(cfg, summary)
 
@@ -573,6 +584,26 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                    rounds=rounds,
                    timings=timings)
     return TemplateResult(table, occurrences, summary, cfg)
+
+
+def _mine_parts(tokens: np.ndarray, offsets: np.ndarray, sigma: int, part_len: int,
+                engine: str, vocab_size: int | None) -> tuple[RawPhrases, str]:
+    """The exact maximal frequent phrases at (σ, L') with the engine asked for
+    (``auto``: :func:`repetend.phrases.auto.choose_engine`); all engines give
+    the same phrases."""
+    from .auto import bloomspan_available, choose_engine
+    from .suffix import mine_suffix
+
+    if engine == "auto":
+        engine, _ = choose_engine(tokens, offsets, sigma, part_len)
+    elif engine == "bloomspan" and not bloomspan_available():
+        engine = "suffix"
+    if engine == "bloomspan":
+        from .bloomspan import mine_bloomspan
+
+        vs = max(vocab_size or 0, int(tokens.max(initial=0)) + 1)
+        return mine_bloomspan(tokens, offsets, sigma, part_len, vocab_size=vs), engine
+    return mine_suffix(tokens, offsets, sigma, part_len), engine
 
 
 def _coverage_summary(c: _Corpus, raw: RawPhrases | None, gs: np.ndarray, ge: np.ndarray
