@@ -243,3 +243,30 @@ def test_cli_simhash(tmp_path):
     assert "SimHash 64 bits" in res.output and "5 pairs with J >= 0.8" in res.output
     s = json.loads((out / "summary.json").read_text())
     assert s["method"] == "simhash" and s["simhash"]["hamming"] == 4
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cap=st.integers(3, 12), k=st.integers(0, 4))
+def test_capped_groups_of_identical_fingerprints(seed, cap, k):
+    """Star + chain per capped group; emitted + not enumerated = every pair within k."""
+    rng = np.random.default_rng(seed)
+    fps = random_fps_with_planted(rng, 60, k, n_planted=20)
+    for g in range(3):                               # groups of identical copies, some above the cap
+        m = int(rng.integers(2, 20))
+        fps[rng.choice(60, size=m, replace=False)] = fps[g]
+    sizes = rng.integers(1, 50, size=60)
+    hc = hamming_candidates(fps, k, max_group=cap, sizes=sizes)
+    got = set(zip(hc.a.tolist(), hc.b.tolist()))
+    truth = brute_pairs(fps, k)
+    assert len(got) == len(hc) and got <= truth
+    assert len(got) + hc.stats["pairs_not_enumerated"] == len(truth)
+    _, inv, counts = np.unique(fps, return_inverse=True, return_counts=True)
+    assert hc.stats["capped_groups"] == int((counts >= cap).sum())
+    for g in np.flatnonzero(counts >= cap):          # each capped group stays connected, 2m - 3 edges
+        members = set(np.flatnonzero(inv.reshape(-1) == g).tolist())
+        inner = [p for p in got if p[0] in members and p[1] in members]
+        assert len(inner) == 2 * len(members) - 3
+        first = min(members, key=lambda d: (sizes[d], d))
+        assert {p[0] if p[1] == first else p[1] for p in inner if first in p} == members - {first}
+    uncapped = hamming_candidates(fps, k, max_group=None)
+    assert set(zip(uncapped.a.tolist(), uncapped.b.tolist())) == truth

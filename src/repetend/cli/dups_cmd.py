@@ -39,6 +39,9 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
         lines.append(f"SimHash 64 bits ({s['simhash_weights']} weights), Hamming <= {sh['hamming']}: "
                      f"{sh['blocks']} blocks, {sh['tables']} tables (keys >= {sh['key_bits_min']} bits), "
                      f"{_n(sh['comparisons'])} comparisons")
+        if sh.get("capped_groups"):
+            lines.append(f"{_n(sh['capped_groups'])} groups of identical fingerprints capped at "
+                         f"{sh['max_group']} ({_n(sh['pairs_not_enumerated'])} pairs not enumerated)")
     nz = s.get("normalization")
     if nz:
         lines.append(f"normalized (stopwords={nz['stopwords']}, stem={nz['stem']}): vocabulary "
@@ -82,7 +85,8 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
               help="Keep only the low b bits of each signature value (b-bit MinHash).")
 @click.option("--seed", type=int, default=None, help="Seed of the MinHash hash functions.")
 @click.option("--max-bucket", type=int, default=200, show_default=True,
-              help="Buckets this large emit a star + chain instead of all pairs (0: no cap).")
+              help="Buckets (SimHash: groups of identical fingerprints) this large emit a star + chain "
+                   "instead of all pairs (0: no cap).")
 @click.option("--min-shingles", type=int, default=3, show_default=True,
               help="Documents with fewer shingles are matched by exact set identity, not LSH.")
 @click.option("--containment", type=float, default=0.8, show_default=True,

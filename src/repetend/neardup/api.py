@@ -19,7 +19,8 @@ exact verification → clusters — with one of four methods:
 ``simhash``
     64-bit SimHash fingerprints of the shingles (:mod:`.simhash`), all pairs within
     Hamming distance ``hamming`` by permuted tables (Manku et al. 2007), every
-    candidate verified by exact Jaccard like the other methods.
+    candidate verified by exact Jaccard like the other methods; ``max_bucket``
+    caps groups of identical fingerprints (star + chain, as for LSH buckets).
 
 Normalization (``stopwords``, ``stem``; :mod:`.normalize`) rewrites the token
 stream through a vocabulary remap before shingles are formed; with both None the
@@ -410,7 +411,8 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
         timings["signatures"] = time.perf_counter() - tc
         tl = time.perf_counter()
         say(f"Hamming <= {cfg.hamming} pairs by permuted tables")
-        hc = hamming_candidates(fps, int(cfg.hamming), valid=sizes > 0, blocks=cfg.simhash_blocks)
+        hc = hamming_candidates(fps, int(cfg.hamming), valid=sizes > 0, blocks=cfg.simhash_blocks,
+                                max_group=cfg.max_bucket, sizes=sizes)
         timings["tables"] = time.perf_counter() - tl
         tv = time.perf_counter()
         say(f"verifying {len(hc):,} candidates exactly")
@@ -418,7 +420,9 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
         timings["verify"] = time.perf_counter() - tv
         pairs = candidates.select(candidates.jaccard >= t)
         summary.update({"hamming": int(cfg.hamming), "simhash": hc.stats,
-                        "simhash_weights": cfg.simhash_weights, "fingerprint_bytes": int(fps.nbytes)})
+                        "simhash_weights": cfg.simhash_weights, "fingerprint_bytes": int(fps.nbytes),
+                        "capped_buckets": hc.stats["capped_groups"],
+                        "pairs_not_enumerated": hc.stats["pairs_not_enumerated"]})
     elif cfg.method == "broder":
         broder_pairs = _lazy("broder", "broder_pairs", "broder")
         if n_tokens is None:

@@ -192,7 +192,8 @@ class HammingCandidates:
 
 
 def hamming_candidates(fps: npt.NDArray[np.uint64], k: int = 3, *, valid: npt.NDArray[np.bool_] | None = None,
-                       blocks: int | None = None) -> HammingCandidates:
+                       blocks: int | None = None, max_group: int | None = None,
+                       sizes: npt.NDArray[np.int64] | None = None) -> HammingCandidates:
     """All pairs of fingerprints within Hamming distance *k*, by permuted tables (Manku et al. 2007).
 
     Parameters
@@ -205,15 +206,56 @@ def hamming_candidates(fps: npt.NDArray[np.uint64], k: int = 3, *, valid: npt.ND
         Documents to consider (e.g. those with shingles); others are never paired.
     blocks : int, optional
         Number of blocks B (default: chosen by :func:`simhash_tables`).
+    max_group : int, optional
+        Cap on groups of *identical* fingerprints (exact copies en masse): a group
+        of m >= max_group documents, ordered by (*sizes*, index), emits a star from
+        its first member to the others and a chain between neighbours (2m − 3
+        pairs, like a capped LSH bucket) and only its first member enters the
+        tables; the pairs left out are counted in ``stats["pairs_not_enumerated"]``.
+        None or 0: no cap.
+    sizes : ndarray of int64, optional
+        Shingle-set sizes, to order the members of a capped group.
 
     Returns
     -------
     HammingCandidates
-        Exactly the pairs within distance k (no pair missed, none repeated);
-        ``stats`` holds the table design and the number of comparisons.
+        Without a cap, exactly the pairs within distance k (no pair missed, none
+        repeated); ``stats`` holds the table design and the number of comparisons.
     """
     fps = np.ascontiguousarray(fps, dtype=np.uint64)
     idx = np.arange(fps.shape[0], dtype=np.int64) if valid is None else np.flatnonzero(np.asarray(valid, bool))
+    cap = 0 if max_group is None else int(max_group)
+    if cap and cap < 3:
+        raise ParameterError(f"max_group must be None, 0 or >= 3, got {max_group}")
+    group_a, group_b, weight = [], [], None
+    capped_groups = 0
+    not_enumerated = 0
+    if cap and idx.size >= cap:
+        uniq, inverse, counts = np.unique(fps[idx], return_inverse=True, return_counts=True)
+        inverse = inverse.reshape(-1)
+        big = counts >= cap
+        if big.any():
+            in_big = big[inverse]
+            mem = np.flatnonzero(in_big)
+            sz = np.zeros(mem.size, np.int64) if sizes is None else np.asarray(sizes, np.int64)[idx[mem]]
+            mem = mem[np.lexsort((mem, sz, inverse[mem]))]
+            grp = inverse[mem]
+            head = np.ones(mem.size, dtype=bool)
+            head[1:] = grp[1:] != grp[:-1]
+            first = np.maximum.accumulate(np.where(head, np.arange(mem.size), 0))
+            star = ~head
+            group_a.append(idx[mem[first[star]]])
+            group_b.append(idx[mem[star]])
+            chain = star[:-1] & star[1:]                         # neighbours after the first
+            group_a.append(idx[mem[:-1][chain]])
+            group_b.append(idx[mem[1:][chain]])
+            m = counts[big]
+            capped_groups = int(m.size)
+            not_enumerated += int((m * (m - 1) // 2 - (2 * m - 3)).sum())
+            keep = ~in_big | np.isin(np.arange(idx.size), mem[head])
+            w_all = np.where(big[inverse], counts[inverse], 1).astype(np.int64)
+            weight = w_all[keep]
+            idx = idx[keep]
     sub = np.ascontiguousarray(fps[idx])
     n = int(sub.shape[0])
     design = simhash_tables(k, n, blocks)
@@ -268,8 +310,14 @@ def hamming_candidates(fps: npt.NDArray[np.uint64], k: int = 3, *, valid: npt.ND
         a_parts.append(a)
         b_parts.append(b)
     if a_parts:
-        a = idx[np.concatenate(a_parts)]
-        b = idx[np.concatenate(b_parts)]
+        pa_, pb_ = np.concatenate(a_parts), np.concatenate(b_parts)
+        if weight is not None:       # a capped group's first member stands for all of them
+            not_enumerated += int((weight[pa_] * weight[pb_] - 1).sum())
+        group_a.append(idx[pa_])
+        group_b.append(idx[pb_])
+    if group_a:
+        a = np.concatenate(group_a)
+        b = np.concatenate(group_b)
         lo, hi = np.minimum(a, b), np.maximum(a, b)
     else:
         lo = np.empty(0, np.int64)
@@ -277,7 +325,8 @@ def hamming_candidates(fps: npt.NDArray[np.uint64], k: int = 3, *, valid: npt.ND
     stats = {"hamming": design.k, "blocks": design.blocks, "tables": design.n_tables,
              "key_bits_min": design.min_key_bits if design.n_tables else 0,
              "fingerprints": n, "comparisons": comparisons, "largest_run": largest_run,
-             "pairs_within_k": int(lo.shape[0])}
+             "pairs_within_k": int(lo.shape[0]), "max_group": cap or None,
+             "capped_groups": capped_groups, "pairs_not_enumerated": not_enumerated}
     return HammingCandidates(lo, hi, stats)
 
 
