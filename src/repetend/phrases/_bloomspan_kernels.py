@@ -439,6 +439,24 @@ def _grow_i64(a, need):
 
 
 @jit
+def _record(c_len, c_df, c_off, c_occ, nc, occ_pos, a, r, m, df, cover):
+    """Append candidate ``nc`` (length m, occurrences occ_pos[a:a+r]) and mark
+    its occurrences in the coverage mask; returns the (maybe grown) arrays."""
+    c_len = _grow_i64(c_len, nc + 1)
+    c_df = _grow_i64(c_df, nc + 1)
+    c_off = _grow_i64(c_off, nc + 2)
+    base = c_off[nc]
+    c_occ = _grow_i64(c_occ, base + r)
+    for k in range(r):
+        c_occ[base + k] = occ_pos[a + k]
+        set_range(cover, occ_pos[a + k], occ_pos[a + k] + m)
+    c_len[nc] = m
+    c_df[nc] = df
+    c_off[nc + 1] = base + r
+    return c_len, c_df, c_off, c_occ
+
+
+@jit
 def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
                n, sigma, min_len, cover, skip_covered):
     """Grow every seed to the right by depth-first search on the token array.
@@ -447,7 +465,7 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
     whose occurrences are the segment ``occ_pos[a:b]`` (positions ascending,
     documents in ``occ_doc``).  At a node:
 
-    * left-neighour rule: if every occurrence has a left token inside its
+    * left-neighbour rule: if every occurrence has a left token inside its
       document and all these tokens are equal, the node and its whole subtree
       are dropped (each phrase there extends to the left with the same df);
     * occurrences are grouped by their next token (document ends form no
@@ -460,8 +478,9 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
     A seed whose occurrences are all covered already is counted; it is skipped
     only when ``skip_covered`` (the seed's heuristic, not exact in general).
 
-    Returns candidates (first position, length, df, occurrence CSR) and
-    counters [nodes, pruned_left, seeds_covered, seeds_skipped, chain_steps].
+    Returns the candidates (lengths, df, occurrence offsets, occurrence
+    starts) and the counters [nodes, pruned_left, seeds_covered,
+    seeds_skipped, chain_steps].
     """
     ns = seed_off.shape[0] - 1
     max_occ = 1
@@ -584,17 +603,8 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
                     top += 1
                     continue
                 if m >= min_len:
-                    c_len = _grow_i64(c_len, nc + 1)
-                    c_df = _grow_i64(c_df, nc + 1)
-                    c_off = _grow_i64(c_off, nc + 2)
-                    base = c_off[nc]
-                    c_occ = _grow_i64(c_occ, base + r)
-                    for k in range(r):
-                        c_occ[base + k] = occ_pos[a + k]
-                        set_range(cover, occ_pos[a + k], occ_pos[a + k] + m)
-                    c_len[nc] = m
-                    c_df[nc] = df
-                    c_off[nc + 1] = base + r
+                    c_len, c_df, c_off, c_occ = _record(c_len, c_df, c_off, c_occ, nc,
+                                                        occ_pos, a, r, m, df, cover)
                     nc += 1
                 continue
             perm = np.argsort(keys[:r], kind="mergesort")
@@ -617,17 +627,8 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
             if n_freq == 0:
                 if m >= min_len:
                     # candidate: record it, mark its occurrences
-                    c_len = _grow_i64(c_len, nc + 1)
-                    c_df = _grow_i64(c_df, nc + 1)
-                    c_off = _grow_i64(c_off, nc + 2)
-                    base = c_off[nc]
-                    c_occ = _grow_i64(c_occ, base + r)
-                    for k in range(r):
-                        c_occ[base + k] = occ_pos[a + k]
-                        set_range(cover, occ_pos[a + k], occ_pos[a + k] + m)
-                    c_len[nc] = m
-                    c_df[nc] = df
-                    c_off[nc + 1] = base + r
+                    c_len, c_df, c_off, c_occ = _record(c_len, c_df, c_off, c_occ, nc,
+                                                        occ_pos, a, r, m, df, cover)
                     nc += 1
                 continue
             # permute the segment (stable) and push the frequent groups
