@@ -242,7 +242,7 @@ async def _drive(base: str, bodies: list[dict], clients: int, max_requests: int,
 
 def section_serve(args, idx_path: Path, texts: list[str]):
     try:
-        import httpx  # noqa: F401
+        import httpx
     except ImportError:
         print("== httpx not installed: service load test skipped")
         return
@@ -252,8 +252,6 @@ def section_serve(args, idx_path: Path, texts: list[str]):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
-        import httpx
-
         t0 = time.perf_counter()
         while True:
             try:

@@ -281,8 +281,8 @@ def test_phrase_hits_vs_naive(tmp_path_factory, phrases, text):
 
 
 def test_query_reports_known_phrases_with_offsets(tmp_path):
-    ph = write_phrases(tmp_path / "scan" / "phrases",
-                       [["доставка", "бесплатно", "при", "заказе"], ["все", "права", "защищены"]])
+    write_phrases(tmp_path / "scan" / "phrases",
+                  [["доставка", "бесплатно", "при", "заказе"], ["все", "права", "защищены"]])
     idx = NearDupIndex.build(["some text"], tmp_path / "i", phrases=tmp_path / "scan")
     text = "Новинки! Доставка бесплатно при заказе... © 2024, Все права защищены."
     d = idx.query(text).documents[0]
