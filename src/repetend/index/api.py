@@ -397,7 +397,7 @@ class NearDupIndex:
             inner, istats = B.batch_pairs(batch, cfg, self.bands, self.rows)
             new_ids = store.doc_ids
             # cross pairs: a = old (smaller global index), b = new
-            cp = Pairs(g_of(cross), cross.a + base, cross.jaccard, cross.containment_ba,
+            cp = Pairs(cross.b, cross.a + base, cross.jaccard, cross.containment_ba,
                        cross.containment_ab)
             ip = Pairs(inner.a + base, inner.b + base, inner.jaccard, inner.containment_ab,
                        inner.containment_ba)
@@ -635,10 +635,6 @@ class NearDupIndex:
                    "postings": self.postings_max_df is not None,
                    "milliseconds": round((time.perf_counter() - t0) * 1000, 3)}
         return QueryResult(docs_out, summary)
-
-
-def g_of(cross: Pairs) -> np.ndarray:
-    return cross.b
 
 
 def _concat(x: Pairs, y: Pairs) -> Pairs:
