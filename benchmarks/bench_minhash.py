@@ -7,10 +7,17 @@ sources and Debian's /usr/share/doc/*/copyright files — and a synthetic corpus
 with planted near-copies) the shingle sets (5 word tokens, 64-bit hashes) are
 built once; then, at K = 128:
 
-* signatures/s and ns per shingle: repetend ``minhash_signatures`` (compiled,
-  parallel), rensa ``RMinHash.digest_matrix_from_flat_token_hashes`` (Rust, fed
-  the same flat uint64 buffer), datasketch ``MinHash.update_batch`` (fed the
-  low 32 bits of the same hashes through an identity ``hashfunc``);
+* signatures/s and ns per shingle, wall clock and CPU time (all threads; on a
+  shared, overloaded machine the CPU time is the stable figure): repetend
+  ``minhash_signatures`` with ``scheme="minhash"`` (K hashes per shingle) and
+  ``scheme="oph"`` (one-permutation rounds + classical fallback), rensa
+  ``RMinHash.digest_matrix_from_flat_token_hashes`` (Rust, fed the same flat
+  uint64 buffer; rensa 0.5 itself uses bucket rounds + fallback, not K hashes),
+  datasketch ``MinHash.update_batch`` (fed the low 32 bits of the same hashes
+  through an identity ``hashfunc``);
+* estimation accuracy on the same pairs (every pair with J >= 0.3 plus as many
+  random pairs): bias, mean absolute error and RMSE / sqrt(J(1-J)/K) (1.0 is
+  classical MinHash's binomial error) of each signature's Jaccard estimate;
 * end to end at t = 0.5 and 0.8: repetend ``find_near_duplicates`` (signatures,
   banding by sorting, exact verification), datasketch ``MinHashLSH`` (insert +
   query every document; candidates then verified exactly), rensa (its digest
@@ -73,14 +80,21 @@ class PeakRSS:
         return False
 
 
-def timed(fn, repeat=1):
+CPU = {}  # label -> best CPU seconds of the last timed() call with that label
+
+
+def timed(fn, repeat=1, label=None):
     best = None
     out = None
     for _ in range(repeat):
         t = time.perf_counter()
+        c = time.process_time()
         out = fn()
         dt = time.perf_counter() - t
+        dc = time.process_time() - c
         best = dt if best is None else min(best, dt)
+        if label is not None:
+            CPU[label] = dc if label not in CPU else min(CPU[label], dc)
     return out, best
 
 
@@ -183,6 +197,34 @@ def truth_pairs(sets: ShingleSets, t: float) -> set:
         return set(zip(v.a[keep].tolist(), v.b[keep].tolist()))
 
 
+def accuracy(sets: ShingleSets, sigs: dict) -> None:
+    """Bias, MAE and RMSE / binomial error of each signature's Jaccard estimate."""
+    rng = np.random.default_rng(1)
+    n = len(sets.offsets) - 1
+    close = truth_pairs(sets, 0.3)
+    a = np.array([p[0] for p in close] + rng.integers(0, n, len(close) + 500).tolist(), dtype=np.int64)
+    b = np.array([p[1] for p in close] + rng.integers(0, n, len(close) + 500).tolist(), dtype=np.int64)
+    keep = (a != b) & (np.diff(sets.offsets)[a] > 0) & (np.diff(sets.offsets)[b] > 0)
+    a, b = np.minimum(a[keep], b[keep]), np.maximum(a[keep], b[keep])
+    v = verify_pairs(sets, a, b)
+    order = {(x, y): j for x, y, j in zip(v.a.tolist(), v.b.tolist(), v.jaccard.tolist())}
+    j = np.array([order[(x, y)] for x, y in zip(a.tolist(), b.tolist())])
+    print(f"estimates on {a.size:,} pairs ({len(close):,} with J >= 0.3): "
+          f"{'bias':>8} {'MAE':>7} {'RMSE/binomial':>14}")
+    se = np.sqrt(np.clip(j * (1 - j), 1e-12, None) / K)
+    for lab, sig in sigs.items():
+        if lab == "datasketch":
+            est = np.array([sig[x].jaccard(sig[y]) for x, y in zip(a.tolist(), b.tolist())])
+        elif lab == "rensa":
+            est = np.mean(sig[a] == sig[b], axis=1)
+        else:
+            est = sig.estimate(a, b)
+        err = est - j
+        mid = (j > 0.05) & (j < 0.95)  # where the binomial error is not ~0
+        ratio = np.sqrt(np.mean((err[mid] / se[mid]) ** 2)) if mid.any() else float("nan")
+        print(f"  {lab:<16} {'':>44} {err.mean():+8.4f} {np.abs(err).mean():7.4f} {ratio:14.2f}")
+
+
 def pr(found: set, truth: set) -> str:
     tp = len(found & truth)
     prec = tp / len(found) if found else 1.0
@@ -208,31 +250,33 @@ def main():
         sets = shingle_sets(store.tokens, store.doc_offsets, token_hashes(store.vocab), 5)
         n, S = len(texts), int(sets.hashes.size)
         print(f"== {name}: {n:,} documents, {store.n_tokens:,} tokens, {S:,} distinct shingles")
+        CPU.clear()
         with PeakRSS() as m_ours:
-            ours, t_ours = timed(lambda: minhash_signatures(sets, K), repeat=3)
+            ours, t_ours = timed(lambda: minhash_signatures(sets, K, scheme="minhash"), repeat=3, label="c")
         with PeakRSS() as m_oph:
-            _, t_oph = timed(lambda: minhash_signatures(sets, K, scheme="oph"), repeat=3)
+            oph, t_oph = timed(lambda: minhash_signatures(sets, K, scheme="oph"), repeat=5, label="o")
         with PeakRSS() as m_rensa:
-            rmat, t_rensa = timed(lambda: rensa_signatures(sets), repeat=3)
+            rmat, t_rensa = timed(lambda: rensa_signatures(sets), repeat=5, label="r")
         with PeakRSS() as m_ds:
-            dmins, t_ds = timed(lambda: datasketch_signatures(sets))
-        print(f"signatures      {'time s':>9} {'docs/s':>12} {'ns/shingle':>11} {'peak MB':>8} "
-              f"{'time/repetend':>14} {'speed vs rensa':>15}")
-        for lab, t, mm in (("repetend", t_ours, m_ours), ("repetend oph", t_oph, m_oph),
-                           ("rensa", t_rensa, m_rensa),
-                           ("datasketch", t_ds, m_ds)):
-            print(f"  {lab:<13} {t:9.3f} {n / t:12,.0f} {t / max(S, 1) * 1e9:11.2f} "
-                  f"{mm.mb:8.1f} {t / t_ours:13.2f}x {t_rensa / t:14.2f}x")
+            dmins, t_ds = timed(lambda: datasketch_signatures(sets), label="d")
+        print(f"signatures        {'wall s':>8} {'docs/s':>11} {'ns/shingle':>11} {'CPU ns/sh':>10} {'peak MB':>8} "
+              f"{'speed vs rensa (wall, CPU)':>27}")
+        for lab, t, mm, c in (("repetend minhash", t_ours, m_ours, "c"), ("repetend oph", t_oph, m_oph, "o"),
+                              ("rensa", t_rensa, m_rensa, "r"), ("datasketch", t_ds, m_ds, "d")):
+            print(f"  {lab:<16} {t:8.3f} {n / t:11,.0f} {t / max(S, 1) * 1e9:11.2f} "
+                  f"{CPU[c] / max(S, 1) * 1e9:10.2f} {mm.mb:8.1f} {t_rensa / t:13.2f}x {CPU['r'] / CPU[c]:12.2f}x")
         rvals = np.array(rmat.to_rows(), dtype=np.uint32)
+        accuracy(sets, {"repetend minhash": ours, "repetend oph": oph, "rensa": rvals, "datasketch": dmins})
         for t in (0.5, 0.8):
             truth = truth_pairs(sets, t)
             with PeakRSS() as mo:
-                res, e_ours = timed(lambda: find_near_duplicates(sets, NearDupConfig(threshold=t)))
+                res, e_ours = timed(lambda: find_near_duplicates(sets, NearDupConfig(threshold=t,
+                                                                                     scheme="minhash")))
             found = set(zip(res.pairs.a.tolist(), res.pairs.b.tolist()))
             b, r = res.summary["bands"], res.summary["rows"]
             print(f"t={t}: {len(truth):,} true pairs; repetend bands {b} x rows {r}, "
                   f"{res.summary['candidates']:,} candidates")
-            print(f"  repetend      end-to-end {e_ours:8.3f} s  peak {mo.mb:7.1f} MB  {pr(found, truth)}"
+            print(f"  repetend minhash end-to-end {e_ours:8.3f} s  peak {mo.mb:7.1f} MB  {pr(found, truth)}"
                   f"  (capped buckets {res.summary['capped_buckets']}; "
                   f"sig {res.summary['timings_s']['signatures']:.3f} s, lsh {res.summary['timings_s']['lsh']:.3f} s, "
                   f"verify {res.summary['timings_s']['verify']:.3f} s)")
@@ -247,7 +291,8 @@ def main():
                   f"{res.summary['candidates'] / max(res3.summary['candidates'], 1):.1f}x candidates")
             res2, e_oph = timed(lambda: find_near_duplicates(sets, NearDupConfig(threshold=t, scheme="oph")))
             f2 = set(zip(res2.pairs.a.tolist(), res2.pairs.b.tolist()))
-            print(f"  repetend oph  end-to-end {e_oph:8.3f} s  {pr(f2, truth)}")
+            print(f"  repetend oph  end-to-end {e_oph:8.3f} s  {pr(f2, truth)}  (sig {res2.summary['timings_s']['signatures']:.3f} s, "
+                  f"{res2.summary['candidates']:,} candidates)")
 
             def ds_run():
                 a, bb, db, dr = datasketch_lsh(dmins, t)

@@ -59,15 +59,21 @@ def twin_oph(shingles: list[int], k: int, seed: int, hash: str, bits: int, round
     for r in range(rounds):
         this_round: dict[int, int] = {}
         for val in np_splitmix64(x ^ seeds[k + r]).tolist():
-            b = ((val >> 32) * k) >> 32
+            b = ((val & 0xFFFFFFFF) * k) >> 32
             this_round[b] = min(this_round.get(b, 2**64), val)
         for b, val in this_round.items():
             if row[b] is None:
-                row[b] = val
+                row[b] = (val >> 32) | ((val & 0xFFFFFFFF) << 32)  # halves swapped
     for i in range(k):
         if row[i] is None:  # empty after every round: the classical value of position i
             row[i] = int(np_splitmix64(x ^ seeds[i]).min())
     return np.array([v & mask for v in row], dtype=np.uint64)
+
+
+def test_default_scheme_is_oph():
+    ss = sets_from_python([set(range(50)), set(range(10, 70))])
+    assert np.array_equal(minhash_signatures(ss, 16).values, minhash_signatures(ss, 16, scheme="oph").values)
+    assert MinHashSignatures.of(ss, 16).scheme == "oph"
 
 
 def test_seeds_are_the_splitmix64_stream():
@@ -85,7 +91,7 @@ def test_seeds_are_the_splitmix64_stream():
 )
 def test_signatures_equal_numpy_twin(sets, k, seed, hash, bits):
     ss = sets_from_python(sets)
-    sig = minhash_signatures(ss, k, seed=seed, hash=hash, bits=bits)
+    sig = minhash_signatures(ss, k, seed=seed, hash=hash, bits=bits, scheme="minhash")
     assert sig.values.shape == (len(sets), k)
     assert sig.values.dtype.itemsize * 8 >= bits
     for d, s in enumerate(sets):
@@ -186,17 +192,18 @@ def test_oph_bins_past_the_rounds_are_the_classical_values():
     ss = sets_from_python([{12345}, {12345, 999}])
     k = 32
     oph = minhash_signatures(ss, k, seed=5, scheme="oph").values[0]
-    classic = minhash_signatures(ss, k, seed=5).values[0]
+    classic = minhash_signatures(ss, k, seed=5, scheme="minhash").values[0]
     same = np.count_nonzero(oph == classic)
     assert k - OPH_ROUNDS <= same < k
 
 
 @pytest.mark.parametrize("bits", [1, 2, 4, 16])
-def test_bbit_estimate_is_corrected_for_random_collisions(bits):
+@pytest.mark.parametrize("scheme", ["minhash", "oph"])
+def test_bbit_estimate_is_corrected_for_random_collisions(bits, scheme):
     rng = np.random.default_rng(bits)
     union, n_pairs, k, j_num = 100, 300, 128, 40
     ss = sets_from_python(_pair_sets(rng, j_num, union, n_pairs))
-    sig = minhash_signatures(ss, k, seed=3, bits=bits)
+    sig = minhash_signatures(ss, k, seed=3, bits=bits, scheme=scheme)
     a = np.arange(0, 2 * n_pairs, 2)
     est = sig.estimate(a, a + 1)
     # the raw agreement would be J + (1-J) 2^-b; the corrected mean is J
@@ -206,9 +213,10 @@ def test_bbit_estimate_is_corrected_for_random_collisions(bits):
         assert raw.mean() > 0.4 + 0.5 * (1 - 0.4) * 2.0**-bits
 
 
-def test_identical_disjoint_and_empty_documents():
+@pytest.mark.parametrize("scheme", ["minhash", "oph"])
+def test_identical_disjoint_and_empty_documents(scheme):
     ss = sets_from_python([{1, 2, 3}, {1, 2, 3}, {4, 5, 6}, set(), set()])
-    sig = MinHashSignatures.of(ss, 32)
+    sig = MinHashSignatures.of(ss, 32, scheme=scheme)
     assert sig.jaccard(0, 1) == 1.0
     assert sig.jaccard(0, 2) == 0.0
     # empty documents: sentinel signature, never similar to anything, not even each other
@@ -223,9 +231,10 @@ def test_crc32_fold_collapses_shingles_equal_in_their_low_crc():
     # two 64-bit shingles are different, but the signature only sees their CRC-32
     x = 0x0123456789ABCDEF
     ss = sets_from_python([{x}, {x}])
-    s1 = minhash_signatures(ss, 8, hash="crc32")
-    s2 = minhash_signatures(sets_from_python([{zlib.crc32(x.to_bytes(8, "little"))}] * 2), 8)
-    assert np.array_equal(s1.values[0], s2.values[0])
+    for scheme in ("minhash", "oph"):
+        s1 = minhash_signatures(ss, 8, hash="crc32", scheme=scheme)
+        s2 = minhash_signatures(sets_from_python([{zlib.crc32(x.to_bytes(8, "little"))}] * 2), 8, scheme=scheme)
+        assert np.array_equal(s1.values[0], s2.values[0])
 
 
 def test_standard_error_formula():

@@ -110,36 +110,55 @@ def _min_hash_one(hashes, lo, hi, s):
 
 
 @jit
+def _rot32(v):
+    return (v >> np.uint64(32)) | (v << np.uint64(32))
+
+
+@jit
 def _oph_doc(hashes, lo, hi, round_seeds, seeds, mask, mins, buf, row):
     """One document of :func:`oph_signatures`.  ``mins[i]`` is 2^64 - 1 while bin i
     is empty, its running minimum during the round that fills it, and 0 once
     its value is written (so later rounds cannot change it)."""
     k = row.shape[0]
     kk = np.uint64(k)
+    lo32 = np.uint64(0xFFFFFFFF)
     if hi == lo:
         for i in range(k):
             row[i] = mask
         return
     for i in range(k):
         mins[i] = _MAX
+        row[i] = 0  # a bin whose real minimum is 0 looks written: its value is then 0
     empty = k
     for r in range(round_seeds.shape[0]):
         s = round_seeds[r]
+        bound = _MAX  # no shingle above max(mins) can lower any bin (all bins filled)
         for start in range(lo, hi, _BLOCK):
             n = min(hi - start, _BLOCK)
             for q in range(n):  # vectorised: one hash per shingle
                 buf[q] = splitmix64(hashes[start + q] ^ s)
-            for q in range(n):  # scatter: bin = fastrange of the high 32 bits
-                v = buf[q]
-                b = ((v >> np.uint64(32)) * kk) >> np.uint64(32)
-                mins[b] = min(mins[b], v)
+            if bound == _MAX:
+                for q in range(n):  # scatter: bin = fastrange of the low 32 bits
+                    v = buf[q]
+                    b = ((v & lo32) * kk) >> np.uint64(32)
+                    mins[b] = min(mins[b], v)
+            else:
+                for q in range(n):  # most shingles are above the bound: no scatter
+                    v = buf[q]
+                    if v < bound:
+                        b = ((v & lo32) * kk) >> np.uint64(32)
+                        mins[b] = min(mins[b], v)
+            if r == 0 and hi - start > _BLOCK:
+                bound = np.uint64(0)
+                for i in range(k):  # vectorised max
+                    bound = max(bound, mins[i])
         empty = 0
         for i in range(k):
             m = mins[i]
             if m == _MAX:
                 empty += 1
             elif m != 0:  # filled in this round
-                row[i] = m & mask
+                row[i] = _rot32(m) & mask
                 mins[i] = 0
         if empty == 0:
             return
@@ -154,13 +173,17 @@ def oph_signatures(hashes, offsets, round_seeds, seeds, bounds, mask, out):
     2012; rounds as in Dahlgaard, Knudsen & Thorup 2017, "Fast Similarity Sketching").
 
     Round r (r = 0 .. R-1, R = ``round_seeds.size``) hashes every shingle h once,
-    ``v = splitmix64(h ^ round_seeds[r])``, into bin ``((v >> 32) * K) >> 32``;
-    a bin still empty before round r takes the minimum v of round r.  A bin empty
+    ``v = splitmix64(h ^ round_seeds[r])``, into bin ``((v mod 2^32) * K) >> 32``;
+    a bin still empty before round r takes the minimum v of round r, stored with its
+    halves swapped (``rot32(v)``: the low bits kept by b-bit storage are the high
+    bits of v, which do not depend on the bin).  In a long document, once every
+    bin is filled, shingles with v above the largest bin minimum skip the scatter.  A bin empty
     after R rounds takes the classical MinHash value ``min_h splitmix64(h ^ seeds[i])``.
     The value of bin i is thus the first non-empty of R + 1 fixed, document-
     independent minima, so two documents agree on it with probability J.
-    A bin counts as empty while its minimum is 2^64 - 1, and as written once it
-    is 0: a real hash equal to either (probability 2^-63) is mistaken for them.
+    A bin counts as empty while its minimum is 2^64 - 1 (a real minimum equal to
+    that, probability 2^-64 per shingle, is taken as empty) and as written once it is
+    0 (a real minimum 0 is written as 0, its correct value).
     Task t signs documents ``bounds[t] .. bounds[t+1]``.
     """
     k = out.shape[1]

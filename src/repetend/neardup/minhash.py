@@ -143,7 +143,7 @@ class MinHashSignatures:
     @classmethod
     def of(cls, sets: ShingleSets, num_perm: int = 128, *, seed: int = DEFAULT_SEED,
            hash: HashName = "splitmix64", bits: int = 64,
-           scheme: Scheme = "minhash") -> "MinHashSignatures":
+           scheme: Scheme = "oph") -> "MinHashSignatures":
         """Signatures of all documents of *sets* (see :func:`minhash_signatures`)."""
         return minhash_signatures(sets, num_perm, seed=seed, hash=hash, bits=bits, scheme=scheme)
 
@@ -191,7 +191,7 @@ def _work_bounds(offsets: np.ndarray, per_doc: int) -> npt.NDArray[np.int64]:
 
 def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DEFAULT_SEED,
                        hash: HashName = "splitmix64", bits: int = 64,
-                       scheme: Scheme = "minhash") -> MinHashSignatures:
+                       scheme: Scheme = "oph") -> MinHashSignatures:
     """MinHash signatures of every document in one compiled, parallel pass.
 
     Parameters
