@@ -129,7 +129,7 @@ def test_lcp_is_clamped_at_separators():
     offsets = np.array([0, 2, 4])
     code = np.array([0, 1, 2], dtype=np.int32)
     text, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(tokens, offsets, code, 1,
-                                                                   np.zeros(1, np.uint8), 0, 1)
+                                                                   code[tokens] != 0)
     assert text.tolist() == [1, 2, 0, 1, 2, 0]
     assert seg_doc.tolist() == [0, 1] and seg_orig.tolist() == [0, 2]
     import pydivsufsort
@@ -146,7 +146,7 @@ def test_compaction_keeps_only_long_runs_of_frequent_tokens():
     offsets = np.array([0, 6, 9])
     code = np.array([1, 2, 3, 0, 0, 0, 0, 0, 0, 0], dtype=np.int32)
     text, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(tokens, offsets, code, 3,
-                                                                   np.zeros(1, np.uint8), 0, 2)
+                                                                   code[tokens] != 0)
     assert text.tolist() == [1, 2, 3, 0, 1, 2, 3, 0]
     assert seg_doc.tolist() == [0, 1] and seg_orig.tolist() == [0, 6]
     assert seg_cstart.tolist() == [0, 4] and seg_len.tolist() == [3, 3]
@@ -156,48 +156,39 @@ def test_compaction_keeps_only_long_runs_of_frequent_tokens():
     assert raw.stats["kept_tokens"] == 6
 
 
-def test_bigram_filter_splits_runs_and_stays_exact():
-    # "0 1 2 3" in three documents; the bigram (2, 5) occurs once: with the
-    # filter, document 3's run "0 1 2 5 ..." is cut after 2
+def test_kgram_filter_cuts_stretches_and_stays_exact():
+    # "0 1 2 3" in three documents; document 3 has "0 1 2 5 3": its 3-gram
+    # "1 2 5" occurs once, so with k = 3 only "0 1 2" of it stays covered
     tokens = np.array([0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 5, 3], dtype=np.int32)
     offsets = np.array([0, 4, 8, 12, 17])
     for use in (True, False):
-        raw = mine_suffix(tokens, offsets, 2, 2, bigram_filter=use)
-        assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 2, 2)
+        raw = mine_suffix(tokens, offsets, 2, 3, kgram_filter=use)
+        assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 2, 3)
     code = np.array([1, 2, 3, 4, 0, 5], dtype=np.int32)
-    cnt = K.bigram_filter(tokens, offsets, code, 12)
-    assert int(cnt.sum()) == 3 * 3 + 4  # every in-document bigram of frequent tokens, once
-    text, seg_doc, *_ = K.compact_runs(tokens, offsets, code, 2, cnt, 12, 2)
+    cover = K.kgram_cover(tokens, offsets, code, 3, 12, 2)
+    assert cover.tolist() == [True] * 12 + [True, True, True, False, False]
+    text, seg_doc, *_ = K.compact_runs(tokens, offsets, code, 3, cover)
     assert seg_doc.tolist() == [0, 1, 2, 3]
-    assert text.tolist()[-4:] == [1, 2, 3, 0]  # "0 1 2" kept, "5 3" dropped
+    assert text.tolist()[-4:] == [1, 2, 3, 0]
+    # a k-gram with a rare token (code 0) never counts
+    code[5] = 0
+    cover = K.kgram_cover(tokens, offsets, code, 2, 12, 1)
+    assert cover.tolist()[12:] == [True, True, True, False, False]
 
 
 @settings(max_examples=100, deadline=None)
 @given(corpora())
-def test_bigram_filter_with_collisions_is_exact(case):
-    # a 2-bucket filter: almost every bigram collides, results must not change
+def test_kgram_filter_with_collisions_is_exact(case):
+    # 2 and 8 buckets: almost every k-gram collides, results must not change
     tokens, offsets, sigma, min_len = case
     if tokens.size == 0:
         return
-    code = np.arange(1, int(tokens.max()) + 2, dtype=np.int32)
-    cnt = K.bigram_filter(tokens, offsets, code, 1)
-    assert int(cnt.sum()) <= 2 * 255
     expected = naive_phrases(tokens, offsets, sigma, min_len)
     for bits in (1, 3):
         raw = mine_suffix(tokens, offsets, sigma, min_len, filter_bits=bits)
         assert as_dict(raw, tokens) == expected
-    raw = mine_suffix(tokens, offsets, sigma, min_len, bigram_filter=False)
+    raw = mine_suffix(tokens, offsets, sigma, min_len, kgram_filter=False)
     assert as_dict(raw, tokens) == expected
-
-
-def test_stats_report_stages():
-    rng = np.random.default_rng(0)
-    tokens = rng.integers(0, 5, 400).astype(np.int32)
-    raw = mine_suffix(tokens, np.arange(0, 401, 40), 3, 3)
-    for k in ("suffix_array", "lcp", "intervals", "left_maximal", "occurrences"):
-        assert raw.stats["timings"][k] >= 0
-    assert raw.stats["phrases"] == raw.n_phrases
-    assert raw.stats["candidates"] >= raw.n_phrases
 
 
 @pytest.mark.parametrize("n_distinct, dtype", [
@@ -226,7 +217,7 @@ def test_interval_output_capacity_is_reported():
     offsets = np.array([0, 3, 6, 9, 12])
     code = np.arange(1, 9, dtype=np.int32)
     text, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(
-        tokens, offsets, code, 1, np.zeros(1, np.uint8), 0, 1)
+        tokens, offsets, code, 1, code[tokens] != 0)
     import pydivsufsort
 
     sa = pydivsufsort.divsufsort(text)
@@ -242,6 +233,6 @@ def test_codes_are_renumbered_after_compaction():
     # 300 frequent tokens, but only 3 of them in runs of length >= 3
     tokens = np.concatenate([np.arange(300), np.arange(300), [0, 1, 2, 0, 1, 2]]).astype(np.int32)
     offsets = np.concatenate([np.arange(0, 601, 2), [603, 606]])
-    raw = mine_suffix(tokens, offsets, 2, 3, bigram_filter=False)
+    raw = mine_suffix(tokens, offsets, 2, 3, kgram_filter=False)
     assert raw.stats["alphabet"] == 3 and raw.stats["text_dtype"] == "uint8"
     assert as_dict(raw, tokens) == naive_phrases(tokens, offsets, 2, 3)

@@ -1,11 +1,12 @@
 """Compiled kernels of the ``suffix`` phrase engine (arrays and scalars only).
 
-The suffix array is built over a *compacted* text: the runs of at least
-``min_len`` consecutive tokens whose document frequency is ``>= min_docs``
-(an exact filter: a frequent phrase holds only frequent tokens, and a phrase
-of length ``>= min_len`` or its one-token extensions fit only in such runs),
-each token renamed to a dense code ``>= 1`` and each run followed by a
-separator ``0`` (see :func:`compact_runs`).  All LCP values are clamped at
+The suffix array is built over a *compacted* text: the stretches of at least
+``min_len`` positions covered by k-grams of frequent tokens (df ``>= min_docs``)
+that pass a one-sided counting filter — an exact filter: every occurrence of
+a frequent phrase of length ``>= min_len >= k``, and of its frequent one-token
+extensions, lies in such a stretch — each token renamed to a dense code
+``>= 1`` and each run followed by a separator ``0`` (see :func:`kgram_cover`,
+:func:`compact_runs`).  All LCP values are clamped at
 separators, so an LCP-interval never spans a run or document boundary.
 """
 
@@ -33,73 +34,87 @@ def token_df(tokens, doc_offsets, vocab_size):
 
 
 @jit
-def _bucket(c1, c2, bits):
-    h = (np.uint64(c1) * np.uint64(0x9E3779B97F4A7C15)) ^ (np.uint64(c2) * np.uint64(0xC2B2AE3D27D4EB4F))
-    h ^= h >> np.uint64(29)
+def _mix(h, bits):
+    h ^= h >> np.uint64(31)
     h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(29)
     return np.int64(h >> np.uint64(64 - bits))
 
 
 @jit
-def bigram_filter(tokens, doc_offsets, code, bits):
-    """Counting filter of the in-document bigrams of frequent tokens: byte
-    counters saturating at 255, one hash.  A bucket's count is at least the
-    number of occurrences, hence at least the df, of every bigram in it, so
-    comparing with ``min(σ, 255)`` never drops a frequent bigram."""
+def kgram_cover(tokens, doc_offsets, code, k, bits, thr):
+    """Positions that lie in some k-gram of frequent tokens whose counter in a
+    counting filter reaches ``thr`` (bool ``[n]``).
+
+    The filter has ``2**bits`` byte counters saturating at 255, indexed by a
+    rolling polynomial hash of the k codes.  A counter is at least the number
+    of occurrences — hence the df — of every k-gram hashed to it, so every
+    k-gram with df ≥ σ passes (one-sided): every occurrence of a frequent
+    phrase of length ≥ k lies inside the returned cover.
+    """
+    n = tokens.shape[0]
     cnt = np.zeros(np.int64(1) << bits, dtype=np.uint8)
-    for d in range(doc_offsets.shape[0] - 1):
-        for p in range(doc_offsets[d], doc_offsets[d + 1] - 1):
-            c1 = code[tokens[p]]
-            c2 = code[tokens[p + 1]]
-            if c1 != 0 and c2 != 0:
-                h = _bucket(c1, c2, bits)
-                if cnt[h] < 255:
-                    cnt[h] += 1
-    return cnt
+    base = np.uint64(0x100000001B3)
+    top = np.uint64(1)
+    for _ in range(k - 1):
+        top *= base
+    cover = np.zeros(n, dtype=np.bool_)
+    for sweep in range(2):
+        for d in range(doc_offsets.shape[0] - 1):
+            a = doc_offsets[d]
+            b = doc_offsets[d + 1]
+            h = np.uint64(0)
+            valid = 0          # frequent tokens in a row ending at p
+            end = a            # cover marked up to here (exclusive)
+            for p in range(a, b):
+                c = code[tokens[p]]
+                if c == 0:
+                    valid = 0
+                    h = np.uint64(0)
+                    continue
+                if valid >= k:
+                    h -= np.uint64(code[tokens[p - k]]) * top
+                h = h * base + np.uint64(c)
+                valid += 1
+                if valid >= k:
+                    g = _mix(h, bits)
+                    if sweep == 0:
+                        if cnt[g] < 255:
+                            cnt[g] += 1
+                    elif cnt[g] >= thr:
+                        s0 = p - k + 1
+                        if s0 < end:
+                            s0 = end
+                        for q in range(s0, p + 1):
+                            cover[q] = True
+                        end = p + 1
+    return cover
 
 
 @jit
-def _linked(tokens, code, p, cnt, bits, thr):
-    """Whether positions p and p + 1 (same document) can be in one phrase."""
-    c1 = code[tokens[p]]
-    c2 = code[tokens[p + 1]]
-    if c1 == 0 or c2 == 0:
-        return False
-    if bits == 0:
-        return True
-    return cnt[_bucket(c1, c2, bits)] >= thr
-
-
-@jit
-def compact_runs(tokens, doc_offsets, code, min_len, cnt, bits, thr):
+def compact_runs(tokens, doc_offsets, code, min_len, cover):
     """The compacted text and its runs.
 
-    ``code[t]`` is the new code (``>= 1``) of a token with df ``>= min_docs``
-    and 0 for the others.  A run is a maximal chain of positions whose
-    consecutive bigrams pass the filter (``bits == 0``: no bigram filter,
-    only both tokens frequent); runs shorter than ``min_len`` are dropped.
-    Returns ``(text int32 [m], seg_doc, seg_orig, seg_cstart, seg_len)``: run
-    ``s`` of document ``seg_doc[s]`` starts at global token position
-    ``seg_orig[s]``, occupies ``text[seg_cstart[s]:seg_cstart[s] +
+    A run is a maximal stretch of ``cover`` inside one document, kept when at
+    least ``min_len`` long; ``code[t]`` is the dense code (``>= 1``) of a
+    frequent token.  Returns ``(text int32 [m], seg_doc, seg_orig, seg_cstart,
+    seg_len)``: run ``s`` of document ``seg_doc[s]`` starts at global token
+    position ``seg_orig[s]``, occupies ``text[seg_cstart[s]:seg_cstart[s] +
     seg_len[s]]`` and is followed by a separator.
     """
     n_docs = doc_offsets.shape[0] - 1
     n_seg = 0
     kept = 0
-    # brk[p]: a run ends at p (computed once; the second pass only reads it)
-    brk = np.zeros(tokens.shape[0], dtype=np.bool_)
     for d in range(n_docs):
-        a = doc_offsets[d]
-        b = doc_offsets[d + 1]
-        start = a
-        for p in range(a, b):
-            if p + 1 == b or not _linked(tokens, code, p, cnt, bits, thr):
-                brk[p] = True
-                run = p + 1 - start
-                if run >= min_len and code[tokens[p]] != 0:
+        run = 0
+        for p in range(doc_offsets[d], doc_offsets[d + 1] + 1):
+            if p < doc_offsets[d + 1] and cover[p]:
+                run += 1
+            else:
+                if run >= min_len:
                     n_seg += 1
                     kept += run
-                start = p + 1
+                run = 0
     m = kept + n_seg
     text = np.empty(m, dtype=np.int32)
     seg_doc = np.empty(n_seg, dtype=np.int32)
@@ -109,24 +124,23 @@ def compact_runs(tokens, doc_offsets, code, min_len, cnt, bits, thr):
     s = 0
     q = 0
     for d in range(n_docs):
-        a = doc_offsets[d]
-        b = doc_offsets[d + 1]
-        start = a
-        for p in range(a, b):
-            if brk[p]:
-                run = p + 1 - start
-                if run >= min_len and code[tokens[p]] != 0:
+        run = 0
+        for p in range(doc_offsets[d], doc_offsets[d + 1] + 1):
+            if p < doc_offsets[d + 1] and cover[p]:
+                run += 1
+            else:
+                if run >= min_len:
                     seg_doc[s] = d
-                    seg_orig[s] = start
+                    seg_orig[s] = p - run
                     seg_cstart[s] = q
                     seg_len[s] = run
-                    for r in range(start, p + 1):
+                    for r in range(p - run, p):
                         text[q] = code[tokens[r]]
                         q += 1
                     text[q] = SEP
                     q += 1
                     s += 1
-                start = p + 1
+                run = 0
     return text, seg_doc, seg_orig, seg_cstart, seg_len
 
 

@@ -5,10 +5,10 @@ in the suffix array, and the LCP array marks where such blocks start and end.
 This engine is the FHK family (distinct-document counting on LCP intervals):
 
 1. an exact filter: tokens with df < σ can be in no frequent phrase, nor can
-   bigrams that a counting filter (byte counters ≥ occurrences ≥ df, so
-   one-sided) shows to be rarer than σ; a phrase of length ≥ L (or a
-   one-token extension of it) fits only inside a run of ≥ L consecutive
-   positions linked by such bigrams; the text to sort is those runs,
+   k-grams (k = min(L, 16)) that a counting filter (byte counters ≥
+   occurrences ≥ df, so one-sided) shows to be rarer than σ; a phrase of
+   length ≥ L (or a one-token extension of it) lies inside a stretch of ≥ L
+   positions covered by passing k-grams; the text to sort is those stretches,
    each followed by a separator ``0``, with the frequent tokens renamed to
    dense codes ``1..V'`` (:func:`~repetend.phrases._suffix_kernels.compact_runs`)
    stored as uint8/uint16 when ``V'`` allows — ``pydivsufsort`` sorts the
@@ -44,6 +44,8 @@ from ._raw import RawPhrases
 
 __all__ = ["mine_suffix"]
 
+KMAX = 16  # longest k-gram of the pre-filter
+
 
 def _empty(stats: dict) -> RawPhrases:
     z = np.zeros(0, dtype=np.int64)
@@ -52,7 +54,7 @@ def _empty(stats: dict) -> RawPhrases:
 
 
 def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int,
-                min_len: int, *, bigram_filter: bool = True,
+                min_len: int, *, kgram_filter: bool = True,
                 filter_bits: int | None = None) -> RawPhrases:
     """Maximal contiguous frequent phrases with a suffix array and LCP intervals.
 
@@ -66,10 +68,10 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
         σ: a phrase is frequent when it occurs in at least this many documents.
     min_len : int
         L: report maximal frequent phrases of at least this many tokens.
-    bigram_filter : bool
-        Also split runs at bigrams that a one-sided counting filter (one
-        byte per token) proves infrequent; exact either way (used when
-        σ ≥ 2 and L ≥ 2).
+    kgram_filter : bool
+        Keep only the stretches covered by k-grams (k = min(L, 16)) that a
+        one-sided counting filter (one byte per token) does not prove rarer
+        than σ; exact either way (used when σ ≥ 2 and L ≥ 2).
     filter_bits : int, optional
         The filter has ``2**filter_bits`` byte counters (default: the next
         power of two ≥ n, at most 2**29 = 512 MB).
@@ -124,16 +126,17 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
     code = np.zeros(vocab_size, dtype=np.int32)
     code[frequent] = np.arange(1, n_codes + 1, dtype=np.int32)
     del df, frequent
-    if bigram_filter and min_docs >= 2 and min_len >= 2:
+    if kgram_filter and min_docs >= 2 and min_len >= 2:
         bits = int(min(29, max(10, int(n - 1).bit_length()))) if filter_bits is None \
             else int(filter_bits)
-        cnt = K.bigram_filter(tokens, doc_offsets, code, bits)
-        stats["filter_bytes"] = int(cnt.shape[0])
+        k = min(min_len, KMAX)
+        cover = K.kgram_cover(tokens, doc_offsets, code, k, bits, min(min_docs, 255))
+        stats.update(filter_bytes=1 << bits, filter_k=k)
     else:
-        bits, cnt = 0, np.zeros(1, np.uint8)
+        cover = code[tokens] != 0
     text32, seg_doc, seg_orig, seg_cstart, seg_len = K.compact_runs(
-        tokens, doc_offsets, code, min_len, cnt, bits, min(min_docs, 255))
-    del cnt
+        tokens, doc_offsets, code, min_len, cover)
+    del cover
     del code
     if n_codes >= 2**8 and text32.size:
         # only the codes left in the runs matter: renumber them densely, which
