@@ -544,3 +544,14 @@ def test_capped_buckets_incremental_is_a_superset(tmp_path):
     assert want <= found
     copies = [i for i in range(60) if i % 3 == 0]
     assert {(a, b) for a in copies for b in copies if a < 30 <= b} <= found  # all old-new
+
+
+def test_index_built_with_other_hash_functions_is_refused(tmp_path):
+    NearDupIndex.build(corpus(1, n=10), tmp_path / "i")
+    f = tmp_path / "i" / "MANIFEST.json"
+    m = json.loads(f.read_text())
+    assert len(m["hashing_check"]) == 8
+    m["hashing_check"] = "00000000"
+    f.write_text(json.dumps(m))
+    with pytest.raises(InputError, match="hashes text differently"):
+        NearDupIndex.open(tmp_path / "i")

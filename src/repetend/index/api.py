@@ -216,7 +216,16 @@ class NearDupIndex:
     def open(cls, path: str | Path) -> "NearDupIndex":
         """Open an index directory (clear :class:`InputError` for another format version)."""
         path = Path(path)
-        return cls(path, _load_snapshot(path))
+        idx = cls(path, _load_snapshot(path))
+        want = idx._snap.manifest.get("hashing_check")
+        if want is not None:
+            got = B.hashing_check(idx.config, idx.unit, idx.lang, idx.bands, idx.rows)
+            if got != want:
+                raise InputError(
+                    f"this repetend hashes text differently from the one that built the index "
+                    f"(check {got} != {want}): old and new documents would not match; rebuild "
+                    f"the index with 'repetend index build'", path=str(path))
+        return idx
 
     @classmethod
     def create(cls, out: str | Path, config: NearDupConfig | None = None, *,
@@ -248,6 +257,7 @@ class NearDupIndex:
             "lsh_threshold": lsh_threshold(bands, rows),
             "p_at_threshold": s_curve(cfg.threshold, bands, rows),
             "min_shingles_effective": B.effective_min_shingles(cfg),
+            "hashing_check": B.hashing_check(cfg, unit, lang, bands, rows),
             "segments": [], "n_docs": 0, "phrases": None,
             "postings": {"max_df": int(postings_max_df)} if postings else None,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -158,6 +158,29 @@ def lookup_postings(segments, batch: Batch, max_df: int, min_shared: int):
     return key // total, key % total
 
 
+_PROBE = ("The quick brown fox jumps over the lazy dog, 12 times; доставка бесплатно при "
+          "заказе от 3000 рублей. 東京タワー the quick brown fox")
+
+
+def hashing_check(cfg: NearDupConfig, unit: str, lang: str | None, bands: int, rows: int) -> str:
+    """A checksum of what tokenizer, shingles, MinHash and banding make of a fixed
+    text.  Stored in the manifest and compared on open: an index is only valid with
+    the hash functions that built it (a change in any of them would silently stop
+    old and new documents from matching)."""
+    import zlib
+
+    from ..corpus.tokenizer import tokenize_batch
+
+    tb = tokenize_batch([_PROBE, _PROBE[:40]], unit=unit, lang=lang)
+    h = np.ascontiguousarray(tb.hashes, np.uint64)
+    sets = shingle_sets(np.arange(h.size, dtype=np.int32), tb.doc_offsets, h, int(cfg.shingle))
+    b = prepare_sets(sets, np.diff(tb.doc_offsets), cfg, bands, rows)
+    c = 0
+    for arr in (h, sets.hashes, np.ascontiguousarray(b.signatures), b.keys, b.fingerprints):
+        c = zlib.crc32(np.ascontiguousarray(arr).tobytes(), c)
+    return f"{c:08x}"
+
+
 def _ranges(table_keys, table_rows, qkeys, qvalid, cap, stats):
     nq, nb = qkeys.shape
     lo = np.empty((nq, nb), dtype=np.int64)
