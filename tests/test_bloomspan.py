@@ -341,10 +341,11 @@ def test_group_seeds_splits_hash_collisions():
 def test_defaults():
     assert B.default_filter_bytes(10, 20) == 1 << 16
     assert B.default_filter_bytes(10**12, 20) == 512 << 20
-    for n_tok, sigma in [(3_000_000, 2), (3_000_000, 20), (10**8, 300)]:
+    for n_tok, sigma in [(3_000_000, 2), (3_000_000, 3), (3_000_000, 20), (10**8, 300)]:
         f = B.default_filter_bytes(n_tok, sigma)
-        want = n_tok / max(sigma / 4, 0.5)
-        assert f & (f - 1) == 0 and want / 2 < f <= want
+        want = n_tok / min(max(sigma / 8, 0.25), 8)
+        assert f & (f - 1) == 0 and f <= 4 * n_tok
+        assert want / 2**0.5 <= f <= want * 2**0.5 or f * 2 > 4 * n_tok
     assert all(1 <= B.default_seed_len(L) <= L for L in range(1, 40))
 
 
