@@ -270,3 +270,15 @@ def test_capped_groups_of_identical_fingerprints(seed, cap, k):
         assert {p[0] if p[1] == first else p[1] for p in inner if first in p} == members - {first}
     uncapped = hamming_candidates(fps, k, max_group=None)
     assert set(zip(uncapped.a.tolist(), uncapped.b.tolist())) == truth
+
+
+def test_parallel_table_path_equals_the_serial_one(monkeypatch):
+    import repetend.neardup.simhash as S
+
+    rng = np.random.default_rng(4)
+    fps = random_fps_with_planted(rng, 400, 4, n_planted=200)
+    want = hamming_candidates(fps, 4)
+    monkeypatch.setattr(S, "SERIAL_COMPARISONS", 0)
+    got = hamming_candidates(fps, 4)
+    assert sorted(zip(got.a.tolist(), got.b.tolist())) == sorted(zip(want.a.tolist(), want.b.tolist()))
+    assert set(zip(got.a.tolist(), got.b.tolist())) == brute_pairs(fps, 4)

@@ -290,14 +290,16 @@ def hamming_candidates(fps: npt.NDArray[np.uint64], k: int = 3, *, valid: npt.ND
         if n_cmp <= SERIAL_COMPARISONS:   # small table: one serial pass, no thread start-up
             a = np.empty(n_cmp, dtype=np.int64)
             b = np.empty(n_cmp, dtype=np.int64)
-            c = K.run_pairs_serial(sfp, order2, bounds, np.int64(design.k), design.block_masks,
-                                   np.int64(len(combo)), combo_bits, a, b)
+            with np.errstate(over="ignore"):  # popcount wraps on purpose (JIT-off runs warn)
+                c = K.run_pairs_serial(sfp, order2, bounds, np.int64(design.k), design.block_masks,
+                                       np.int64(len(combo)), combo_bits, a, b)
             if c:
                 a_parts.append(a[:c].copy())
                 b_parts.append(b[:c].copy())
             continue
-        cnt = K.run_pair_counts(sfp, order2, bounds, np.int64(design.k), design.block_masks,
-                                np.int64(len(combo)), combo_bits)
+        with np.errstate(over="ignore"):
+            cnt = K.run_pair_counts(sfp, order2, bounds, np.int64(design.k), design.block_masks,
+                                    np.int64(len(combo)), combo_bits)
         pos = np.zeros(cnt.shape[0] + 1, dtype=np.int64)
         np.cumsum(cnt, out=pos[1:])
         total = int(pos[-1])
@@ -305,8 +307,9 @@ def hamming_candidates(fps: npt.NDArray[np.uint64], k: int = 3, *, valid: npt.ND
             continue
         a = np.empty(total, dtype=np.int64)
         b = np.empty(total, dtype=np.int64)
-        K.run_pair_fill(sfp, order2, bounds, np.int64(design.k), design.block_masks,
-                        np.int64(len(combo)), combo_bits, pos, a, b)
+        with np.errstate(over="ignore"):
+            K.run_pair_fill(sfp, order2, bounds, np.int64(design.k), design.block_masks,
+                            np.int64(len(combo)), combo_bits, pos, a, b)
         a_parts.append(a)
         b_parts.append(b)
     if a_parts:
