@@ -555,3 +555,20 @@ def test_index_built_with_other_hash_functions_is_refused(tmp_path):
     f.write_text(json.dumps(m))
     with pytest.raises(InputError, match="hashes text differently"):
         NearDupIndex.open(tmp_path / "i")
+
+
+def test_set_phrases_replaces_and_removes(tmp_path):
+    write_phrases(tmp_path / "p1", [["aa", "bb", "cc"]])
+    write_phrases(tmp_path / "p2", [["xx", "yy"], ["aa", "bb"]])
+    idx = NearDupIndex.build(["some text here"], tmp_path / "i", phrases=tmp_path / "p1")
+    reader = NearDupIndex.open(tmp_path / "i")
+    assert idx.set_phrases(tmp_path / "p2") == 2
+    found = idx.query("aa bb cc xx yy").documents[0]["phrases"]
+    assert sorted(f["phrase"] for f in found) == ["aa bb", "xx yy"]
+    assert [f["phrase"] for f in reader.query("aa bb cc").documents[0]["phrases"]] == ["aa bb cc"]
+    dirs = sorted(p.name for p in (tmp_path / "i").iterdir() if p.name.startswith("phrases-"))
+    assert len(dirs) == 1
+    r = CliRunner().invoke(_cli(), ["index", "phrases", str(tmp_path / "i"), "--remove"])
+    assert r.exit_code == 0 and "0 known phrases" in r.output
+    assert idx.reload().query("aa bb").documents[0]["phrases"] == []
+    assert not any(p.name.startswith("phrases-") for p in (tmp_path / "i").iterdir())

@@ -132,6 +132,23 @@ def merge_cmd(index_dir, last):
     click.echo(f"{s['segments_before']} segments -> {s['segments_after']} ({s['seconds']:.2f} s)")
 
 
+@index.command("phrases")
+@click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("phrases_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+                required=False)
+@click.option("--remove", is_flag=True, help="Remove the known phrases.")
+def phrases_cmd(index_dir, phrases_dir, remove):
+    """Replace INDEX_DIR's known boilerplate phrases with those of PHRASES_DIR
+    (SCAN_DIR/phrases or a scan directory)."""
+    from ..errors import ParameterError
+    from ..index import NearDupIndex
+
+    if (phrases_dir is None) == (not remove):
+        raise ParameterError("give PHRASES_DIR or --remove")
+    n = NearDupIndex.open(index_dir).set_phrases(None if remove else phrases_dir)
+    click.echo(f"{_n(n)} known phrases")
+
+
 @index.command("info")
 @click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def info_cmd(index_dir):

@@ -14,6 +14,7 @@ the original texts (shared fragments with offsets in both texts); see
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import time
 from dataclasses import asdict, dataclass, field, replace
@@ -472,6 +473,29 @@ class NearDupIndex:
         }
         return AddResult(pairs_t, cont_t, summary)
 
+    def set_phrases(self, phrases: str | Path | None) -> int:
+        """Replace the known boilerplate phrases (a phrases result directory, e.g. of a
+        newer scan; ``None`` removes them).  Atomic like ``add``; returns their number."""
+        known = load_phrases(phrases) if phrases is not None else None
+        with writer_lock(self.path):
+            snap = _load_snapshot(self.path)
+            manifest = dict(snap.manifest)
+            gen = int(manifest["generation"]) + 1
+            if known is not None:
+                name = f"phrases-{gen:06d}"
+                tmp = self.path / f".{name}.tmp"
+                shutil.rmtree(tmp, ignore_errors=True)
+                known.save(tmp)
+                os.replace(tmp, self.path / name)
+                manifest["phrases"], manifest["n_phrases"] = name, known.n
+            else:
+                manifest["phrases"], manifest["n_phrases"] = None, 0
+            manifest["generation"] = gen
+            write_manifest(self.path, manifest)
+            _collect_garbage(self.path, manifest)
+            self._snap = _load_snapshot(self.path)
+        return 0 if known is None else known.n
+
     def merge(self, last: int | None = None) -> dict:
         """Compact segments into one (document indices do not change).
 
@@ -680,4 +704,7 @@ def _collect_garbage(path: Path, manifest: dict) -> None:
     segdir = path / "segments"
     for p in segdir.iterdir():
         if p.name not in keep:
+            shutil.rmtree(p, ignore_errors=True)
+    for p in path.iterdir():  # replaced phrase tables and leftovers of their writing
+        if p.is_dir() and p.name.lstrip(".").startswith("phrases-") and p.name != manifest.get("phrases"):
             shutil.rmtree(p, ignore_errors=True)
