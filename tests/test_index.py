@@ -572,3 +572,15 @@ def test_set_phrases_replaces_and_removes(tmp_path):
     assert r.exit_code == 0 and "0 known phrases" in r.output
     assert idx.reload().query("aa bb").documents[0]["phrases"] == []
     assert not any(p.name.startswith("phrases-") for p in (tmp_path / "i").iterdir())
+
+
+def test_refresh_sees_other_writers_and_reuses_segments(tmp_path):
+    texts = corpus(13, n=40)
+    a = NearDupIndex.build(texts[:20], tmp_path / "i")
+    b = NearDupIndex.open(tmp_path / "i")
+    assert not b.refresh()
+    first = b._snap.segments[0].data
+    a.add(texts[20:])
+    assert b.n_docs == 20 and b.refresh() and b.n_docs == 40
+    assert b._snap.segments[0].data is first  # the unchanged segment was not reopened
+    assert not b.refresh()

@@ -72,6 +72,7 @@ class _Snapshot:
     manifest: dict
     segments: tuple[Segment, ...]
     phrases: KnownPhrases | None
+    stamp: tuple | None = None   # (inode, mtime, size) of the manifest file read
 
     @property
     def n_docs(self) -> int:
@@ -342,9 +343,18 @@ class NearDupIndex:
         return seg.data.text_of(local)
 
     def reload(self) -> "NearDupIndex":
-        """Re-read the manifest (see documents added by another process)."""
-        self._snap = _load_snapshot(self.path)
+        """Re-read the manifest (see documents added by another process); segments
+        already mapped are reused."""
+        self._snap = _load_snapshot(self.path, self._snap)
         return self
+
+    def refresh(self) -> bool:
+        """Reload if the manifest file changed since this snapshot was read (one
+        ``stat``); returns whether it did.  The service calls it before each query."""
+        if _manifest_stamp(self.path) == self._snap.stamp:
+            return False
+        self.reload()
+        return True
 
     # -- writing -----------------------------------------------------------------
     def _as_store(self, data, ids, urls) -> TokenStore:
@@ -400,7 +410,7 @@ class NearDupIndex:
         t0 = time.perf_counter()
         cfg = self.config
         with writer_lock(self.path):
-            snap = _load_snapshot(self.path)  # another process may have added meanwhile
+            snap = _load_snapshot(self.path, self._snap)  # another process may have added meanwhile
             base = snap.n_docs
             batch = B.prepare_batch(store, cfg, self.bands, self.rows)
             q, g, lstats = B.lookup(snap.segments, batch)
@@ -457,7 +467,7 @@ class NearDupIndex:
                 write_manifest(self.path, manifest)
                 new_seg = name
                 _collect_garbage(self.path, manifest)
-            self._snap = _load_snapshot(self.path)
+            self._snap = _load_snapshot(self.path, snap)
         summary = {
             "documents_added": batch.n, "documents_before": base,
             "documents_after": base + batch.n, "segment": new_seg,
@@ -478,7 +488,7 @@ class NearDupIndex:
         newer scan; ``None`` removes them).  Atomic like ``add``; returns their number."""
         known = load_phrases(phrases) if phrases is not None else None
         with writer_lock(self.path):
-            snap = _load_snapshot(self.path)
+            snap = _load_snapshot(self.path, self._snap)
             manifest = dict(snap.manifest)
             gen = int(manifest["generation"]) + 1
             if known is not None:
@@ -493,7 +503,7 @@ class NearDupIndex:
             manifest["generation"] = gen
             write_manifest(self.path, manifest)
             _collect_garbage(self.path, manifest)
-            self._snap = _load_snapshot(self.path)
+            self._snap = _load_snapshot(self.path, snap)
         return 0 if known is None else known.n
 
     def merge(self, last: int | None = None) -> dict:
@@ -513,7 +523,7 @@ class NearDupIndex:
             raise ParameterError(f"last must be >= 2, got {last}")
         t0 = time.perf_counter()
         with writer_lock(self.path):
-            snap = _load_snapshot(self.path)
+            snap = _load_snapshot(self.path, self._snap)
             before = len(snap.segments)
             take = before if last is None else min(int(last), before)
             if take <= 1:
@@ -544,7 +554,7 @@ class NearDupIndex:
                             updated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
             write_manifest(self.path, manifest)
             _collect_garbage(self.path, manifest)
-            self._snap = _load_snapshot(self.path)
+            self._snap = _load_snapshot(self.path, snap)
         return {"segments_before": before, "segments_after": len(keep) + 1, "documents": batch.n,
                 "seconds": round(time.perf_counter() - t0, 4)}
 
@@ -678,19 +688,38 @@ def _concat(x: Pairs, y: Pairs) -> Pairs:
                  np.concatenate([x.containment_ba, y.containment_ba]))
 
 
-def _load_snapshot(path: Path, attempts: int = 5) -> _Snapshot:
+def _manifest_stamp(path: Path):
+    try:
+        st = os.stat(path / "MANIFEST.json")
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _load_snapshot(path: Path, previous: _Snapshot | None = None, attempts: int = 5) -> _Snapshot:
+    """Read the manifest and map its segments; segments (immutable) and phrase tables
+    already mapped by *previous* are reused, not opened again."""
     last: Exception | None = None
+    known = {s.name: s.data for s in previous.segments} if previous is not None else {}
     for _ in range(attempts):
+        stamp = _manifest_stamp(path)
         m = read_manifest(path)
         try:
             segs = []
             base = 0
             for s in m["segments"]:
-                d: SegmentData = open_segment(path / "segments" / s["name"], s["name"], s["n_docs"])
+                d: SegmentData | None = known.get(s["name"])
+                if d is None:
+                    d = open_segment(path / "segments" / s["name"], s["name"], s["n_docs"])
                 segs.append(Segment(s["name"], path / "segments" / s["name"], d, base))
                 base += d.n_docs
-            ph = KnownPhrases.open(path / m["phrases"]) if m.get("phrases") else None
-            return _Snapshot(m, tuple(segs), ph)
+            if not m.get("phrases"):
+                ph = None
+            elif previous is not None and previous.manifest.get("phrases") == m["phrases"]:
+                ph = previous.phrases
+            else:
+                ph = KnownPhrases.open(path / m["phrases"])
+            return _Snapshot(m, tuple(segs), ph, stamp)
         except FileNotFoundError as exc:  # a merge removed a segment between our reads
             last = exc
             time.sleep(0.05)

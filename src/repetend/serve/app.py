@@ -17,7 +17,8 @@ shape or a parameter out of range → 422, each with ``{"error": message}``;
 an unexpected failure of a query is reported as 500 only as a last resort.
 
 Consistency: a query takes the index's current snapshot once (one attribute
-read) and answers from it; ``/add`` runs one at a time (an asyncio lock, plus
+read) and answers from it (after a ``stat`` of the manifest: a batch added by
+another process, e.g. ``repetend index add``, is picked up); ``/add`` runs one at a time (an asyncio lock, plus
 the on-disk writer lock) in a worker thread and replaces the snapshot when the
 new manifest is in place, so concurrent queries see the index either before
 or after the batch, never half of it.
@@ -141,6 +142,11 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
                 return _error(422, str(exc))
         return wrapped
 
+    def _refresh_and_query(texts, ids, kw):
+        if not add_lock.locked():  # see batches added by another process (one stat)
+            index.refresh()
+        return index.query(texts, ids=ids, **kw)
+
     async def health(request: Request):
         return JSONResponse({"status": "ok", "documents": index.n_docs,
                              "generation": index.generation})
@@ -170,7 +176,7 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
                   limit=_opt(obj, "limit", int, 20), min_shared=_opt(obj, "min_shared", int, 3))
         if kw["limit"] > 1000:
             raise _HTTPError(422, "'limit' must be at most 1000")
-        res = await run_in_threadpool(index.query, texts, ids=ids, **kw)
+        res = await run_in_threadpool(_refresh_and_query, texts, ids, kw)
         return JSONResponse(res.to_json())
 
     async def add(request: Request):
