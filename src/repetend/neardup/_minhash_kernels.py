@@ -16,6 +16,10 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
 _BLOCK = 256  # shingles hashed per vectorised block in the one-permutation pass
+# Below this largest bin minimum (2^61: at most 1/8 of the hashes can still lower a
+# bin) the scatter is skipped by a well-predicted branch; above it, a branch would be
+# mispredicted too often and the branch-free scatter is faster.
+_SKIP_BOUND = np.uint64(1 << 61)
 
 
 def _crc_table() -> np.ndarray:
@@ -104,9 +108,20 @@ def signatures(hashes, offsets, seeds, bounds, mask, out):
 def _min_hash_one(hashes, lo, hi, s):
     """``min over p in [lo, hi) of splitmix64(hashes[p] ^ s)`` (a vectorised reduction)."""
     m = _MAX
-    for p in range(lo, hi):
-        m = min(m, splitmix64(hashes[p] ^ s))
+    x = hashes[lo:hi]
+    for p in range(x.shape[0]):
+        m = min(m, splitmix64(x[p] ^ s))
     return m
+
+
+@jit
+def _hash_block(hashes, start, s, buf):
+    """``buf[q] = splitmix64(hashes[start + q] ^ s)`` for a whole block: the constant
+    trip count and the view let LLVM vectorise it (indexing ``hashes[start + q]``
+    with a signed start, or a variable trip count, ran ~5x slower)."""
+    x = hashes[start:start + _BLOCK]  # a view indexed from 0: no negative-index fix-up per element
+    for q in range(_BLOCK):
+        buf[q] = splitmix64(x[q] ^ s)
 
 
 @jit
@@ -135,15 +150,25 @@ def _oph_doc(hashes, lo, hi, round_seeds, seeds, mask, mins, buf, row):
         bound = _MAX  # no shingle above max(mins) can lower any bin (all bins filled)
         for start in range(lo, hi, _BLOCK):
             n = min(hi - start, _BLOCK)
-            for q in range(n):  # vectorised: one hash per shingle
-                buf[q] = splitmix64(hashes[start + q] ^ s)
-            if bound == _MAX:
+            if n == _BLOCK:
+                _hash_block(hashes, start, s, buf)
+            else:
+                x = hashes[start:start + n]
+                for q in range(n):
+                    buf[q] = splitmix64(x[q] ^ s)
+            if start - lo < 8 * k:
                 for q in range(n):  # scatter: bin = fastrange of the low 32 bits
                     v = buf[q]
                     b = ((v & lo32) * kk) >> np.uint64(32)
                     mins[b] = min(mins[b], v)
+            elif bound > _SKIP_BOUND:
+                for q in range(n):  # past 8K shingles a bin is lowered with probability < 1/8:
+                    v = buf[q]      # a well-predicted branch instead of a store
+                    b = ((v & lo32) * kk) >> np.uint64(32)
+                    if v < mins[b]:
+                        mins[b] = v
             else:
-                for q in range(n):  # most shingles are above the bound: no scatter
+                for q in range(n):  # >= 7/8 of the shingles are above the bound: no bin lookup
                     v = buf[q]
                     if v < bound:
                         b = ((v & lo32) * kk) >> np.uint64(32)
