@@ -21,7 +21,7 @@ from repetend.phrases.templates import (SLOT, TemplateConfig, TemplateResult, fi
 # -- the brute-force twin ------------------------------------------------------------
 
 def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, min_fixed,
-                    mask_numbers=True, rounds=3):
+                    mask_numbers=True, rounds=3, word_slots=2):
     """Obviously correct and slow: every step of the module docstring spelled out.
 
     Returns {(parts tuple, df, occurrences tuple ((doc, start, end) local)):
@@ -89,20 +89,53 @@ def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, 
             keep = [i for i, x in enumerate(ph) if x != GAP]
             if not keep:
                 continue
-            inner = tuple(ph[keep[0]:keep[-1] + 1])
-            if GAP not in inner and NUM not in inner:
+            groups.add(tuple(ph[keep[0]:keep[-1] + 1]))
+    # 4. siblings: candidates equal but for one window of ≤ word_slots fixed
+    #    tokens strictly inside them merge into a pattern with wildcards
+    WILD = -3
+    cands = sorted(groups)
+    parent = list(range(len(cands)))
+
+    def find(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    fixed = lambda x: x not in (GAP, NUM)
+    for i1, a in enumerate(cands):
+        for i2, b in enumerate(cands):
+            if i2 <= i1 or len(a) != len(b):
                 continue
-            groups.add(inner)
+            for k in range(1, word_slots + 1):
+                if len(a) - k < 2:
+                    continue
+                for j in range(1, len(a) - k):
+                    if a[:j] == b[:j] and a[j + k:] == b[j + k:] and \
+                            all(fixed(x) for x in a[j:j + k] + b[j:j + k]):
+                        parent[find(i2)] = find(i1)
+    members = defaultdict(list)
+    for i in range(len(cands)):
+        members[find(i)].append(cands[i])
+    patterns = set()
+    for ms in members.values():
+        if len(ms) == 1:
+            if GAP in ms[0] or NUM in ms[0]:
+                patterns.add(ms[0])
+            continue
+        patterns.add(tuple(WILD if len({m[p] for m in ms}) > 1 else ms[0][p]
+                           for p in range(len(ms[0]))))
+    groups = patterns
     doc_of = [d for d in range(len(docs)) for _ in range(T_off[d], T_off[d + 1])]
     out = {}
     for inner in groups:
         # every occurrence of the candidate, whatever its context
         m = len(inner)
         qs = [q for q in range(len(T) - m + 1)
-              if tuple(T[q:q + m]) == inner and doc_of[q] == doc_of[q + m - 1]]
+              if all(T[q + j] == x or (x == WILD and (T[q + j] >= 0 or T[q + j] == NUM))
+                     for j, x in enumerate(inner)) and doc_of[q] == doc_of[q + m - 1]]
         elems = []
         for j, x in enumerate(inner):
-            if x == GAP or x == NUM:
+            if x in (GAP, NUM, WILD):
                 elems.append(("s", [tuple(tokens[T_pos[q + j][0]:T_pos[q + j][1]]) for q in qs]))
             else:
                 elems.append(("f", x))
@@ -171,19 +204,19 @@ def random_corpus(rng, n_docs, vocab_words=6):
 @given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(2, 8), sigma=st.integers(2, 4),
        part_len=st.integers(1, 3), max_gap=st.integers(0, 3), min_span=st.integers(1, 6),
        min_fixed=st.integers(0, 2), mask=st.booleans(), rounds=st.integers(1, 3),
-       engine=st.sampled_from(["suffix", "bloomspan", "auto"]))
+       engine=st.sampled_from(["suffix", "bloomspan", "auto"]), word_slots=st.integers(0, 2))
 def test_matches_bruteforce(seed, n_docs, sigma, part_len, max_gap, min_span, min_fixed, mask,
-                            rounds, engine):
+                            rounds, engine, word_slots):
     rng = np.random.default_rng(seed)
     tokens, offsets, vocab = random_corpus(rng, n_docs)
     if tokens.size == 0:
         return
     cfg = TemplateConfig(max_gap=max_gap, part_len=part_len, min_span=min_span,
                          min_fixed=min_fixed, mask_numbers=mask, top_values=3, rounds=rounds,
-                         engine=engine)
+                         engine=engine, word_slots=word_slots)
     res = find_templates((tokens, offsets, vocab), None, sigma, 5, cfg)
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span,
-                           min_fixed, mask_numbers=mask, rounds=rounds)
+                           min_fixed, mask_numbers=mask, rounds=rounds, word_slots=word_slots)
     assert fast_as_naive(res) == want
     # every occurrence reads back as its template: fixed parts equal the tokens
     parts = res.table.column("parts").to_pylist()

@@ -86,7 +86,110 @@ def peel(t, occ_offsets, occ_starts, lengths, next_sentinel):
 
 
 @jit
-def _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, counts, out_off, out, fill):
+def _find(parent, i):
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+@jit
+def _window_hash(keys, a, m, j, k):
+    h = _FNV_OFFSET
+    for p in range(m):
+        if j <= p < j + k:
+            continue
+        t = np.uint64(np.uint32(keys[a + p]))
+        h = (h ^ t) * _FNV_PRIME
+    h = (h ^ np.uint64(m)) * _FNV_PRIME
+    h = (h ^ np.uint64(j)) * _FNV_PRIME
+    h = (h ^ np.uint64(k)) * _FNV_PRIME
+    return h
+
+
+@jit
+def _window_fixed(keys, a, j, k, fixed_below):
+    for p in range(a + j, a + j + k):
+        if keys[p] < 0 or keys[p] >= fixed_below:
+            return False
+    return True
+
+
+@jit
+def sibling_groups(keys, key_off, max_width, fixed_below):
+    """Union-find of keys that differ only inside one window of 1 … *max_width*
+    consecutive positions holding fixed tokens in both (ids in ``[0,
+    fixed_below)``: not a slot), strictly inside the key (a position on either
+    side: a differing edge is only another context).  Keys of different
+    lengths are never siblings.  Returns the group root (the
+    smallest member index) of every key."""
+    n_k = key_off.shape[0] - 1
+    total = 0
+    for i in range(n_k):
+        m = key_off[i + 1] - key_off[i]
+        for k in range(1, max_width + 1):
+            if m - k >= 2:
+                total += m - k - 1
+    hs = np.empty(total, dtype=np.uint64)
+    who = np.empty(total, dtype=np.int64)
+    wj = np.empty(total, dtype=np.int64)
+    wk = np.empty(total, dtype=np.int64)
+    r = 0
+    for i in range(n_k):
+        a = key_off[i]
+        m = key_off[i + 1] - a
+        for k in range(1, max_width + 1):
+            if m - k < 2:
+                continue
+            for j in range(1, m - k):            # inside: a fixed token on either side
+                hs[r] = _window_hash(keys, a, m, j, k)
+                who[r] = i
+                wj[r] = j
+                wk[r] = k
+                r += 1
+    parent = np.arange(n_k)
+    order = np.argsort(hs, kind="mergesort")
+    lo = 0
+    while lo < total:
+        hi = lo + 1
+        while hi < total and hs[order[hi]] == hs[order[lo]]:
+            hi += 1
+        rep = -1
+        for x in range(lo, hi):
+            e = order[x]
+            i, j, k = who[e], wj[e], wk[e]
+            a = key_off[i]
+            if not _window_fixed(keys, a, j, k, fixed_below):
+                continue
+            if rep < 0:
+                rep = e
+                continue
+            i0 = who[rep]
+            a0 = key_off[i0]
+            m = key_off[i + 1] - a
+            if i0 == i or wj[rep] != j or wk[rep] != k or key_off[i0 + 1] - a0 != m:
+                continue                      # a hash collision: leave it alone
+            ok = True
+            for p in range(m):
+                if (p < j or p >= j + k) and keys[a + p] != keys[a0 + p]:
+                    ok = False
+                    break
+            if ok:
+                r1, r2 = _find(parent, i0), _find(parent, i)
+                if r1 != r2:
+                    if r1 < r2:
+                        parent[r2] = r1
+                    else:
+                        parent[r1] = r2
+        lo = hi
+    for i in range(n_k):
+        parent[i] = _find(parent, i)
+    return parent
+
+
+@jit
+def _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, wild_below, counts, out_off,
+                out, fill):
     n_k = key_off.shape[0] - 1
     n = t.shape[0]
     for i in range(n_k):
@@ -103,7 +206,12 @@ def _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, counts, out_of
                 continue
             ok = True
             for j in range(m):
-                if t[q + j] != keys[a + j]:
+                kv = keys[a + j]
+                if kv < 0:                      # a wildcard: any token but a gap or sentinel
+                    if t[q + j] >= wild_below:
+                        ok = False
+                        break
+                elif t[q + j] != kv:
                     ok = False
                     break
             if ok:
@@ -114,22 +222,24 @@ def _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, counts, out_of
 
 
 @jit
-def match_all(t, t_doc, order, sorted_t, keys, key_off, anchor):
+def match_all(t, t_doc, order, sorted_t, keys, key_off, anchor, wild_below):
     """Every occurrence of every key (``keys[key_off[i]:key_off[i + 1]]``) in
     *t* within one document (``t_doc``), found through the positions of the
     key's token at offset ``anchor[i]`` (its rarest; ``order`` is a stable
-    argsort of *t*, ``sorted_t = t[order]``) and a full comparison.
+    argsort of *t*, ``sorted_t = t[order]``) and a full comparison.  A
+    negative key token is a wildcard: any token ``< wild_below``.
     Returns ``(offsets, positions)``; positions of key i are increasing."""
     n_k = key_off.shape[0] - 1
     counts = np.zeros(n_k, dtype=np.int64)
     out_off = np.zeros(n_k + 1, dtype=np.int64)
     dummy = np.empty(0, dtype=np.int64)
-    _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, counts, out_off, dummy,
-                False)
+    _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, wild_below, counts, out_off,
+                dummy, False)
     for i in range(n_k):
         out_off[i + 1] = out_off[i] + counts[i]
     out = np.empty(out_off[n_k], dtype=np.int64)
-    _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, counts, out_off, out, True)
+    _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, wild_below, counts, out_off,
+                out, True)
     return out_off, out
 
 

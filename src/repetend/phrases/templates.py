@@ -141,6 +141,10 @@ class TemplateConfig:
         Slot values listed per slot (the most frequent first).
     rounds : int
         Peeling rounds of the chain miner (1: maximal chains only).
+    word_slots : int
+        Candidates that differ only in a window of up to this many words are
+        merged into one template with word slots there (an author's name, a
+        month); 0: off.
     engine : {"auto", "bloomspan", "suffix"}
         Engine of the parts mining run (same phrases with any).
     """
@@ -153,12 +157,14 @@ class TemplateConfig:
     min_fixed: int = 2
     top_values: int = 5
     rounds: int = 3
+    word_slots: int = 2
     engine: str = "auto"
 
     def validate(self) -> "TemplateConfig":
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
         for name, lo in (("max_gap", 0), ("min_fixed", 0), ("top_values", 0),
-                         ("part_len", 1), ("min_span", 1), ("rounds", 1)):
+                         ("part_len", 1), ("min_span", 1), ("rounds", 1),
+                         ("word_slots", 0)):
             v = getattr(self, name)
             if v is None and name in ("part_len", "min_span"):
                 continue
@@ -513,8 +519,6 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             if keep.size == 0:
                 continue
             inner = content[int(keep[0]):int(keep[-1]) + 1]
-            if not ((inner == gap_id).any() or (num_id >= 0 and (inner == num_id).any())):
-                continue                                    # no slot: an exact phrase
             groups.add(inner.tobytes())
         next_sentinel = K.peel(residue, c_off, c_starts, np.asarray(chains.lengths, np.int64),
                                np.int32(next_sentinel))
@@ -523,22 +527,26 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     # 4. slots, filters, tables
     t0 = time.perf_counter()
     rows, occ_parts = [], []
-    if groups:
+    keys = _final_keys(groups, gap_id, num_id, cfg.word_slots)
+    n_siblings = sum(1 for k in keys if (k < 0).any())
+    timings["siblings"] = time.perf_counter() - t0
+    if keys:
         # every occurrence of each candidate, not only those of the maximal
         # phrase it came from (a frequent left or right context, e.g. a short
         # gap before it, would otherwise hide the rest)
-        keys_sorted = sorted(groups)
-        if keys_sorted:
-            kk = [np.frombuffer(k, dtype=np.int32) for k in keys_sorted]
+        kk = keys
+        if kk:
             key_off = np.zeros(len(kk) + 1, dtype=np.int64)
             np.cumsum([x.size for x in kk], out=key_off[1:])
             order = np.argsort(t, kind="stable").astype(np.int64)
             t_doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(t_off))
             # look each candidate up by its rarest token in the sequence
             freq = np.bincount(t[t <= gap_id], minlength=gap_id + 1)
-            anchor = np.array([int(np.argmin(freq[x])) for x in kk], dtype=np.int64)
+            big = np.iinfo(np.int64).max
+            anchor = np.array([int(np.argmin(np.where(x >= 0, freq[np.maximum(x, 0)], big)))
+                               for x in kk], dtype=np.int64)
             m_off, m_pos = K.match_all(t, t_doc, order, t[order], np.concatenate(kk), key_off,
-                                       anchor)
+                                       anchor, np.int32(gap_id))
             for i, inner in enumerate(kk):
                 Q = m_pos[m_off[i]:m_off[i + 1]]
                 row = _template(c, inner, Q, g_start, g_end, gap_id, num_id, cfg, min_span)
@@ -580,10 +588,45 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     summary.update(templates=len(rows), template_occurrences=int(gs.size),
                    part_phrases=int(parts.n_phrases), covered_runs=int(fs.starts.size),
                    gapped_length=int(t.size),
-                   candidate_phrases=n_candidates, candidates_with_slots=len(groups),
+                   candidate_phrases=n_candidates, candidates=len(groups),
+                   sibling_patterns=n_siblings, patterns=len(keys),
                    rounds=rounds,
                    timings=timings)
     return TemplateResult(table, occurrences, summary, cfg)
+
+
+def _final_keys(groups: set[bytes], gap_id: int, num_id: int, word_slots: int
+                ) -> list[np.ndarray]:
+    """The patterns to report: candidates that differ only in a window of up to
+    *word_slots* fixed tokens are merged into one pattern with a wildcard (-1)
+    wherever they differ (a low-cardinality variable part: an author, a month);
+    a candidate alone is kept when it has a slot (a gap or a number)."""
+    cands = [np.frombuffer(k, dtype=np.int32) for k in sorted(groups)]
+    if not cands:
+        return []
+    if word_slots > 0:
+        key_off = np.zeros(len(cands) + 1, dtype=np.int64)
+        np.cumsum([x.size for x in cands], out=key_off[1:])
+        root = K.sibling_groups(np.concatenate(cands), key_off, np.int64(word_slots),
+                                np.int32(num_id if num_id >= 0 else gap_id))
+    else:
+        root = np.arange(len(cands))
+    members: dict[int, list[int]] = {}
+    for i, r in enumerate(root.tolist()):
+        members.setdefault(r, []).append(i)
+    out = []
+    for r in sorted(members):
+        idx = members[r]
+        if len(idx) == 1:
+            x = cands[idx[0]]
+            if (x == gap_id).any() or (num_id >= 0 and (x == num_id).any()):
+                out.append(x)
+            continue
+        stack = np.stack([cands[i] for i in idx])
+        pattern = stack[0].copy()
+        pattern[(stack != stack[0]).any(axis=0)] = -1
+        out.append(pattern)
+    return out
 
 
 def _mine_parts(tokens: np.ndarray, offsets: np.ndarray, sigma: int, part_len: int,
@@ -632,6 +675,8 @@ def _template(c: _Corpus, inner: np.ndarray, Q: np.ndarray, t_start, t_end, gap_
     positions *Q*) → a table row, or None when it is not a template."""
     tokens = c.tokens
     m = inner.size
+    if Q.size == 0:
+        return None
     starts = t_start[Q]
     ends = t_end[Q + m - 1]
     docs = np.searchsorted(c.doc_offsets, starts, side="right") - 1
@@ -647,6 +692,8 @@ def _template(c: _Corpus, inner: np.ndarray, Q: np.ndarray, t_start, t_end, gap_
             raw_elems.append(("s", ("gap", t_start[Q + j], t_end[Q + j])))
         elif v == num_id:
             raw_elems.append(("s", ("number", t_start[Q + j], t_end[Q + j])))
+        elif v < 0:
+            raw_elems.append(("s", ("word", t_start[Q + j], t_end[Q + j])))
         else:
             raw_elems.append(("f", v))
     elements: list[tuple[str, Any]] = []      # ("f", [ids]) / ("s", slot index)

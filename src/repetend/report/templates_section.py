@@ -39,7 +39,7 @@ def _slot_html(slot: dict) -> str:
     vals = slot.get("top_values") or []
     items = "".join(f'<li><code>{_e(v["value"]) if v["value"] != "" else "∅"}</code> '
                     f'× {int(v["count"]):,}</li>' for v in vals)
-    kind = "number" if slot.get("kind") == "number" else "gap"
+    kind = slot.get("kind") or "gap"
     empty = int(slot.get("empty") or 0)
     extra = f", empty in {empty:,}" if empty else ""
     return (f'<div class="slot"><b>▢{int(slot["slot"]) + 1}</b> ({_e(kind)}): '
