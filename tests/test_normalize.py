@@ -228,3 +228,22 @@ def test_cli_stem_and_stopwords(tmp_path):
     assert summary["parameters"]["stem"] == "ru" and summary["normalization"]["stopword_types"] > 0
     bad = CliRunner().invoke(main, ["dups", str(path), "--out", str(out), "-q", "--stopwords", "nope/x.txt"])
     assert bad.exit_code != 0 and "nope/x.txt" in bad.output and "Traceback" not in bad.output
+
+
+def test_normalization_off_minhash_equals_the_raw_stage_pipeline():
+    """Off: exactly the stages on raw shingles (shingles -> signatures -> LSH -> verification)."""
+    from repetend.neardup import NearDupConfig, lsh_candidates, minhash_signatures, verify_pairs
+
+    rng = np.random.default_rng(8)
+    store = random_store(rng, n_docs=60, vocab=10)
+    cfg = NearDupConfig(threshold=0.4, shingle=2)
+    r = find_near_duplicates(store, cfg)
+    sets = shingle_sets(store.tokens, store.doc_offsets, token_hashes(store.vocab), 2)
+    bands, rows = cfg.banding()
+    sig = minhash_signatures(sets, cfg.num_perm, seed=cfg.seed, hash=cfg.hash, bits=64, scheme=cfg.scheme)
+    cand = lsh_candidates(sig, sets.sizes.astype(np.int64), bands, rows, max_bucket=cfg.max_bucket,
+                          min_shingles=cfg.min_shingles, sets=sets, threshold=0.4)
+    want = verify_pairs(sets, cand.a, cand.b)
+    assert pairs_as_dict(r.candidates) == pairs_as_dict(want)
+    assert pairs_as_dict(r.pairs) == {p: v for p, v in pairs_as_dict(want).items() if v[0] >= 0.4}
+    assert r.summary["shingles"] == int(sets.hashes.shape[0])
