@@ -584,3 +584,20 @@ def test_refresh_sees_other_writers_and_reuses_segments(tmp_path):
     assert b.n_docs == 20 and b.refresh() and b.n_docs == 40
     assert b._snap.segments[0].data is first  # the unchanged segment was not reopened
     assert not b.refresh()
+
+
+@pytest.mark.parametrize("segment_docs", [7, 50])
+def test_build_in_segments_equals_one_run(tmp_path, segment_docs):
+    texts = corpus(14, n=100)
+    cfg = NearDupConfig(threshold=0.6, shingle=3)
+    whole = find_near_duplicates(TokenStore.from_texts(texts), cfg)
+    store = TokenStore.from_texts(texts, ids=[f"d{i}" for i in range(100)])
+    store.save(tmp_path / "store")
+    idx = NearDupIndex.build(TokenStore.open(tmp_path / "store"), tmp_path / "i", cfg,
+                             segment_docs=segment_docs)
+    assert idx.n_segments == -(-100 // segment_docs)
+    assert pair_set(idx.last_add.pairs) == set(zip(whole.pairs.a.tolist(), whole.pairs.b.tolist()))
+    assert idx.last_add.summary["documents_added"] == 100
+    assert idx.doc_ids([0, 99]) == ["d0", "d99"] and idx.text(57) == texts[57]
+    q = idx.query(texts[64], fragments=True).documents[0]
+    assert 64 in {m["doc_index"] for m in q["near_duplicates"]}

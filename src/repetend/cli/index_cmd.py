@@ -80,11 +80,13 @@ def index() -> None:
                    "share fragments without being near-duplicates (exact containment).")
 @click.option("--postings-max-df", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Shingles in more documents of a segment than this are left out of the postings.")
+@click.option("--segment-docs", type=click.IntRange(min=1), default=None,
+              help="Build in segments of this many documents (bounds memory; same pairs).")
 @click.option("--overwrite", is_flag=True, help="Replace an existing index at --out.")
 @input_options
 def build_cmd(inputs, out, phrases, threshold, shingle, num_perm, bands, rows, hash_, scheme, bbits,
               seed, max_bucket, min_shingles, containment, report, postings, postings_max_df,
-              overwrite, quiet, **opts):
+              segment_docs, overwrite, quiet, **opts):
     """Build an index from INPUT... (a corpus or a token store) into --out."""
     from ..index import NearDupIndex
     from ..neardup.api import NearDupConfig
@@ -96,7 +98,8 @@ def build_cmd(inputs, out, phrases, threshold, shingle, num_perm, bands, rows, h
                         min_shingles=min_shingles, containment=containment).validate()
     store = load_store(inputs, quiet=quiet, **{k: opts[k] for k in INPUT_KEYS if k in opts})
     idx = NearDupIndex.build(store, out, cfg, phrases=phrases, postings=postings,
-                             postings_max_df=postings_max_df, overwrite=overwrite)
+                             postings_max_df=postings_max_df, overwrite=overwrite,
+                             segment_docs=segment_docs)
     click.echo(f"index {out}: {_n(idx.n_docs)} documents, LSH {idx.bands} x {idx.rows}"
                + (f", {_n(idx.stats()['phrases'])} known phrases" if phrases else ""))
     _report(idx.last_add, report)

@@ -278,7 +278,7 @@ class NearDupIndex:
               ids: Sequence[str] | None = None, urls: Sequence[str | None] | None = None,
               unit: str = "word", lang: str | None = None, phrases: str | Path | None = None,
               postings: bool = False, postings_max_df: int = 1000, overwrite: bool = False,
-              **overrides) -> "NearDupIndex":
+              segment_docs: int | None = None, **overrides) -> "NearDupIndex":
         """Create an index at *out* from *data* (a :class:`TokenStore` or a list of
         texts); the near-duplicates found inside *data* are in ``index.last_add``.
 
@@ -292,6 +292,9 @@ class NearDupIndex:
         postings : keep shingle postings (shingle hash → documents, without shingles
             in more than ``postings_max_df`` documents of a segment), so that queries
             also find documents that share fragments without being near-duplicates
+        segment_docs : add *data* in slices of this many documents, one segment each
+            (bounds the memory of the build; the pairs found are the same — they are
+            ``last_add`` of all slices together)
 
         Notes
         -----
@@ -300,9 +303,17 @@ class NearDupIndex:
         """
         if isinstance(data, TokenStore):
             unit, lang = data.unit, data.lang
+        if segment_docs is not None and int(segment_docs) < 1:
+            raise ParameterError(f"segment_docs must be >= 1, got {segment_docs}")
         idx = cls.create(out, config, unit=unit, lang=lang, phrases=phrases, postings=postings,
                          postings_max_df=postings_max_df, overwrite=overwrite, **overrides)
-        idx.last_add = idx.add(data, ids=ids, urls=urls)
+        if segment_docs is None:
+            idx.last_add = idx.add(data, ids=ids, urls=urls)
+            return idx
+        store = idx._as_store(data, ids, urls)
+        parts = [idx.add(_slice_store(store, a, min(a + int(segment_docs), store.n_docs)))
+                 for a in range(0, store.n_docs, int(segment_docs))]
+        idx.last_add = _combine(parts)
         return idx
 
     # -- shape -------------------------------------------------------------------
@@ -679,6 +690,40 @@ class NearDupIndex:
                    "postings": self.postings_max_df is not None,
                    "milliseconds": round((time.perf_counter() - t0) * 1000, 3)}
         return QueryResult(docs_out, summary)
+
+
+def _slice_store(store: TokenStore, a: int, b: int) -> TokenStore:
+    """Documents a..b-1 of *store* as a store of their own (views, no copy of the tokens)."""
+    off = np.asarray(store.doc_offsets[a:b + 1], np.int64)
+    toff = np.asarray(store.text_offsets[a:b + 1], np.int64)
+    return TokenStore(tokens=store.tokens[int(off[0]):int(off[-1])], doc_offsets=off - off[0],
+                      vocab=store.vocab, df=store.df, docs=store.docs.slice(a, b - a),
+                      text_blob=store.text_blob[int(toff[0]):int(toff[-1])],
+                      text_offsets=toff - toff[0], unit=store.unit, lang=store.lang)
+
+
+def _combine(parts: list[AddResult]) -> AddResult:
+    """One AddResult for consecutive adds (pairs of all of them; a_is_new means: inside
+    the whole build)."""
+    pairs = pa.concat_tables([p.pairs for p in parts])
+    cont = pa.concat_tables([p.containment for p in parts])
+    pairs = pairs.set_column(pairs.schema.get_field_index("a_is_new"), "a_is_new",
+                             pa.array(np.ones(pairs.num_rows, bool)))
+    cont = cont.set_column(cont.schema.get_field_index("a_is_new"), "a_is_new",
+                           pa.array(np.ones(cont.num_rows, bool)))
+    s = dict(parts[0].summary) if parts else {}
+    if parts:
+        n = sum(p.summary["documents_added"] for p in parts)
+        s.update({"documents_added": n, "documents_after": parts[-1].summary["documents_after"],
+                  "segment": [p.summary["segment"] for p in parts], "pairs": pairs.num_rows,
+                  "pairs_old_new": 0, "pairs_new_new": pairs.num_rows,
+                  "containment_pairs": cont.num_rows, "new_documents_with_old_duplicate": 0,
+                  "candidates_old_new": 0,
+                  "candidates_new_new": sum(p.summary["candidates_old_new"] + p.summary["candidates_new_new"]
+                                            for p in parts),
+                  "seconds": round(sum(p.summary["seconds"] for p in parts), 4),
+                  "segments": len(parts)})
+    return AddResult(pairs, cont, s)
 
 
 def _concat(x: Pairs, y: Pairs) -> Pairs:
