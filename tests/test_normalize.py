@@ -228,6 +228,10 @@ def test_cli_stem_and_stopwords(tmp_path):
     assert summary["parameters"]["stem"] == "ru" and summary["normalization"]["stopword_types"] > 0
     bad = CliRunner().invoke(main, ["dups", str(path), "--out", str(out), "-q", "--stopwords", "nope/x.txt"])
     assert bad.exit_code != 0 and "nope/x.txt" in bad.output and "Traceback" not in bad.output
+    # checked before the corpus is read: a missing input is not reached
+    bad = CliRunner().invoke(main, ["dups", str(tmp_path / "absent.jsonl"), "--out", str(out), "-q",
+                                    "--stem", "klingon"])
+    assert bad.exit_code != 0 and "Snowball" in bad.output and "absent" not in bad.output
 
 
 def test_normalization_off_minhash_equals_the_raw_stage_pipeline():

@@ -124,6 +124,13 @@ def dups(inputs, method, threshold, shingle, num_perm, bands, rows, hash_, schem
                         max_bucket=max_bucket or None, min_shingles=min_shingles,
                         containment=containment, stopwords=stopwords, stem=stem, hamming=hamming,
                         simhash_blocks=simhash_blocks, simhash_weights=simhash_weights).validate()
+    if stem or stopwords:  # a wrong language, file or missing extra fails before the corpus is read
+        from ..neardup.normalize import load_stopwords, stemmer_language
+
+        if stem:
+            stemmer_language(stem)
+        if stopwords:
+            load_stopwords(stopwords)
     store = load_store(inputs, quiet=quiet, **{k: opts[k] for k in INPUT_KEYS if k in opts})
     say = (lambda msg: None) if quiet else (lambda msg: click.echo(msg + " …", err=True))
     result = find_near_duplicates(store, cfg, progress=say)
