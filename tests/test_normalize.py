@@ -251,3 +251,15 @@ def test_normalization_off_minhash_equals_the_raw_stage_pipeline():
     assert pairs_as_dict(r.candidates) == pairs_as_dict(want)
     assert pairs_as_dict(r.pairs) == {p: v for p, v in pairs_as_dict(want).items() if v[0] >= 0.4}
     assert r.summary["shingles"] == int(sets.hashes.shape[0])
+
+
+def test_vocabulary_with_lone_surrogates_and_empty_vocabulary():
+    vocab = ["бегут", "a\ud800", "бежал", "и", "бегут\ud800"]
+    nz = normalize_vocabulary(vocab, stopwords=frozenset({"и"}), stem="ru")
+    assert nz.remap[3] == -1 and nz.vocab[nz.remap[1]] == "a\ud800"
+    assert nz.vocab[nz.remap[0]] == stem_words(["бегут"], "ru")[0]
+    assert len({int(x) for x in nz.remap[nz.remap >= 0]}) == len({nz.vocab[x] for x in nz.remap[nz.remap >= 0]})
+    empty = normalize_vocabulary([], stopwords=frozenset({"и"}), stem="en")
+    assert empty.remap.shape == (0,) and empty.vocab == []
+    toks, off = normalize_tokens(np.empty(0, np.int32), np.zeros(1, np.int64), empty.remap)
+    assert toks.size == 0 and off.tolist() == [0]

@@ -78,10 +78,48 @@ def stemmer_language(lang: str) -> str:
 
 
 def stem_words(words: list[str], lang: str) -> list[str]:
-    """Snowball stems of *words* (lower-cased first), one compiled call."""
+    """Snowball stems of *words* (lower-cased first), one compiled call.
+
+    A word that is not valid Unicode (a lone surrogate) is left as it is.
+    """
     Stemmer = _stemmer_module()
     st = Stemmer.Stemmer(stemmer_language(lang), 0)  # no cache: each word is stemmed once
-    return st.stemWords([w.lower() for w in words])
+    lowered = [w.lower() for w in words]
+    try:
+        return st.stemWords(lowered)
+    except UnicodeEncodeError:
+        out = []
+        for w in lowered:
+            try:
+                out.append(st.stemWord(w))
+            except UnicodeEncodeError:
+                out.append(w)
+        return out
+
+
+def _dictionary_encode(forms: list[str]) -> tuple[np.ndarray, list[str]]:
+    """(codes, distinct values in first-seen order) of a list of strings."""
+    import pyarrow as pa
+
+    try:
+        enc = pa.array(forms, pa.string()).dictionary_encode()
+    except UnicodeEncodeError:  # lone surrogates: the Python way
+        index: dict[str, int] = {}
+        codes = np.fromiter((index.setdefault(f, len(index)) for f in forms), dtype=np.int32, count=len(forms))
+        return codes, list(index)
+    codes = np.asarray(enc.indices.to_numpy(zero_copy_only=False), dtype=np.int32).copy()
+    return codes, enc.dictionary.to_pylist()
+
+
+def _member_mask(words: list[str], value_set: frozenset[str]) -> np.ndarray:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        hit = pc.is_in(pa.array(words, pa.string()), value_set=pa.array(sorted(value_set), pa.string()))
+        return np.asarray(hit.to_numpy(zero_copy_only=False), dtype=bool)
+    except UnicodeEncodeError:
+        return np.fromiter((w in value_set for w in words), dtype=bool, count=len(words))
 
 
 def _clean(word: str) -> str:
@@ -185,10 +223,6 @@ def normalize_vocabulary(vocab: list[str], *, stopwords: str | frozenset[str] | 
     vocabulary (|V| strings), independent of the corpus length; the per-token
     work is the compiled rewrite in :func:`normalize_tokens`.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    n = len(vocab)
     stop_spec = None
     if stopwords is not None and not isinstance(stopwords, (frozenset, set)):
         stop_spec = str(stopwords)
@@ -199,15 +233,10 @@ def normalize_vocabulary(vocab: list[str], *, stopwords: str | frozenset[str] | 
     else:
         lang = None
         forms = vocab
-    arr = pa.array(forms, pa.string()) if n else pa.array([], pa.string())
-    enc = arr.dictionary_encode()
-    remap = np.asarray(enc.indices.to_numpy(zero_copy_only=False), dtype=np.int32).copy()
-    norm_vocab = enc.dictionary.to_pylist()
+    remap, norm_vocab = _dictionary_encode(list(forms))
     n_stop = 0
     if stopwords:
-        lowered = pa.array([_clean(w) for w in vocab], pa.string()) if n else arr
-        is_stop = pc.is_in(lowered, value_set=pa.array(sorted(stopwords), pa.string()))
-        mask = np.asarray(is_stop.to_numpy(zero_copy_only=False), dtype=bool)
+        mask = _member_mask([_clean(w) for w in vocab], frozenset(stopwords))
         remap[mask] = -1
         n_stop = int(mask.sum())
     if stop_spec is None and stopwords:
