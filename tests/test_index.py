@@ -601,3 +601,19 @@ def test_build_in_segments_equals_one_run(tmp_path, segment_docs):
     assert idx.doc_ids([0, 99]) == ["d0", "d99"] and idx.text(57) == texts[57]
     q = idx.query(texts[64], fragments=True).documents[0]
     assert 64 in {m["doc_index"] for m in q["near_duplicates"]}
+
+
+def test_drop_candidates_keep_the_first_copy(tmp_path):
+    texts = corpus(15, n=90)
+    idx = NearDupIndex.build(texts[:45], tmp_path / "i", NearDupConfig(threshold=0.6, shingle=3))
+    r = idx.add(texts[45:])
+    drop = r.drop_candidates().to_pylist()
+    pairs = r.pairs.to_pylist()
+    want = {}
+    for p in pairs:  # earliest partner of each new document
+        want[p["b_index"]] = min(want.get(p["b_index"], p["a_index"]), p["a_index"])
+    assert {d["doc_index"]: d["duplicate_of_index"] for d in drop} == want
+    assert r.summary["drop_candidates"] == len(drop) > 0
+    assert all(d["doc_index"] >= 45 and d["duplicate_of_index"] < d["doc_index"] for d in drop)
+    out = r.write(tmp_path / "rep")
+    assert pq.read_table(out / "drop.parquet").num_rows == len(drop)

@@ -22,7 +22,8 @@ def format_add_summary(s: dict, out: Path | None = None) -> str:
              f"{_n(s['documents_after'])} in the index)",
              f"{_n(s['pairs'])} near-duplicate pairs with J >= {s['threshold']:g}: "
              f"{_n(s['pairs_old_new'])} with earlier documents, {_n(s['pairs_new_new'])} inside the batch; "
-             f"{_n(s['new_documents_with_old_duplicate'])} new documents duplicate an earlier one",
+             f"{_n(s['new_documents_with_old_duplicate'])} new documents duplicate an indexed one; "
+             f"{_n(s.get('drop_candidates', 0))} drop candidates (a near-duplicate of an earlier document)",
              f"{_n(s['containment_pairs'])} containment pairs (containment >= "
              f"{s['containment_threshold']:g}, J < {s['threshold']:g})"]
     if s["lookup"]["truncated_buckets"]:

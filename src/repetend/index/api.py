@@ -124,13 +124,37 @@ class AddResult:
     containment: pa.Table
     summary: dict
 
-    def to_pandas(self, what: Literal["pairs", "containment"] = "pairs"):
+    def drop_candidates(self) -> pa.Table:
+        """New documents that near-duplicate an earlier document (an indexed one or
+        one earlier in the batch): ``doc_index``, ``doc_id``, ``duplicate_of_index``,
+        ``duplicate_of_id`` (the earliest such document), ``jaccard`` — what a
+        crawler drops from the batch, keeping the first copy."""
+        p = self.pairs
+        if p.num_rows == 0:
+            return pa.table({"doc_index": pa.array([], pa.int64()), "doc_id": pa.array([], pa.string()),
+                             "duplicate_of_index": pa.array([], pa.int64()),
+                             "duplicate_of_id": pa.array([], pa.string()),
+                             "jaccard": pa.array([], pa.float64())})
+        a = p.column("a_index").to_numpy()
+        b = p.column("b_index").to_numpy()
+        order = np.lexsort((a, b))           # by new document, then earliest partner
+        first = order[np.concatenate(([True], b[order][1:] != b[order][:-1]))]
+        return pa.table({"doc_index": pa.array(b[first]), "doc_id": p.column("b").take(first),
+                         "duplicate_of_index": pa.array(a[first]),
+                         "duplicate_of_id": p.column("a").take(first),
+                         "jaccard": p.column("jaccard").take(first)})
+
+    def to_pandas(self, what: Literal["pairs", "containment", "drop"] = "pairs"):
+        if what == "drop":
+            return self.drop_candidates().to_pandas()
         return getattr(self, what).to_pandas()
 
     def write(self, directory: str | Path) -> Path:
-        """``pairs.parquet``, ``containment.parquet`` and ``summary.json``, each atomically."""
+        """``pairs.parquet``, ``containment.parquet``, ``drop.parquet``
+        (:meth:`drop_candidates`) and ``summary.json``, each atomically."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
+        write_parquet(d / "drop.parquet", self.drop_candidates())
         write_parquet(d / "pairs.parquet", self.pairs)
         write_parquet(d / "containment.parquet", self.containment)
         write_json(d / "summary.json", self.summary)
@@ -488,6 +512,7 @@ class NearDupIndex:
             "pairs_new_new": int(np.count_nonzero(sel_p & is_new)),
             "containment_pairs": cont_t.num_rows,
             "new_documents_with_old_duplicate": int(np.unique(allp.b[sel_p & ~is_new]).size),
+            "drop_candidates": int(np.unique(allp.b[sel_p]).size),
             "threshold": float(cfg.threshold), "containment_threshold": float(cfg.containment),
             "lookup": lstats, "batch_lsh": istats,
             "seconds": round(time.perf_counter() - t0, 4),
