@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
 from pathlib import Path
 
@@ -41,6 +42,8 @@ from starlette.routing import Route
 from ..errors import RepetendError
 
 __all__ = ["create_app", "MAX_BODY_BYTES", "MAX_DOCS"]
+
+log = logging.getLogger("repetend.serve")
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 MAX_DOCS = 1000
@@ -140,6 +143,9 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
                 return _error(exc.status, exc.message)
             except RepetendError as exc:
                 return _error(422, str(exc))
+            except Exception as exc:  # a bug: still a JSON answer, and the server keeps serving
+                log.exception("unexpected error in %s", request.url.path)
+                return _error(500, f"internal error ({type(exc).__name__}); see the server log")
         return wrapped
 
     def _refresh_and_query(texts, ids, kw):
