@@ -188,26 +188,60 @@ def sibling_groups(keys, key_off, max_width, fixed_below):
 
 
 @jit
-def _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, wild_below, counts, out_off,
-                out, fill):
-    n_k = key_off.shape[0] - 1
+def _cmp_suffix(t, p, keys, a, m):
+    """Compare the suffix ``t[p:]`` with ``keys[a:a+m]`` on m tokens: -1, 0, 1."""
     n = t.shape[0]
-    for i in range(n_k):
+    for j in range(m):
+        if p + j >= n:
+            return -1
+        x = t[p + j]
+        y = keys[a + j]
+        if x < y:
+            return -1
+        if x > y:
+            return 1
+    return 0
+
+
+@jit
+def _sa_range(t, sa, keys, a, m):
+    n = sa.shape[0]
+    lo, hi = 0, n
+    while lo < hi:                      # first suffix >= key
+        mid = (lo + hi) // 2
+        if _cmp_suffix(t, sa[mid], keys, a, m) < 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    first = lo
+    hi = n
+    while lo < hi:                      # first suffix > key (on m tokens)
+        mid = (lo + hi) // 2
+        if _cmp_suffix(t, sa[mid], keys, a, m) <= 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    return first, lo
+
+
+@jit
+def _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, counts, out_off,
+             out, fill):
+    n = t.shape[0]
+    for i in range(key_off.shape[0] - 1):
         a = key_off[i]
         m = key_off[i + 1] - a
-        j0 = anchor[i]
-        v = keys[a + j0]
-        lo = np.searchsorted(sorted_t, v)
-        hi = np.searchsorted(sorted_t, v, side="right")
+        s0 = seg_start[i]
+        lo, hi = _sa_range(t, sa, keys, a + s0, seg_len[i])
         k = 0
         for r in range(lo, hi):
-            q = order[r] - j0
+            q = sa[r] - s0
             if q < 0 or q + m > n or t_doc[q + m - 1] != t_doc[q]:
                 continue
             ok = True
             for j in range(m):
                 kv = keys[a + j]
-                if kv < 0:                      # a wildcard: any token but a gap or sentinel
+                if kv < 0:
                     if t[q + j] >= wild_below:
                         ok = False
                         break
@@ -219,27 +253,29 @@ def _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, wild_below, co
                     out[out_off[i] + k] = q
                 k += 1
         counts[i] = k
+        if fill:
+            out[out_off[i]:out_off[i] + k] = np.sort(out[out_off[i]:out_off[i] + k])
 
 
 @jit
-def match_all(t, t_doc, order, sorted_t, keys, key_off, anchor, wild_below):
-    """Every occurrence of every key (``keys[key_off[i]:key_off[i + 1]]``) in
-    *t* within one document (``t_doc``), found through the positions of the
-    key's token at offset ``anchor[i]`` (its rarest; ``order`` is a stable
-    argsort of *t*, ``sorted_t = t[order]``) and a full comparison.  A
+def match_all_sa(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below):
+    """Every occurrence of every key (``keys[key_off[i]:key_off[i + 1]]``) in *t*
+    within one document (``t_doc``), through a suffix array *sa* of *t*: the
+    occurrences of key i's wildcard-free segment ``[seg_start[i], +seg_len[i])``
+    are one suffix-array range (binary search), each then checked whole.  A
     negative key token is a wildcard: any token ``< wild_below``.
     Returns ``(offsets, positions)``; positions of key i are increasing."""
     n_k = key_off.shape[0] - 1
     counts = np.zeros(n_k, dtype=np.int64)
     out_off = np.zeros(n_k + 1, dtype=np.int64)
     dummy = np.empty(0, dtype=np.int64)
-    _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, wild_below, counts, out_off,
-                dummy, False)
+    _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, counts, out_off,
+             dummy, False)
     for i in range(n_k):
         out_off[i + 1] = out_off[i] + counts[i]
     out = np.empty(out_off[n_k], dtype=np.int64)
-    _match_pass(t, t_doc, order, sorted_t, keys, key_off, anchor, wild_below, counts, out_off,
-                out, True)
+    _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, counts, out_off,
+             out, True)
     return out_off, out
 
 
