@@ -29,9 +29,16 @@ How a template is found
    a slot (a gap or a number).  Peeling rounds (``rounds``): the occurrences
    found are replaced by sentinels and the rest is mined again, so that a
    phrase hidden by a frequent extension (a footer that is often, not always,
-   preceded by the same block) surfaces.  Then *every* occurrence of every
-   candidate is located (first-token index + comparison, compiled).
-4. **Slots.**  For each slot the values at every occurrence are hashed (a
+   preceded by the same block) surfaces.
+4. **Word slots.**  Candidates that differ only in an inner window of up to
+   ``word_slots`` words (fixed tokens on both sides) are merged into one
+   pattern with a *word* slot there: a low-cardinality variable part whose
+   every value is frequent (a company in a shared cookie banner, an author, a
+   month) — hashing of the windowed keys, then union-find (compiled).  Then
+   *every* occurrence of every pattern is located: a suffix array of the gapped
+   sequence, a binary search for the longest wildcard-free segment, a check of
+   the whole pattern (compiled).
+5. **Slots.**  For each slot the values at every occurrence are hashed (a
    compiled kernel), counted, and the top values decoded; a slot with one
    value only is folded back into the fixed text.  A candidate is a template
    when at least one slot varies, it has at least ``min_fixed`` fixed tokens,
