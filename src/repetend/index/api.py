@@ -380,7 +380,11 @@ class NearDupIndex:
     def reload(self) -> "NearDupIndex":
         """Re-read the manifest (see documents added by another process); segments
         already mapped are reused."""
-        self._snap = _load_snapshot(self.path, self._snap)
+        snap = _load_snapshot(self.path, self._snap)
+        # never step back: a reload that read the manifest before a concurrent add in
+        # this process committed must not replace the add's newer snapshot
+        if int(snap.manifest["generation"]) >= self.generation:
+            self._snap = snap
         return self
 
     def refresh(self) -> bool:
