@@ -383,7 +383,8 @@ class NearDupIndex:
         snap = _load_snapshot(self.path, self._snap)
         # never step back: a reload that read the manifest before a concurrent add in
         # this process committed must not replace the add's newer snapshot
-        if int(snap.manifest["generation"]) >= self.generation:
+        rebuilt = snap.manifest.get("created") != self._snap.manifest.get("created")
+        if rebuilt or int(snap.manifest["generation"]) >= self.generation:
             self._snap = snap
         return self
 
