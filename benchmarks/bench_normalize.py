@@ -223,6 +223,7 @@ def normalization_cost(pages: list[str], lang: str, repeat: int = 3):
         best["shingle_norm"] = min(best["shingle_norm"], time.perf_counter() - t)
     n = store.n_tokens
     norm = best["vocab"] + best["rewrite"]
+    raw_sets = shingle_sets(store.tokens, store.doc_offsets, token_hashes(store.vocab), 5)
     print(f"{store.n_docs:,} documents, {n:,} tokens, vocabulary {len(store.vocab):,} -> "
           f"{nz.types_after:,} stems ({nz.stopword_types:,} stop-word types), tokens after {toks.size:,}")
     print(f"{'stage':<34}{'s (best of %d)' % repeat:>16}{'ns/token':>10}")
@@ -234,6 +235,29 @@ def normalization_cost(pages: list[str], lang: str, repeat: int = 3):
         print(f"{name:<34}{v:>16.4f}{v / n * 1e9:>10.1f}")
     print(f"normalization / shingling = {norm / best['shingle_raw']:.2f}; stemmer calls: "
           f"{len(store.vocab):,} (vocabulary) instead of {n:,} (tokens), {n / max(len(store.vocab), 1):.0f}x fewer")
+    print(f"memory: normalized stream {(toks.nbytes + off.nbytes) / 2**20:.1f} MiB + remap "
+          f"{nz.remap.nbytes / 2**20:.2f} MiB, against raw shingle sets {raw_sets.hashes.nbytes / 2**20:.1f} MiB")
+
+
+def method_speed(pages: list[str], lang: str, t: float = 0.8):
+    """The methods side by side on many documents (no ground truth: time, candidates, pairs, RSS)."""
+    docs = [as_text(c) for p in pages for c in chunks(p)]
+    store = TokenStore.from_texts(docs)
+    print(f"{len(docs):,} documents, {store.n_tokens:,} tokens, threshold {t}, {K}-shingles, stem={lang}")
+    print("(huge buckets / groups of identical fingerprints are capped at 200: star + chain; "
+          "'in clust.' = documents in clusters, comparable across methods)")
+    print(f"{'method':<14}{'pairs':>7}{'not enum.':>10}{'in clust.':>10}{'cand.':>9}{'total s':>9}{'norm s':>8}{'shingle s':>10}"
+          f"{'sig s':>7}{'pairs s':>8}{'verify s':>9}{'RSS MiB':>9}")
+    for method, extra in [("allpairs", {}), ("minhash", {}), ("simhash", {"hamming": 3}),
+                          ("simhash", {"hamming": 8})]:
+        r = find_near_duplicates(store, method=method, threshold=t, shingle=K, stem=lang, **extra)
+        tm = r.summary["timings_s"]
+        label = method + (f" k={extra['hamming']}" if extra else "")
+        pair_s = tm.get("lsh", tm.get("tables", tm.get("pairs", 0.0)))
+        print(f"{label:<14}{len(r.pairs):>7}{r.summary.get('pairs_not_enumerated', 0):>10}"
+              f"{r.summary['documents_in_clusters']:>10}{len(r.candidates):>9}{tm['total']:>9.3f}{tm.get('normalize', 0):>8.3f}"
+              f"{tm['shingles']:>10.3f}{tm.get('signatures', 0):>7.3f}{pair_s:>8.3f}{tm.get('verify', 0):>9.3f}"
+              f"{r.summary['peak_rss_bytes'] / 2**20:>9.0f}")
 
 
 def main(argv=None):
@@ -263,6 +287,9 @@ def main(argv=None):
     if en_all and args.big_pages:
         print(f"\n[cost] normalization vs shingling on {args.big_pages} English man pages")
         normalization_cost(read_pages(en_all[: args.big_pages]), "english")
+    if en_all and args.big_pages:
+        print(f"\n[speed] methods on base documents of {args.big_pages} English man pages")
+        method_speed(read_pages(en_all[: args.big_pages]), "english")
     print(f"\npeak RSS {rss_mib():.0f} MiB")
 
 
