@@ -73,8 +73,8 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
         one-sided counting filter (one byte per token) does not prove rarer
         than σ; exact either way (used when σ ≥ 2 and L ≥ 2).
     filter_bits : int, optional
-        The filter has ``2**filter_bits`` byte counters (default: the next
-        power of two ≥ n, at most 2**29 = 512 MB).
+        The filter has ``2**filter_bits`` byte counters (default: about n,
+        n/2 for σ ≥ 4, n/4 for σ ≥ 8; at least 2**10, at most 2**29 = 512 MB).
 
     Returns
     -------
@@ -127,8 +127,14 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
     code[frequent] = np.arange(1, n_codes + 1, dtype=np.int32)
     del df, frequent
     if kgram_filter and min_docs >= 2 and min_len >= 2:
-        bits = int(min(29, max(10, int(n - 1).bit_length()))) if filter_bits is None \
-            else int(filter_bits)
+        if filter_bits is None:
+            # about one counter per token, a quarter of that for σ >= 8: a
+            # strict threshold tolerates more collisions, and a table that
+            # fits the caches better is 2x faster (measured on web-like text)
+            shrink = 2 if min_docs >= 8 else 1 if min_docs >= 4 else 0
+            bits = int(min(29, max(10, int(n - 1).bit_length() - shrink)))
+        else:
+            bits = int(filter_bits)
         k = min(min_len, KMAX)
         cover = K.kgram_cover(tokens, doc_offsets, code, k, bits, min(min_docs, 255))
         stats.update(filter_bytes=1 << bits, filter_k=k)
