@@ -27,7 +27,8 @@ built once; then, at K = 128:
   (``repetend.neardup.allpairs.all_pairs`` when available, else brute force);
 * peak RSS growth of each stage (psutil sampling every 2 ms).
 
-Timings on a shared 2-core machine are noisy: read the ratios.
+Timings on a shared 2-core machine are noisy: read the ratios, and prefer the CPU
+column (wall time includes waiting for a core; a 2-thread kernel waits for both).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import os
 import threading
 import time
 
+import numba
 import numpy as np
 import psutil
 
@@ -255,6 +257,11 @@ def main():
             ours, t_ours = timed(lambda: minhash_signatures(sets, K, scheme="minhash"), repeat=3, label="c")
         with PeakRSS() as m_oph:
             oph, t_oph = timed(lambda: minhash_signatures(sets, K, scheme="oph"), repeat=5, label="o")
+        numba.set_num_threads(1)
+        try:
+            _, t_oph1 = timed(lambda: minhash_signatures(sets, K, scheme="oph"), repeat=5, label="o1")
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
         with PeakRSS() as m_rensa:
             rmat, t_rensa = timed(lambda: rensa_signatures(sets), repeat=5, label="r")
         with PeakRSS() as m_ds:
@@ -262,6 +269,7 @@ def main():
         print(f"signatures        {'wall s':>8} {'docs/s':>11} {'ns/shingle':>11} {'CPU ns/sh':>10} {'peak MB':>8} "
               f"{'speed vs rensa (wall, CPU)':>27}")
         for lab, t, mm, c in (("repetend minhash", t_ours, m_ours, "c"), ("repetend oph", t_oph, m_oph, "o"),
+                              ("  oph, 1 thread", t_oph1, m_oph, "o1"),
                               ("rensa", t_rensa, m_rensa, "r"), ("datasketch", t_ds, m_ds, "d")):
             print(f"  {lab:<16} {t:8.3f} {n / t:11,.0f} {t / max(S, 1) * 1e9:11.2f} "
                   f"{CPU[c] / max(S, 1) * 1e9:10.2f} {mm.mb:8.1f} {t_rensa / t:13.2f}x {CPU['r'] / CPU[c]:12.2f}x")

@@ -29,7 +29,7 @@ Schemes: ``scheme="oph"`` (the default) is one-permutation hashing in rounds
 with an exact fallback (Li, Owen & Zhang 2012; the rounds as in Dahlgaard,
 Knudsen & Thorup 2017, "Fast Similarity Sketching"; rensa 0.5 uses the same
 construction).  With ``seeds`` the first K + R outputs of the generator (R =
-:data:`OPH_ROUNDS` = 4): in round r = 0 .. R-1 every shingle is hashed once,
+:data:`OPH_ROUNDS` = 3): in round r = 0 .. R-1 every shingle is hashed once,
 ``v = splitmix64(f(x) XOR seeds[K + r])``, into bin ``((v mod 2^32)·K) >> 32``;
 a bin still empty before round r keeps the minimum v of round r, stored as
 ``rot32(v)`` (halves swapped, so the low bits kept by b-bit storage do not
@@ -40,7 +40,7 @@ probability exactly J (the shingle that is smallest over A ∪ B decides); the
 bins sample without replacement, so the variance is at most, and for sets not
 much larger than K clearly below, the classical √(J(1−J)/K) — no densification,
 whose copied bins correlate the rows of an LSH band.  Cost: one hash per
-shingle and round (≈ 1.1 per shingle on real corpora, ≈ 3 for 300-shingle
+shingle and round (≈ 1.1 per shingle on real corpora, ≈ 2.7 for 300-shingle
 documents at K = 128), plus S hashes per bin still empty after R rounds
 (documents much shorter than K).  ``scheme="minhash"`` is the classical K-hash
 MinHash above: exact by construction, O(K) hashes per shingle, 5–8× slower.
@@ -75,7 +75,7 @@ __all__ = [
 HashName = Literal["splitmix64", "crc32"]
 Scheme = Literal["minhash", "oph"]
 DEFAULT_SEED = 0x5EED_0F_2E9E7E4D
-OPH_ROUNDS = 4  # one-permutation rounds before the per-bin fallback (scheme="oph")
+OPH_ROUNDS = 3  # one-permutation rounds before the per-bin fallback (scheme="oph")
 
 
 def _storage_dtype(bits: int) -> np.dtype:
@@ -244,7 +244,9 @@ def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DE
     dtype = _storage_dtype(int(bits))
     mask = np.uint64((1 << int(bits)) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
     out = np.empty((n, k), dtype=dtype)
-    with np.errstate(over="ignore"):  # wrapping uint64 arithmetic (matters with JIT off)
+    # tasks handed out one at a time: a thread descheduled on a busy machine does not
+    # hold back the others (static scheduling would wait for its share)
+    with np.errstate(over="ignore"), numba.parallel_chunksize(1):  # wrapping uint64 arithmetic
         if hash == "crc32":  # fold once (8 bytes per shingle), not once per hash function
             folded = np.empty_like(hashes)
             K.crc32_fold(hashes, folded)
