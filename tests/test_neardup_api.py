@@ -125,7 +125,7 @@ def test_write_parquet_and_jsonl(tmp_path):
 
 @pytest.mark.parametrize("kwargs", [
     dict(threshold=0.0), dict(threshold=1.2), dict(shingle=0), dict(num_perm=0),
-    dict(num_perm=128, bands=3), dict(num_perm=128, bands=16, rows=9), dict(method="simhash"),
+    dict(num_perm=128, bands=3), dict(num_perm=128, bands=16, rows=9), dict(method="nosuch"),
     dict(bbits=0), dict(hash="md5"), dict(max_bucket=2), dict(min_shingles=0),
     dict(containment=0.0),
 ])
