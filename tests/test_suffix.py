@@ -12,6 +12,9 @@ from repetend.phrases import _suffix_kernels as K
 from repetend.phrases.suffix import mine_suffix
 
 pytest.importorskip("pydivsufsort")
+# the filter's hash arithmetic wraps around on purpose: silent under numba,
+# a RuntimeWarning when the kernels run as Python (NUMBA_DISABLE_JIT=1)
+pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 
 
 def as_dict(raw, tokens):
