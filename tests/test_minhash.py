@@ -258,3 +258,35 @@ def test_estimate_errors():
     sig = minhash_signatures(sets_from_python([{1}, {2}]), 4)
     with pytest.raises(ParameterError):
         sig.estimate([0], [2])
+
+
+@pytest.mark.parametrize("scheme", ["minhash", "oph"])
+def test_threaded_ranges_equal_one_thread(scheme):
+    """Corpora above the parallel cut-off are signed in ranges on several threads."""
+    import numba
+
+    from repetend.neardup import minhash as M
+    from repetend.neardup.shingles import ShingleSets
+
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(0, 700, 400)  # skewed sizes, some empty documents
+    sizes[::37] = 0
+    offsets = np.zeros(sizes.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    hashes = np.sort(rng.integers(0, 2**63, offsets[-1], dtype=np.uint64))  # sorted overall is fine
+    ss = ShingleSets(hashes, offsets, 5)
+    old_min = M._PARALLEL_MIN_WORK
+    M._PARALLEL_MIN_WORK = 1000
+    try:
+        many = minhash_signatures(ss, 24, seed=9, scheme=scheme).values
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            one = minhash_signatures(ss, 24, seed=9, scheme=scheme).values
+        finally:
+            numba.set_num_threads(threads)
+    finally:
+        M._PARALLEL_MIN_WORK = old_min
+    assert np.array_equal(many, one)
+    bounds = M._work_bounds(offsets, 24)
+    assert bounds[0] == 0 and bounds[-1] == sizes.size and np.all(np.diff(bounds) > 0)

@@ -88,20 +88,19 @@ def _classic_doc(hashes, lo, hi, seeds, mask, mins, row):
         row[i] = mins[i] & mask
 
 
-@pjit
-def signatures(hashes, offsets, seeds, bounds, mask, out):
-    """Classical K-hash MinHash of every document.
+@jit
+def signatures(hashes, offsets, seeds, mask, out, d0, d1):
+    """Classical K-hash MinHash of documents ``d0 .. d1-1`` (serial; the caller runs
+    ranges on several threads, the kernel releases the GIL).
 
     ``out[d, i] = (min over shingles h of d of splitmix64(h ^ seeds[i])) & mask``.
     Documents without shingles get ``mask`` in every position (the sentinel;
-    callers also keep an empty mask).  Task t signs documents
-    ``bounds[t] .. bounds[t+1]`` (chunks of about equal work, chosen by the caller).
+    callers also keep an empty mask).
     """
     k = seeds.shape[0]
-    for c in prange(bounds.shape[0] - 1):
-        mins = np.empty(k, dtype=np.uint64)
-        for d in range(bounds[c], bounds[c + 1]):
-            _classic_doc(hashes, offsets[d], offsets[d + 1], seeds, mask, mins, out[d])
+    mins = np.empty(k, dtype=np.uint64)
+    for d in range(d0, d1):
+        _classic_doc(hashes, offsets[d], offsets[d + 1], seeds, mask, mins, out[d])
 
 
 @jit
@@ -192,8 +191,8 @@ def _oph_doc(hashes, lo, hi, round_seeds, seeds, mask, mins, buf, row):
             row[i] = _min_hash_one(hashes, lo, hi, seeds[i]) & mask
 
 
-@pjit
-def oph_signatures(hashes, offsets, round_seeds, seeds, bounds, mask, out):
+@jit
+def oph_signatures(hashes, offsets, round_seeds, seeds, mask, out, d0, d1):
     """One-permutation hashing in rounds with an exact fallback (Li, Owen & Zhang
     2012; rounds as in Dahlgaard, Knudsen & Thorup 2017, "Fast Similarity Sketching").
 
@@ -209,14 +208,14 @@ def oph_signatures(hashes, offsets, round_seeds, seeds, bounds, mask, out):
     A bin counts as empty while its minimum is 2^64 - 1 (a real minimum equal to
     that, probability 2^-64 per shingle, is taken as empty) and as written once it is
     0 (a real minimum 0 is written as 0, its correct value).
-    Task t signs documents ``bounds[t] .. bounds[t+1]``.
+    Signs documents ``d0 .. d1-1`` (serial; the caller runs ranges on several
+    threads, the kernel releases the GIL).
     """
     k = out.shape[1]
-    for c in prange(bounds.shape[0] - 1):
-        mins = np.empty(k, dtype=np.uint64)
-        buf = np.empty(_BLOCK, dtype=np.uint64)
-        for d in range(bounds[c], bounds[c + 1]):
-            _oph_doc(hashes, offsets[d], offsets[d + 1], round_seeds, seeds, mask, mins, buf, out[d])
+    mins = np.empty(k, dtype=np.uint64)
+    buf = np.empty(_BLOCK, dtype=np.uint64)
+    for d in range(d0, d1):
+        _oph_doc(hashes, offsets[d], offsets[d + 1], round_seeds, seeds, mask, mins, buf, out[d])
 
 
 @pjit

@@ -53,6 +53,7 @@ sentinel never collides with anything, not even another empty document.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal
 
@@ -199,6 +200,30 @@ def _work_bounds(offsets: np.ndarray, per_doc: int) -> npt.NDArray[np.int64]:
     return np.unique(np.concatenate(([0], cuts, [n]))).astype(np.int64)
 
 
+_PARALLEL_MIN_WORK = 1 << 17  # below this many shingles one thread signs everything
+
+
+def _run_ranges(kernel, args: tuple, offsets: np.ndarray, per_doc: int) -> None:
+    """Run ``kernel(*args, d0, d1)`` over document ranges of about equal work on
+    ``numba.get_num_threads()`` threads (the kernels release the GIL).
+
+    Plain threads that block on a join, not a ``prange`` team: on a busy machine
+    the OpenMP workers spin while they wait for a descheduled peer, which cost
+    up to 8x the CPU time of one thread here (benchmarks/bench_minhash.py).
+    Ranges are handed out one at a time, so a slow thread does not hold back the rest.
+    """
+    n = offsets.shape[0] - 1
+    threads = numba.get_num_threads()
+    if threads <= 1 or n < 2 or int(offsets[-1] - offsets[0]) < _PARALLEL_MIN_WORK:
+        kernel(*args, 0, n)
+        return
+    bounds = _work_bounds(offsets, per_doc)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for f in [pool.submit(kernel, *args, int(bounds[t]), int(bounds[t + 1]))
+                  for t in range(bounds.shape[0] - 1)]:
+            f.result()
+
+
 def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DEFAULT_SEED,
                        hash: HashName = "splitmix64", bits: int = 64,
                        scheme: Scheme = "oph") -> MinHashSignatures:
@@ -244,18 +269,17 @@ def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DE
     dtype = _storage_dtype(int(bits))
     mask = np.uint64((1 << int(bits)) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
     out = np.empty((n, k), dtype=dtype)
-    # tasks handed out one at a time: a thread descheduled on a busy machine does not
-    # hold back the others (static scheduling would wait for its share)
-    with np.errstate(over="ignore"), numba.parallel_chunksize(1):  # wrapping uint64 arithmetic
+    with np.errstate(over="ignore"):  # wrapping uint64 arithmetic (matters with JIT off)
         if hash == "crc32":  # fold once (8 bytes per shingle), not once per hash function
             folded = np.empty_like(hashes)
             K.crc32_fold(hashes, folded)
             hashes = folded
         if scheme == "oph":
             seeds = permutation_seeds(k + OPH_ROUNDS, seed)
-            K.oph_signatures(hashes, offsets, seeds[k:], seeds[:k], _work_bounds(offsets, k), mask, out)
+            _run_ranges(K.oph_signatures, (hashes, offsets, seeds[k:], seeds[:k], mask, out),
+                        offsets, k)
         else:
             seeds = permutation_seeds(k, seed)
-            K.signatures(hashes, offsets, seeds, _work_bounds(offsets, 1), mask, out)
+            _run_ranges(K.signatures, (hashes, offsets, seeds, mask, out), offsets, 1)
     empty = np.diff(offsets) == 0
     return MinHashSignatures(out, empty, int(num_perm), int(seed), hash, int(bits), scheme)
