@@ -225,14 +225,19 @@ def _sa_range(t, sa, keys, a, m):
 
 
 @jit
-def _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, counts, out_off,
-             out, fill):
+def _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, max_range, counts,
+             out_off, out, fill):
     n = t.shape[0]
     for i in range(key_off.shape[0] - 1):
         a = key_off[i]
         m = key_off[i + 1] - a
         s0 = seg_start[i]
         lo, hi = _sa_range(t, sa, keys, a + s0, seg_len[i])
+        if hi - lo > max_range[i]:
+            counts[i] = 0
+            if not fill:
+                counts[i] = -1              # too many to check: the caller falls back
+            continue
         k = 0
         for r in range(lo, hi):
             q = sa[r] - s0
@@ -258,25 +263,27 @@ def _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, counts
 
 
 @jit
-def match_all_sa(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below):
+def match_all_sa(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, max_range):
     """Every occurrence of every key (``keys[key_off[i]:key_off[i + 1]]``) in *t*
     within one document (``t_doc``), through a suffix array *sa* of *t*: the
     occurrences of key i's wildcard-free segment ``[seg_start[i], +seg_len[i])``
     are one suffix-array range (binary search), each then checked whole.  A
-    negative key token is a wildcard: any token ``< wild_below``.
-    Returns ``(offsets, positions)``; positions of key i are increasing."""
+    negative key token is a wildcard: any token ``< wild_below``.  A key whose
+    segment range is longer than ``max_range[i]`` is skipped.
+    Returns ``(offsets, positions, skipped)``; positions of key i are increasing."""
     n_k = key_off.shape[0] - 1
     counts = np.zeros(n_k, dtype=np.int64)
     out_off = np.zeros(n_k + 1, dtype=np.int64)
     dummy = np.empty(0, dtype=np.int64)
-    _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, counts, out_off,
-             dummy, False)
+    _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, max_range, counts,
+             out_off, dummy, False)
+    skipped = counts < 0
     for i in range(n_k):
-        out_off[i + 1] = out_off[i] + counts[i]
+        out_off[i + 1] = out_off[i] + max(counts[i], 0)
     out = np.empty(out_off[n_k], dtype=np.int64)
-    _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, counts, out_off,
-             out, True)
-    return out_off, out
+    _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, max_range, counts,
+             out_off, out, True)
+    return out_off, out, skipped
 
 
 @jit

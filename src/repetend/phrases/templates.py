@@ -25,8 +25,7 @@ How a template is found
    unique sentinel.  This sequence holds only the template-like part of the
    corpus (a few % to a few tens of % of the tokens).
 3. **Candidates.**  Its maximal frequent phrases (σ documents, exact, the same
-   suffix-array engine), gap tokens at their edges trimmed, that still contain
-   a slot (a gap or a number).  Peeling rounds (``rounds``): the occurrences
+   suffix-array engine), gap tokens at their edges trimmed.  Peeling rounds (``rounds``): the occurrences
    found are replaced by sentinels and the rest is mined again, so that a
    phrase hidden by a frequent extension (a footer that is often, not always,
    preceded by the same block) surfaces.
@@ -34,7 +33,8 @@ How a template is found
    ``word_slots`` words (fixed tokens on both sides) are merged into one
    pattern with a *word* slot there: a low-cardinality variable part whose
    every value is frequent (a company in a shared cookie banner, an author, a
-   month) — hashing of the windowed keys, then union-find (compiled).  Then
+   month) — hashing of the windowed keys, then union-find (compiled).  A
+   candidate left alone is kept when it has a slot (a gap or a number).  Then
    *every* occurrence of every pattern is located: a suffix array of the gapped
    sequence, a binary search for the longest wildcard-free segment, a check of
    the whole pattern (compiled).
@@ -536,39 +536,46 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     # 4. slots, filters, tables
     t0 = time.perf_counter()
     rows, occ_parts = [], []
-    keys = _final_keys(groups, gap_id, num_id, cfg.word_slots)
+    keys, members = _final_keys(groups, gap_id, num_id, cfg.word_slots)
     n_siblings = sum(1 for k in keys if (k < 0).any())
     timings["siblings"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    n_fallback = 0
     if keys:
-        # every occurrence of each candidate, not only those of the maximal
-        # phrase it came from (a frequent left or right context, e.g. a short
-        # gap before it, would otherwise hide the rest)
-        kk = keys
-        if kk:
-            key_off = np.zeros(len(kk) + 1, dtype=np.int64)
-            np.cumsum([x.size for x in kk], out=key_off[1:])
-            t_doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(t_off))
-            # each candidate's longest wildcard-free segment is one range of a
-            # suffix array of the gapped sequence (binary search), then checked whole
-            seg_start = np.zeros(len(kk), dtype=np.int64)
-            seg_len = np.zeros(len(kk), dtype=np.int64)
-            for i, x in enumerate(kk):
-                fixed = np.concatenate(([False], x >= 0, [False]))
-                edges = np.flatnonzero(np.diff(fixed.astype(np.int8)))
-                runs = edges.reshape(-1, 2)
-                best = int(np.argmax(runs[:, 1] - runs[:, 0]))
-                seg_start[i], seg_len[i] = runs[best, 0], runs[best, 1] - runs[best, 0]
-            from ..errors import require
+        # every occurrence of each pattern, not only those of the maximal phrases
+        # it came from (a frequent left or right context, e.g. a short gap before
+        # it, would otherwise hide the rest): a suffix array of the gapped
+        # sequence, a binary search for the pattern's longest wildcard-free
+        # segment, a check of the whole pattern (compiled)
+        from ..errors import require
 
-            sa = require("pydivsufsort", "suffix", "templates").divsufsort(t)
-            m_off, m_pos = K.match_all_sa(t, np.asarray(sa, np.int64), t_doc,
-                                          np.concatenate(kk), key_off, seg_start, seg_len,
-                                          np.int32(gap_id))
-            for i, inner in enumerate(kk):
-                Q = m_pos[m_off[i]:m_off[i + 1]]
-                row = _template(c, inner, Q, g_start, g_end, gap_id, num_id, cfg, min_span)
-                if row is not None:
-                    rows.append(row)
+        sa = np.asarray(require("pydivsufsort", "suffix", "templates").divsufsort(t), np.int64)
+        t_doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(t_off))
+        inf = np.iinfo(np.int64).max
+        exact = [m for ms, k in zip(members, keys) if (k < 0).any() for m in ms]
+        exact_pos, _ = _locate(t, sa, t_doc, exact, gap_id, np.full(len(exact), inf))
+        # a word-slot pattern whose segment is common (a short fixed part) would
+        # check a huge range: past max(4096, 16 × its members' occurrences) it
+        # takes its members' occurrences instead (values seen in ≥ σ docs each)
+        budget, fallback, j = [], [], 0
+        for ms, k in zip(members, keys):
+            if (k < 0).any():
+                mine = exact_pos[j:j + len(ms)]
+                j += len(ms)
+                fallback.append(np.unique(np.concatenate(mine)))
+                budget.append(max(4096, 16 * sum(x.size for x in mine)))
+            else:
+                fallback.append(None)
+                budget.append(inf)
+        found, skipped = _locate(t, sa, t_doc, keys, gap_id, np.array(budget, np.int64))
+        for i, inner in enumerate(keys):
+            Q = found[i]
+            if skipped[i]:
+                Q = fallback[i]
+                n_fallback += 1
+            row = _template(c, inner, Q, g_start, g_end, gap_id, num_id, cfg, min_span)
+            if row is not None:
+                rows.append(row)
     timings["slots"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     rows.sort(key=lambda r: (-r["psi"], -r["df"], r["parts"]))
@@ -607,20 +614,22 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                    gapped_length=int(t.size),
                    candidate_phrases=n_candidates, candidates=len(groups),
                    sibling_patterns=n_siblings, patterns=len(keys),
+                   sibling_fallbacks=n_fallback,
                    rounds=rounds,
                    timings=timings)
     return TemplateResult(table, occurrences, summary, cfg)
 
 
 def _final_keys(groups: set[bytes], gap_id: int, num_id: int, word_slots: int
-                ) -> list[np.ndarray]:
-    """The patterns to report: candidates that differ only in a window of up to
-    *word_slots* fixed tokens are merged into one pattern with a wildcard (-1)
-    wherever they differ (a low-cardinality variable part: an author, a month);
-    a candidate alone is kept when it has a slot (a gap or a number)."""
+                ) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
+    """The patterns to report, each with its member candidates: candidates that
+    differ only in a window of up to *word_slots* fixed tokens are merged into
+    one pattern with a wildcard (-1) wherever they differ (a low-cardinality
+    variable part: an author, a month); a candidate alone is kept when it has a
+    slot (a gap or a number)."""
     cands = [np.frombuffer(k, dtype=np.int32) for k in sorted(groups)]
     if not cands:
-        return []
+        return [], []
     if word_slots > 0:
         key_off = np.zeros(len(cands) + 1, dtype=np.int64)
         np.cumsum([x.size for x in cands], out=key_off[1:])
@@ -631,19 +640,42 @@ def _final_keys(groups: set[bytes], gap_id: int, num_id: int, word_slots: int
     members: dict[int, list[int]] = {}
     for i, r in enumerate(root.tolist()):
         members.setdefault(r, []).append(i)
-    out = []
+    out, mem = [], []
     for r in sorted(members):
         idx = members[r]
         if len(idx) == 1:
             x = cands[idx[0]]
             if (x == gap_id).any() or (num_id >= 0 and (x == num_id).any()):
                 out.append(x)
+                mem.append([x])
             continue
         stack = np.stack([cands[i] for i in idx])
         pattern = stack[0].copy()
         pattern[(stack != stack[0]).any(axis=0)] = -1
         out.append(pattern)
-    return out
+        mem.append([cands[i] for i in idx])
+    return out, mem
+
+
+def _locate(t: np.ndarray, sa: np.ndarray, t_doc: np.ndarray, keys: list[np.ndarray],
+            gap_id: int, max_range: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """All occurrences of each key in the gapped sequence (wildcards: -1), and
+    which keys were skipped for a segment range longer than *max_range*."""
+    if not keys:
+        return [], np.zeros(0, dtype=bool)
+    key_off = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum([x.size for x in keys], out=key_off[1:])
+    seg_start = np.zeros(len(keys), dtype=np.int64)
+    seg_len = np.zeros(len(keys), dtype=np.int64)
+    for i, x in enumerate(keys):       # the longest wildcard-free segment
+        fixed = np.concatenate(([False], x >= 0, [False]))
+        runs = np.flatnonzero(np.diff(fixed.astype(np.int8))).reshape(-1, 2)
+        best = int(np.argmax(runs[:, 1] - runs[:, 0]))
+        seg_start[i], seg_len[i] = runs[best, 0], runs[best, 1] - runs[best, 0]
+    off, pos, skipped = K.match_all_sa(t, sa, t_doc, np.concatenate(keys), key_off, seg_start,
+                                       seg_len, np.int32(gap_id),
+                                       np.asarray(max_range, np.int64))
+    return [pos[off[i]:off[i + 1]] for i in range(len(keys))], skipped
 
 
 def _mine_parts(tokens: np.ndarray, offsets: np.ndarray, sigma: int, part_len: int,
