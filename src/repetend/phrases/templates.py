@@ -25,10 +25,10 @@ How a template is found
    unique sentinel.  This sequence holds only the template-like part of the
    corpus (a few % to a few tens of % of the tokens).
 3. **Candidates.**  Its maximal frequent phrases (σ documents, exact, the same
-   suffix-array engine), gap tokens at their edges trimmed.  Peeling rounds (``rounds``): the occurrences
-   found are replaced by sentinels and the rest is mined again, so that a
-   phrase hidden by a frequent extension (a footer that is often, not always,
-   preceded by the same block) surfaces.
+   suffix-array engine), gap tokens at their edges trimmed.  Peeling rounds
+   (``rounds``): the occurrences found are replaced by sentinels and the rest
+   is mined again, so that a phrase hidden by a frequent extension (a footer
+   that is often, not always, preceded by the same block) surfaces.
 4. **Word slots.**  Candidates that differ only in an inner window of up to
    ``word_slots`` words (fixed tokens on both sides) are merged into one
    pattern with a *word* slot there: a low-cardinality variable part whose
