@@ -1,7 +1,7 @@
 import repetend
 
 PUBLIC = {
-    "NearDupConfig", "NearDupResult", "PhraseConfig", "PhraseResult", "Record", "ScanConfig",
+    "NearDupConfig", "NearDupIndex", "NearDupResult", "PhraseConfig", "PhraseResult", "Record", "ScanConfig",
     "ScanResult", "TokenStore", "__version__", "build_store", "find_near_duplicates",
     "find_phrases", "open_store", "read_corpus", "scan", "tokenize",
 }

@@ -13,12 +13,14 @@ from .corpus.readers import read_corpus
 from .corpus.record import Record
 from .corpus.store import TokenStore, build_store, open_store
 from .corpus.tokenizer import tokenize
+from .index import NearDupIndex
 from .neardup import NearDupConfig, NearDupResult, find_near_duplicates
 from .phrases import PhraseConfig, PhraseResult, find_phrases
 from .scan import ScanConfig, ScanResult, scan
 
 __all__ = sorted([
     "NearDupConfig",
+    "NearDupIndex",
     "NearDupResult",
     "PhraseConfig",
     "PhraseResult",

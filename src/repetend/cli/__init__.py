@@ -16,7 +16,8 @@ from ..errors import RepetendError
 
 __all__ = ["main"]
 
-_MODULES = ("tokenize_cmd", "synth_cmd", "phrases_cmd", "dups_cmd", "report_cmd", "scan_cmd")
+_MODULES = ("tokenize_cmd", "synth_cmd", "phrases_cmd", "dups_cmd", "report_cmd", "scan_cmd",
+            "index_cmd")
 
 
 class _Group(click.Group):
