@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 from .._atomic import atomic_dir
 from .._jit import jit
 from ..errors import InputError
+from . import _store_kernels as SK
 from .record import ReadStats, Record, host_of
 from .tokenizer import Unit, tokenize_batch
 
@@ -62,39 +63,45 @@ def _npy_header(dtype: np.dtype, n: int) -> bytes:
 
 
 class _Vocabulary:
-    """Maps 64-bit token hashes to dense int32 ids in first-seen order."""
+    """Maps 64-bit token hashes to dense int32 ids in first-seen order.
+
+    The map is a compiled open-addressing hash table
+    (:mod:`repetend.corpus._store_kernels`) kept across batches and grown by
+    doubling: one compiled pass per batch assigns the ids; the strings of new
+    ids only are fetched from the batch.
+    """
+
+    _INITIAL_BITS = 16
 
     def __init__(self) -> None:
-        self.sorted_hashes = np.empty(0, dtype=np.uint64)
-        self.sorted_ids = np.empty(0, dtype=np.int32)
+        self.bits = self._INITIAL_BITS
+        self.keys = np.zeros(1 << self.bits, dtype=np.uint64)
+        self.vals = np.full(1 << self.bits, -1, dtype=np.int32)
         self.strings: list[str] = []
-        self.counts: list[np.ndarray] = []
 
     def __len__(self) -> int:
         return len(self.strings)
 
     def ids_for(self, batch) -> np.ndarray:
-        h = batch.hashes
+        h = np.ascontiguousarray(batch.hashes, dtype=np.uint64)
         if h.size == 0:
             return np.empty(0, dtype=np.int32)
-        uniq, first, inverse = np.unique(h, return_index=True, return_inverse=True)
-        pos = np.searchsorted(self.sorted_hashes, uniq)
-        pos_c = np.minimum(pos, max(self.sorted_hashes.size - 1, 0))
-        found = (self.sorted_hashes.size > 0) & (self.sorted_hashes[pos_c] == uniq) if self.sorted_hashes.size else np.zeros(uniq.size, bool)
-        ids = np.empty(uniq.size, dtype=np.int32)
-        ids[found] = self.sorted_ids[pos_c[found]]
-        new = np.flatnonzero(~found)
-        if new.size:
-            start = len(self.strings)
-            if start + new.size >= 2**31:
+        n_used = len(self.strings)
+        with np.errstate(over="ignore"):  # uint64 wrap-around when numba is off
+            ids, self.keys, self.vals, bits, first = SK.assign_ids(
+                h, self.keys, self.vals, np.int64(self.bits), np.int64(n_used))
+        self.bits = int(bits)
+        if first.size:
+            if n_used + first.size >= 2**31:
                 raise InputError("vocabulary exceeds 2^31 distinct tokens")
-            new_ids = np.arange(start, start + new.size, dtype=np.int32)
-            ids[new] = new_ids
-            self.strings.extend(batch.strings(first[new]))
-            ins = np.searchsorted(self.sorted_hashes, uniq[new])
-            self.sorted_hashes = np.insert(self.sorted_hashes, ins, uniq[new])
-            self.sorted_ids = np.insert(self.sorted_ids, ins, new_ids)
-        return ids[inverse.reshape(-1)]
+            self.strings.extend(batch.strings(first))
+        return ids
+
+    def lookup(self, hashes: np.ndarray) -> np.ndarray:
+        """Ids of *hashes*, ``-1`` where unseen (the map is not changed)."""
+        h = np.ascontiguousarray(hashes, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            return SK.lookup_ids(h, self.keys, self.vals, np.int64(self.bits))
 
 
 @dataclass
@@ -273,16 +280,16 @@ class _Sink:
             self.tok_f.write(b"\0" * _NPY_HEADER)
             self.text_f = open(directory / "text.bin", "wb")
 
-    def add(self, ids: np.ndarray, texts: list[bytes]) -> None:
+    def add(self, ids: np.ndarray, text: bytes) -> None:
+        """Append a batch's token ids and its texts' UTF-8 bytes (back to back)."""
         self.n_tokens += ids.size
         if self.dir is None:
             self.tok_parts.append(ids)
-            self.text_parts.extend(texts)
+            self.text_parts.append(text)
         else:
             ids.astype(np.int32, copy=False).tofile(self.tok_f)
-            for t in texts:
-                self.text_f.write(t)
-        self.n_bytes += sum(len(t) for t in texts)
+            self.text_f.write(text)
+        self.n_bytes += len(text)
 
     def __enter__(self) -> "_Sink":
         return self
@@ -331,46 +338,69 @@ def build_store(records: Iterable[Record], *, out: str | os.PathLike | None = No
     return TokenStore.open(out)
 
 
+def _encode_texts(texts: list[str]) -> tuple[bytes, np.ndarray]:
+    """The UTF-8 (surrogatepass) bytes of *texts* back to back, in one ``join``
+    and one ``encode``, and each text's byte length."""
+    joined = "".join(texts)
+    blob = joined.encode("utf-8", "surrogatepass")
+    if len(blob) == len(joined):  # all ASCII: one byte per character
+        lens = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    else:
+        chars = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        lens = np.diff(SK.utf8_offsets(np.frombuffer(blob, dtype=np.uint8), chars))
+    return blob, lens
+
+
 def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
            progress) -> TokenStore | None:
     vocab = _Vocabulary()
     offsets = [np.zeros(1, dtype=np.int64)]
     text_offsets = [np.zeros(1, dtype=np.int64)]
-    doc_cols: dict[str, list] = {k: [] for k in ("doc_id", "url", "source", "record_no")}
+    doc_parts: dict[str, list] = {k: [] for k in ("doc_id", "url", "host", "source", "record_no")}
     empty_docs = 0
     tok_base = 0
     byte_base = 0
     with _Sink(tmpdir) as sink:
         for batch in _batches(records, batch_chars):
             texts = [r.text for r in batch]
+            ids = [r.id for r in batch]
             tb = tokenize_batch(texts, unit=unit, lang=lang,
-                                names=[r.id for r in batch] if unit == "code" else None)
-            encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
-            sink.add(vocab.ids_for(tb), encoded)
+                                names=ids if unit == "code" else None)
+            blob, lens = _encode_texts(texts)
+            sink.add(vocab.ids_for(tb), blob)
+            del blob
             offsets.append(tb.doc_offsets[1:] + tok_base)
             tok_base += int(tb.doc_offsets[-1])
-            lens = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
             text_offsets.append(np.cumsum(lens) + byte_base)
             byte_base += int(lens.sum())
-            for r in batch:
-                doc_cols["doc_id"].append(r.id)
-                doc_cols["url"].append(r.url)
-                doc_cols["source"].append(r.source)
-                doc_cols["record_no"].append(r.record_no)
+            # the document table as Arrow arrays per batch (compact, unlike lists
+            # of Python objects kept for the whole corpus)
+            urls = [r.url for r in batch]
+            doc_parts["doc_id"].append(pa.array(ids, pa.string()))
+            doc_parts["url"].append(pa.array(urls, pa.string()))
+            doc_parts["host"].append(pa.array([host_of(u) for u in urls], pa.string()))
+            doc_parts["source"].append(pa.array([r.source for r in batch], pa.string()))
+            doc_parts["record_no"].append(pa.array([r.record_no for r in batch], pa.int64()))
             empty_docs += int(np.count_nonzero(np.diff(tb.doc_offsets) == 0))
+            n_chars = sum(map(len, texts))
+            del tb, texts, ids, urls, batch
             if progress is not None:
-                progress(sum(len(t) for t in texts))
+                progress(n_chars)
         tokens, blob = sink.finish()
     doc_offsets = np.concatenate(offsets)
     t_offsets = np.concatenate(text_offsets)
     df = _document_frequency(np.asarray(tokens), doc_offsets, len(vocab))
+    types = {"doc_id": pa.string(), "url": pa.string(), "host": pa.string(),
+             "source": pa.string(), "record_no": pa.int64()}
+    cols = {k: (pa.concat_arrays(v) if v else pa.array([], types[k]))
+            for k, v in doc_parts.items()}
     docs = pa.table({
-        "doc_id": pa.array(doc_cols["doc_id"], pa.string()),
-        "url": pa.array(doc_cols["url"], pa.string()),
-        "host": pa.array([host_of(u) for u in doc_cols["url"]], pa.string()),
+        "doc_id": cols["doc_id"],
+        "url": cols["url"],
+        "host": cols["host"],
         "n_tokens": pa.array(np.diff(doc_offsets)),
-        "source": pa.array(doc_cols["source"], pa.string()),
-        "record_no": pa.array(doc_cols["record_no"], pa.int64()),
+        "source": cols["source"],
+        "record_no": cols["record_no"],
     })
     summary = {
         "documents": int(doc_offsets.size - 1),
