@@ -92,3 +92,73 @@ def test_surface_keeps_case_and_punctuation():
     store = TokenStore.from_texts(["Доставка: БЕСПЛАТНО, при заказе от 3000 ₽!"])
     assert store.surface(0, 0, 3) == "Доставка: БЕСПЛАТНО, при"
     assert store.surface(0, 4, 6) == "от 3000"
+
+
+# -- the compiled hash map (ids) against a Python dict twin ------------------------------
+
+from repetend.corpus import _store_kernels as SK  # noqa: E402
+from repetend.corpus.store import _encode_texts, _Vocabulary  # noqa: E402
+
+
+class _FakeBatch:
+    """What ``_Vocabulary.ids_for`` needs of a TokenizedBatch: hashes and strings."""
+
+    def __init__(self, hashes):
+        self.hashes = np.asarray(hashes, dtype=np.uint64)
+        self.asked = []
+
+    def strings(self, idx):
+        idx = np.asarray(idx).tolist()
+        self.asked.extend(idx)
+        return [f"h{int(self.hashes[i])}" for i in idx]
+
+
+# small pools make repeats likely; the top bits vary too (the slot uses them)
+hash_st = st.one_of(st.integers(0, 40), st.integers(0, 2**64 - 1),
+                    st.integers(0, 7).map(lambda k: k << 61))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(hash_st, max_size=300), max_size=6), st.integers(1, 4))
+def test_hash_map_matches_dict_twin(batches, bits):
+    voc = _Vocabulary()
+    voc.bits = bits  # a tiny table, so that growing by doubling is exercised
+    voc.keys = np.zeros(1 << bits, dtype=np.uint64)
+    voc.vals = np.full(1 << bits, -1, dtype=np.int32)
+    twin: dict[int, int] = {}
+    for hs in batches:
+        fb = _FakeBatch(hs)
+        before = set(twin)
+        ids = voc.ids_for(fb)
+        want = [twin.setdefault(h, len(twin)) for h in hs]
+        assert ids.dtype == np.int32 and ids.tolist() == want
+        # strings were fetched for the first occurrence of each new hash only
+        assert fb.asked == [p for p, h in enumerate(hs) if h not in before and hs.index(h) == p]
+    assert voc.strings == [f"h{h}" for h in twin]
+    assert 2 * len(twin) <= (1 << voc.bits)  # load factor kept at most 1/2
+    probe = list(twin) + [h ^ 1 for h in twin if (h ^ 1) not in twin][:20]
+    got = voc.lookup(np.array(probe, dtype=np.uint64)).tolist()
+    assert got == [twin.get(h, -1) for h in probe]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from("ab é東\U0001F600\ud800\udfff"), max_size=8),
+                max_size=8))
+def test_encode_texts_byte_lengths(texts):
+    blob, lens = _encode_texts(texts)
+    enc = [t.encode("utf-8", "surrogatepass") for t in texts]
+    assert blob == b"".join(enc)
+    assert lens.tolist() == [len(e) for e in enc]
+
+
+def test_store_text_with_lone_surrogates_round_trips():
+    texts = ["a\udcff b", "x\U0001F600y", "\ud83d\ude00", ""]
+    store = TokenStore.from_texts(texts)
+    assert [store.text(d) for d in range(4)] == texts
+
+
+def test_utf8_offsets_kernel_counts_code_points():
+    text = ["Ж", "ab", "", "東\U0001F600"]
+    buf = np.frombuffer("".join(text).encode(), dtype=np.uint8)
+    off = SK.utf8_offsets(buf, np.array([len(t) for t in text], dtype=np.int64))
+    assert off.tolist() == [0, 2, 4, 4, 11]
