@@ -439,10 +439,13 @@ def _grow_i64(a, need):
 
 
 @jit
-def _record(c_len, c_df, c_off, c_occ, nc, occ_pos, a, r, m, df, cover):
-    """Append candidate ``nc`` (length m, occurrences occ_pos[a:a+r]) and mark
-    its occurrences in the coverage mask; returns the (maybe grown) arrays."""
+def _record(c_len, c_df, c_off, c_occ, c_seed, nc, occ_pos, a, r, m, df, cover, s):
+    """Append candidate ``nc`` (length m, occurrences occ_pos[a:a+r], grown
+    from seed s) and mark its occurrences in the coverage mask; returns the
+    (maybe grown) arrays."""
     c_len = _grow_i64(c_len, nc + 1)
+    c_seed = _grow_i64(c_seed, nc + 1)
+    c_seed[nc] = s
     c_df = _grow_i64(c_df, nc + 1)
     c_off = _grow_i64(c_off, nc + 2)
     base = c_off[nc]
@@ -453,7 +456,7 @@ def _record(c_len, c_df, c_off, c_occ, nc, occ_pos, a, r, m, df, cover):
     c_len[nc] = m
     c_df[nc] = df
     c_off[nc + 1] = base + r
-    return c_len, c_df, c_off, c_occ
+    return c_len, c_df, c_off, c_occ, c_seed
 
 
 @jit
@@ -479,8 +482,9 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
     only when ``skip_covered`` (the seed's heuristic, not exact in general).
 
     Returns the candidates (lengths, df, occurrence offsets, occurrence
-    starts) and the counters [nodes, pruned_left, seeds_covered,
-    seeds_skipped, chain_steps].
+    starts), the counters [nodes, pruned_left, seeds_covered,
+    seeds_skipped, chain_steps] and the seed each candidate grew from (an
+    index into ``seed_off``; the out-of-core path orders candidates by it).
     """
     ns = seed_off.shape[0] - 1
     max_occ = 1
@@ -498,6 +502,7 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
     c_df = np.empty(16, dtype=np.int64)
     c_off = np.zeros(17, dtype=np.int64)
     c_occ = np.empty(64, dtype=np.int64)
+    c_seed = np.empty(16, dtype=np.int64)
     nc = 0
     stats = np.zeros(5, dtype=np.int64)
 
@@ -603,8 +608,8 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
                     top += 1
                     continue
                 if m >= min_len:
-                    c_len, c_df, c_off, c_occ = _record(c_len, c_df, c_off, c_occ, nc,
-                                                        occ_pos, a, r, m, df, cover)
+                    c_len, c_df, c_off, c_occ, c_seed = _record(
+                        c_len, c_df, c_off, c_occ, c_seed, nc, occ_pos, a, r, m, df, cover, s)
                     nc += 1
                 continue
             perm = np.argsort(keys[:r], kind="mergesort")
@@ -627,8 +632,8 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
             if n_freq == 0:
                 if m >= min_len:
                     # candidate: record it, mark its occurrences
-                    c_len, c_df, c_off, c_occ = _record(c_len, c_df, c_off, c_occ, nc,
-                                                        occ_pos, a, r, m, df, cover)
+                    c_len, c_df, c_off, c_occ, c_seed = _record(
+                        c_len, c_df, c_off, c_occ, c_seed, nc, occ_pos, a, r, m, df, cover, s)
                     nc += 1
                 continue
             # permute the segment (stable) and push the frequent groups
@@ -658,7 +663,7 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
                     top += 1
                 g0 = g1
     return (c_len[:nc].copy(), c_df[:nc].copy(), c_off[:nc + 1].copy(),
-            c_occ[:c_off[nc]].copy(), stats)
+            c_occ[:c_off[nc]].copy(), stats, c_seed[:nc].copy())
 
 
 # ----------------------------------------------------------------------------------

@@ -321,7 +321,7 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     # 6. DFS right growth with the left-neighbour rule; coverage mask
     bits[:] = 0
     cover = bits
-    c_len, c_df, c_off, c_occ, g = K.grow_seeds(
+    c_len, c_df, c_off, c_occ, g, _ = K.grow_seeds(
         tokens, doc_offsets, seed_off, occ_pos, occ_doc, s_df, psi_order,
         n, sigma, min_len, cover, bool(coverage_skip))
     del occ_pos, occ_doc

@@ -1,0 +1,398 @@
+"""MinHash-LSH near-duplicates out of core: corpora larger than RAM, bounded memory.
+
+The token array stays memory-mapped; the private memory of a run is bounded
+by ``memory_limit``.  Four passes, each over on-disk runs:
+
+1. **signatures per shard**: a shard of whole documents is shingled
+   (:func:`repetend.neardup.shingles.shingle_sets`) and signed
+   (:func:`repetend.neardup.minhash.minhash_signatures`, threaded); its band
+   keys (:func:`repetend.neardup._lsh_kernels.band_keys`) are *spilled* as
+   (band, key, document) records to ``n_parts`` partition files chosen by a
+   hash of the key -- an external distribution sort: every bucket lies in
+   one partition.  Signatures and shingles are dropped with the shard; only
+   the set sizes and set fingerprints (16 bytes per document) are kept;
+2. **buckets per partition**: a partition is read back and sorted by
+   (band, key, document); its buckets give candidate pairs exactly as
+   :func:`repetend.neardup.lsh.lsh_candidates` (same cap rule, same
+   near-empty grouping by set fingerprint), spilled again to ``n_parts``
+   pair files by range of the first document;
+3. **candidates per pair file**: read back, deduplicated (``np.unique``),
+   sorted by (a, b) -- the files are ranges of ``a``, so the stream is
+   globally sorted;
+4. **verification** in chunks of pairs whose documents' tokens fit the
+   budget: the documents of a chunk are gathered from the memmap, shingled
+   again and intersected exactly (:func:`repetend.neardup.pairs.verify_pairs`).
+
+The verified pairs equal the in-memory
+:func:`repetend.neardup.api.find_near_duplicates` (method ``minhash``, no
+normalization) pair for pair.  Temporary files live in a fresh directory
+under ``workdir`` and are removed at the end, also on error or interrupt;
+:meth:`OutOfCorePairs.write` replaces its target atomically.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from .._atomic import write_parquet
+from .._memory import MemoryBudget, parse_size
+from ..errors import ParameterError
+from . import _lsh_kernels as LK
+from . import _minhash_kernels as MK
+from .lsh import _collect, _emit, check_banding, lsh_params, safe_min_shingles
+from .minhash import DEFAULT_SEED, minhash_signatures
+from .pairs import Pairs, verify_pairs
+from .shingles import shingle_sets, token_hashes
+
+__all__ = ["OutOfCorePairs", "near_duplicates_ooc", "near_duplicates_store"]
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_REC_BYTES = 18          # band int16 + key uint64 + doc int64 on disk
+_SORT_BYTES_PER_REC = 64  # loaded records, lexsort, gathered copies
+_PAIR_BYTES = 48          # a, b, key, unique's scratch
+_VERIFY_BYTES_PER_TOKEN = 40  # gathered tokens, raw + compacted shingles, index
+_MAX_PARTS = 4096
+
+
+@dataclass(slots=True)
+class OutOfCorePairs:
+    """Verified near-duplicate pairs (J >= threshold, sorted by (a, b)) and run stats."""
+
+    pairs: Pairs
+    candidates: int
+    stats: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def to_arrow(self):
+        import pyarrow as pa
+        p = self.pairs
+        return pa.table({"a": p.a, "b": p.b, "jaccard": p.jaccard,
+                         "containment_ab": p.containment_ab, "containment_ba": p.containment_ba})
+
+    def to_pandas(self):
+        return self.to_arrow().to_pandas()
+
+    def to_parquet(self, path: str | os.PathLike) -> Path:
+        """Write the pairs to ``path`` atomically (temporary file + rename)."""
+        write_parquet(path, self.to_arrow())
+        return Path(path)
+
+
+def _cost_cuts(cost: np.ndarray, cap: int) -> np.ndarray:
+    """Cuts [0, ..., n] of consecutive items with a summed cost <= cap (one
+    item alone when it is dearer)."""
+    n = int(cost.shape[0])
+    cum = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(cost, out=cum[1:])
+    cuts = [0]
+    while cuts[-1] < n:
+        i = cuts[-1]
+        j = int(np.searchsorted(cum, cum[i] + int(cap), side="right")) - 1
+        cuts.append(min(max(j, i + 1), n))
+    return np.asarray(cuts, dtype=np.int64)
+
+
+def _hash_part(keys: np.ndarray, pbits: int) -> np.ndarray:
+    if pbits == 0:
+        return np.zeros(keys.shape[0], dtype=np.int64)
+    return ((keys * _MIX) >> np.uint64(64 - pbits)).astype(np.int64)
+
+
+def _append(spill: Path, name: str, arrays: dict, part: np.ndarray, n_parts: int) -> np.ndarray:
+    """Append each record to the files of its partition; returns records per partition."""
+    order = np.argsort(part, kind="stable")
+    cnt = np.bincount(part, minlength=n_parts)
+    bnd = np.zeros(n_parts + 1, dtype=np.int64)
+    np.cumsum(cnt, out=bnd[1:])
+    sorted_arrays = {k: v[order] for k, v in arrays.items()}
+    for j in np.flatnonzero(cnt):
+        for k, v in sorted_arrays.items():
+            with open(spill / f"{name}{j}.{k}", "ab") as f:
+                v[bnd[j]:bnd[j + 1]].tofile(f)
+    return cnt
+
+
+def _gather_docs(tokens, doc_offsets, docs):
+    """Tokens and offsets of the documents ``docs`` (sorted), copied out of the memmap."""
+    lo = doc_offsets[docs]
+    lens = doc_offsets[docs + 1] - lo
+    off = np.zeros(docs.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lens, out=off[1:])
+    idx = np.repeat(lo - off[:-1], lens) + np.arange(int(off[-1]), dtype=np.int64)
+    return np.ascontiguousarray(tokens[idx], dtype=np.int32), off
+
+
+def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int64],
+                        tok_hash: npt.NDArray[np.uint64], *, memory_limit: int | str,
+                        threshold: float = 0.8, shingle: int = 5, num_perm: int = 128,
+                        bands: int | None = None, rows: int | None = None,
+                        hash: str = "splitmix64", scheme: str = "minhash", bits: int = 64,
+                        seed: int = DEFAULT_SEED, max_bucket: int | None = 200,
+                        min_shingles: int = 3, min_recall: float = 0.98,
+                        workdir: str | os.PathLike | None = None,
+                        shard_docs: int | None = None, n_parts: int | None = None) -> OutOfCorePairs:
+    """MinHash-LSH near-duplicate pairs under a memory budget (module docs).
+
+    Parameters
+    ----------
+    tokens, doc_offsets : arrays
+        The corpus (``tokens`` typically memory-mapped; never copied whole).
+    tok_hash : uint64 array
+        Stable hash of every token id (:func:`repetend.neardup.shingles.token_hashes`).
+    memory_limit : int or str
+        Budget of private memory (bytes or ``"8G"``).  Fixed: 24 bytes per
+        document (offsets, set sizes, fingerprints); the shards, partitions and
+        verification chunks are sized to the rest.
+    threshold, shingle, num_perm, bands, rows, hash, scheme, bits, seed, max_bucket,
+    min_shingles, min_recall
+        As :class:`repetend.neardup.api.NearDupConfig` (``bits`` = ``bbits`` or 64).
+    workdir : path, optional
+        Where the spill directory is created (default: the system temp dir).
+    shard_docs, n_parts : int, optional
+        Override the planned shard size (documents) / partition count (tests).
+
+    Returns
+    -------
+    OutOfCorePairs
+        The verified pairs with J >= threshold and ``stats`` (shards,
+        partitions, spilled bytes, candidates, per-stage seconds, ``peak_anon``,
+        ``peak_rss``, ``hwm``).
+
+    Notes
+    -----
+    Broder (1997); Indyk & Motwani (1998) and Rajaraman & Ullman (MMDS ch. 3)
+    for banding; external distribution sort: Vitter, ACM Comput. Surv. 2001.
+    """
+    limit = parse_size(memory_limit)
+    if limit is None:
+        raise ParameterError("memory_limit is required for the out-of-core path")
+    if not 0.0 < float(threshold) <= 1.0:
+        raise ParameterError(f"threshold must be in (0, 1], got {threshold}")
+    if int(shingle) < 1:
+        raise ParameterError(f"shingle size k must be >= 1, got {shingle}")
+    if max_bucket is not None and max_bucket != 0 and int(max_bucket) < 3:
+        raise ParameterError(f"max_bucket must be None, 0 or >= 3, got {max_bucket}")
+    tokens = np.asarray(tokens)
+    if tokens.dtype != np.int32:
+        raise ParameterError(f"tokens must be int32 (a token store), got {tokens.dtype}")
+    doc_offsets = np.ascontiguousarray(doc_offsets, dtype=np.int64)
+    tok_hash = np.ascontiguousarray(tok_hash, dtype=np.uint64)
+    if doc_offsets.size == 0 or doc_offsets[0] != 0 or doc_offsets[-1] != tokens.shape[0]:
+        raise ParameterError("doc_offsets must run from 0 to len(tokens)")
+    num_perm = int(num_perm)
+    bands, rows = check_banding(num_perm, bands, rows)
+    if bands is None or rows is None:
+        p = lsh_params(float(threshold), num_perm, min_recall=float(min_recall))
+        bands, rows = p.bands, p.rows
+    n = int(doc_offsets.shape[0] - 1)
+    k = int(shingle)
+    t_thr = float(threshold)
+    cap = 0 if max_bucket is None else int(max_bucket)
+    tiny_limit = safe_min_shingles(int(min_shingles), t_thr)
+
+    budget = MemoryBudget(limit)
+    work = budget.working_bytes(limit)
+    fixed = 24 * (n + 1) + 8 * tok_hash.shape[0]
+    avail = work - fixed
+    if avail < (1 << 22):
+        raise ParameterError(
+            f"memory_limit={limit} bytes is too small: {n} documents need {fixed} bytes of "
+            f"offsets, sizes and fingerprints besides the {budget.base['anon']} the process "
+            f"holds; give at least {budget.base['anon'] + fixed + (1 << 25)} bytes")
+    lens = np.diff(doc_offsets)
+    if shard_docs is None:
+        cost = 24 * lens + 8 * num_perm + 48 * bands + 64
+        cuts = _cost_cuts(cost, avail // 2)
+    else:
+        cuts = np.unique(np.concatenate([np.arange(0, n, max(1, int(shard_docs))), [n]])
+                         ).astype(np.int64)
+        if cuts[0] != 0:
+            cuts = np.concatenate([[0], cuts])
+    if n_parts is None:
+        n_parts = math.ceil(max(n, 1) * bands * _SORT_BYTES_PER_REC / avail)
+    n_parts = min(_MAX_PARTS, max(1, int(n_parts)))
+    pbits = (n_parts - 1).bit_length()
+    n_parts = 1 << pbits
+
+    stats: dict = {"documents": n, "tokens": int(tokens.shape[0]), "shingle_k": k,
+                   "num_perm": num_perm, "bands": int(bands), "rows": int(rows),
+                   "threshold": t_thr, "max_bucket": cap or None, "min_shingles": tiny_limit,
+                   "memory_limit": limit, "shards": int(cuts.shape[0] - 1),
+                   "partitions": n_parts, "buckets_with_pairs": 0, "capped_buckets": 0,
+                   "pairs_not_enumerated": 0, "largest_bucket": 0}
+    timings: dict = {}
+    root = Path(workdir) if workdir is not None else Path(tempfile.gettempdir())
+    root.mkdir(parents=True, exist_ok=True)
+    spill = Path(tempfile.mkdtemp(prefix=".repetend-neardup-", dir=root))
+    try:
+        with budget:
+            # 1. signatures and band keys per shard
+            t0 = time.perf_counter()
+            sizes = np.zeros(n, dtype=np.int64)
+            fp = np.zeros(n, dtype=np.uint64)
+            rec_counts = np.zeros(n_parts, dtype=np.int64)
+            shingles_total = 0
+            for i in range(cuts.shape[0] - 1):
+                d0, d1 = int(cuts[i]), int(cuts[i + 1])
+                lo, hi = int(doc_offsets[d0]), int(doc_offsets[d1])
+                off = doc_offsets[d0:d1 + 1] - lo
+                sets = shingle_sets(tokens[lo:hi], off, tok_hash, k)
+                ssz = np.diff(sets.offsets)
+                sizes[d0:d1] = ssz
+                shingles_total += int(sets.hashes.shape[0])
+                with np.errstate(over="ignore"):
+                    MK.set_fingerprints(sets.hashes, sets.offsets, fp[d0:d1])
+                banded = np.flatnonzero(ssz >= tiny_limit).astype(np.int64)
+                if banded.size == 0:
+                    continue
+                sig = minhash_signatures(sets, num_perm, seed=seed, hash=hash, bits=bits,
+                                         scheme=scheme).values
+                del sets
+                keys = np.empty((banded.size, int(bands)), dtype=np.uint64)
+                with np.errstate(over="ignore"):
+                    LK.band_keys(sig, banded, int(bands), int(rows), keys)
+                del sig
+                key = keys.reshape(-1)
+                band = np.tile(np.arange(int(bands), dtype=np.int16), banded.size)
+                doc = np.repeat(banded + d0, int(bands))
+                del keys
+                with np.errstate(over="ignore"):
+                    part = _hash_part(key, pbits)
+                rec_counts += _append(spill, "b", {"band": band, "key": key, "doc": doc},
+                                      part, n_parts)
+                del key, band, doc, part
+            stats["shingles"] = shingles_total
+            stats["band_records"] = int(rec_counts.sum())
+            stats["spilled_bytes"] = _REC_BYTES * int(rec_counts.sum())
+            stats["largest_partition"] = int(rec_counts.max())
+            timings["signatures"] = time.perf_counter() - t0
+
+            # 2. buckets per partition -> candidate pairs, spilled by range of a
+            t0 = time.perf_counter()
+            q_div = max(1, -(-max(n, 1) // n_parts))
+            pair_counts = np.zeros(n_parts, dtype=np.int64)
+            nn = np.int64(max(n, 1))
+            raw_pairs = 0
+
+            def spill_pairs(got):
+                nonlocal raw_pairs
+                if got is None:
+                    return
+                a, b = got
+                raw_pairs += int(a.size)
+                pk = np.unique(a * nn + b)
+                pair_counts[:] += _append(spill, "p", {"key": pk}, pk // nn // q_div, n_parts)
+
+            for j in range(n_parts):
+                if rec_counts[j] == 0:
+                    continue
+                band = np.fromfile(spill / f"b{j}.band", dtype=np.int16)
+                key = np.fromfile(spill / f"b{j}.key", dtype=np.uint64)
+                doc = np.fromfile(spill / f"b{j}.doc", dtype=np.int64)
+                for ext in ("band", "key", "doc"):
+                    (spill / f"b{j}.{ext}").unlink()
+                order = np.lexsort((doc, key, band))
+                band, key, doc = band[order], key[order], doc[order]
+                del order
+                cut = np.flatnonzero((key[1:] != key[:-1]) | (band[1:] != band[:-1])) + 1
+                starts = np.concatenate(([0], cut, [key.shape[0]])).astype(np.int64)
+                del band, key, cut
+                mem: list = []
+                ln: list = []
+                _collect(doc, starts, mem, ln)
+                del doc, starts
+                spill_pairs(_emit(mem, ln, sizes, cap, stats))
+                del mem, ln
+            # near-empty documents: one bucket per identical shingle set
+            tiny = np.flatnonzero((sizes >= 1) & (sizes < tiny_limit)).astype(np.int64)
+            stats["near_empty_documents"] = int(tiny.size)
+            stats["banded_documents"] = int(np.count_nonzero(sizes >= tiny_limit))
+            stats["empty_documents"] = int(np.count_nonzero(sizes == 0))
+            if tiny.size >= 2:
+                f = fp[tiny]
+                order = np.argsort(f, kind="stable")
+                fs = f[order]
+                cut = np.flatnonzero(fs[1:] != fs[:-1]) + 1
+                starts = np.concatenate(([0], cut, [fs.shape[0]])).astype(np.int64)
+                mem, ln = [], []
+                _collect(tiny[order], starts, mem, ln)
+                spill_pairs(_emit(mem, ln, sizes, cap, stats))
+            del fp, tiny
+            stats["raw_pairs"] = raw_pairs
+            timings["lsh"] = time.perf_counter() - t0
+
+            # 3 + 4. candidates per pair file (ranges of a), verified in chunks
+            t0 = time.perf_counter()
+            tok_cap = max(1 << 16, avail // _VERIFY_BYTES_PER_TOKEN)
+            out: list[Pairs] = []
+            n_cand = 0
+            for j in range(n_parts):
+                if pair_counts[j] == 0:
+                    continue
+                pk = np.unique(np.fromfile(spill / f"p{j}.key", dtype=np.int64))
+                (spill / f"p{j}.key").unlink()
+                a, b = pk // nn, pk % nn
+                del pk
+                n_cand += int(a.size)
+                pc = _cost_cuts(lens[a] + lens[b], tok_cap // 2)
+                for c in range(pc.shape[0] - 1):
+                    ca, cb = a[pc[c]:pc[c + 1]], b[pc[c]:pc[c + 1]]
+                    docs = np.unique(np.concatenate([ca, cb]))
+                    sub_t, sub_off = _gather_docs(tokens, doc_offsets, docs)
+                    sets = shingle_sets(sub_t, sub_off, tok_hash, k)
+                    del sub_t
+                    got = verify_pairs(sets, np.searchsorted(docs, ca), np.searchsorted(docs, cb))
+                    del sets
+                    got = got.select(got.jaccard >= t_thr)
+                    out.append(Pairs(docs[got.a], docs[got.b], got.jaccard,
+                                     got.containment_ab, got.containment_ba))
+            timings["verify"] = time.perf_counter() - t0
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
+    if out:
+        pairs = Pairs(*(np.concatenate([getattr(p, f) for p in out])
+                        for f in ("a", "b", "jaccard", "containment_ab", "containment_ba")))
+    else:
+        pairs = Pairs.empty()
+    stats["candidates"] = n_cand
+    stats["verified_pairs"] = len(pairs)
+    stats["timings_s"] = {key: round(v, 4) for key, v in timings.items()}
+    rep = budget.report()
+    stats.update(peak_anon=rep["peak_anon"], peak_rss=rep["peak_rss"], hwm=rep["hwm"],
+                 base_anon=rep["base_anon"], within_limit=rep["within_limit"])
+    return OutOfCorePairs(pairs, n_cand, stats)
+
+
+def near_duplicates_store(store, config=None, *, memory_limit: int | str,
+                          workdir: str | os.PathLike | None = None, **kwargs) -> OutOfCorePairs:
+    """:func:`near_duplicates_ooc` on a token store (path or open
+    :class:`repetend.corpus.store.TokenStore`, memory-mapped) with the fields of
+    a :class:`repetend.neardup.api.NearDupConfig` (method ``minhash``, no
+    stop words / stemming)."""
+    from ..corpus.store import TokenStore
+    from .api import NearDupConfig
+    cfg = (config or NearDupConfig()).validate()
+    if cfg.method != "minhash":
+        raise ParameterError(f"the out-of-core path supports method 'minhash', got {cfg.method!r}")
+    if cfg.stopwords or cfg.stem:
+        raise ParameterError("the out-of-core path does not normalize tokens (stopwords/stem)")
+    if not isinstance(store, TokenStore):
+        store = TokenStore.open(store, mmap=True)
+    bands, rows = cfg.banding()
+    return near_duplicates_ooc(
+        store.tokens, store.doc_offsets, token_hashes(store.vocab), memory_limit=memory_limit,
+        threshold=cfg.threshold, shingle=cfg.shingle, num_perm=cfg.num_perm, bands=bands,
+        rows=rows, hash=cfg.hash, scheme=cfg.scheme,
+        bits=64 if cfg.bbits is None else int(cfg.bbits), seed=cfg.seed,
+        max_bucket=cfg.max_bucket, min_shingles=cfg.min_shingles, workdir=workdir, **kwargs)
