@@ -124,15 +124,53 @@ def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, 
             continue
         patterns.add(tuple(WILD if len({m[p] for m in ms}) > 1 else ms[0][p]
                            for p in range(len(ms[0]))))
-    groups = patterns
     doc_of = [d for d in range(len(docs)) for _ in range(T_off[d], T_off[d + 1])]
+
+    def match(inner):
+        """Every occurrence of a pattern, whatever its context."""
+        m = len(inner)
+        return [q for q in range(len(T) - m + 1)
+                if all(T[q + j] == x or (x == WILD and (T[q + j] >= 0 or T[q + j] == NUM))
+                       for j, x in enumerate(inner)) and doc_of[q] == doc_of[q + m - 1]]
+
+    def median_span(inner, qs):
+        spans = sorted(T_pos[q + len(inner) - 1][1] - T_pos[q][0] for q in qs)
+        return spans[len(spans) // 2]
+
+    # 5. joins: two patterns, one short, overlapping / touching / one gap apart
+    #    at the same offset in >= sigma documents
+    occ_of = {p: match(p) for p in patterns}
+    short = {p: median_span(p, qs) < min_span for p, qs in occ_of.items()}
+    pair_docs = defaultdict(set)
+    for A, qa_list in occ_of.items():
+        for B, qb_list in occ_of.items():
+            if not (short[A] or short[B]):
+                continue
+            for qa in qa_list:
+                for qb in qb_list:
+                    dd = qb - qa
+                    if 1 <= dd <= len(A) + 1 and dd + len(B) > len(A) \
+                            and doc_of[qa] == doc_of[qb] \
+                            and (dd <= len(A) or T[qa + len(A)] == GAP):
+                        pair_docs[(A, B, dd)].add(doc_of[qa])
+    joined = set()
+    for (A, B, dd), ds in pair_docs.items():
+        if len(ds) < sigma:
+            continue
+        if dd <= len(A):
+            ov = len(A) - dd
+            if A[dd:] != B[:ov]:
+                continue
+            K = A + B[ov:]
+        else:
+            K = A + (GAP,) + B
+        if K not in patterns:
+            joined.add(K)
+    groups = patterns | joined
     out = {}
     for inner in groups:
-        # every occurrence of the candidate, whatever its context
         m = len(inner)
-        qs = [q for q in range(len(T) - m + 1)
-              if all(T[q + j] == x or (x == WILD and (T[q + j] >= 0 or T[q + j] == NUM))
-                     for j, x in enumerate(inner)) and doc_of[q] == doc_of[q + m - 1]]
+        qs = match(inner)
         elems = []
         for j, x in enumerate(inner):
             if x in (GAP, NUM, WILD):
@@ -246,6 +284,55 @@ def test_merge_only_mode_matches_bruteforce(seed, sigma, L, max_gap):
     res = find_templates((tokens, offsets, vocab), raw, sigma, L, cfg)
     want = naive_templates(tokens, offsets, vocab, sigma, L, max_gap, 1, 1, mask_numbers=False)
     assert fast_as_naive(res) == want
+
+
+def signature_corpus(rng, n_docs):
+    """«posted by {author} on {month} {day} {year}» between random noise: two
+    authors of two words, three months, numbers — low-cardinality word slots
+    next to number slots, the case for word-slot siblings and joins."""
+    noise = [f"w{i}" for i in range(30)]
+    vocab = noise + ["posted", "by", "on", "ann", "lee", "bob", "ray", "march", "june", "july"] \
+        + [str(i) for i in range(10)]
+    ix = {w: i for i, w in enumerate(vocab)}
+    docs = []
+    for _ in range(n_docs):
+        doc = [ix[w] for w in rng.choice(noise, size=int(rng.integers(0, 6)))]
+        author = ["ann", "lee"] if rng.random() < 0.5 else ["bob", "ray"]
+        month = str(rng.choice(["march", "june", "july"]))
+        doc += [ix[w] for w in ["posted", "by", *author, "on", month, str(rng.integers(10)),
+                                str(rng.integers(10))]]
+        doc += [ix[w] for w in rng.choice(noise, size=int(rng.integers(0, 6)))]
+        docs.append(doc)
+    offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    return np.array(sum(docs, []), dtype=np.int32), offsets, vocab
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(4, 11), sigma=st.integers(2, 3),
+       part_len=st.integers(1, 3), min_span=st.integers(3, 8))
+def test_word_slots_and_joins_match_bruteforce(seed, n_docs, sigma, part_len, min_span):
+    rng = np.random.default_rng(seed)
+    tokens, offsets, vocab = signature_corpus(rng, n_docs)
+    res = find_templates((tokens, offsets, vocab), None, sigma, 8,
+                         TemplateConfig(part_len=part_len, min_span=min_span))
+    want = naive_templates(tokens, offsets, vocab, sigma, part_len, 4, min_span, 2)
+    assert fast_as_naive(res) == want
+
+
+def test_signature_is_one_template_with_word_slots():
+    """Author (two words, two values) and month (three values) are frequent
+    values, so no exact gap separates them; word-slot siblings and a join
+    still give one template «posted by ▢ ▢ on ▢ ▢ ▢» over every document."""
+    tokens, offsets, vocab = signature_corpus(np.random.default_rng(5), 30)
+    res = find_templates((tokens, offsets, vocab), None, 3, 8, TemplateConfig(part_len=2))
+    rows = res.table.to_pylist()
+    top = rows[0]
+    assert top["parts"] == ["posted by", SLOT, SLOT, "on", SLOT, SLOT, SLOT]
+    assert top["df"] == 30
+    assert [s["kind"] for s in top["slots"]] == ["word", "word", "word", "number", "number"]
+    assert [s["distinct"] for s in top["slots"][:3]] == [2, 2, 3]
+    assert res.summary["joined_patterns"] >= 1
 
 
 # -- small worked examples ---------------------------------------------------------------

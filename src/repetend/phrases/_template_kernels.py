@@ -287,6 +287,40 @@ def match_all_sa(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, ma
 
 
 @jit
+def pair_links(q, key, klen, t_doc, short, t, gap_id):
+    """Pairs of pattern occurrences to join: occurrence b (of pattern B) starts
+    inside occurrence a (of A), right after it, or after exactly one gap
+    token, without lying inside it, in the same document, and A or B is
+    short.  *q* (gapped positions) must be sorted; ``key[i]`` is the pattern
+    of occurrence i and ``klen[k]`` the length of pattern k.  Returns
+    ``(a, b, d)``: the two occurrence indices and the offset ``q[b] - q[a]``."""
+    n = q.shape[0]
+    cnt = 0
+    for pass_ in range(2):
+        if pass_ == 1:
+            out_a = np.empty(cnt, dtype=np.int64)
+            out_b = np.empty(cnt, dtype=np.int64)
+            out_d = np.empty(cnt, dtype=np.int64)
+            cnt = 0
+        for a in range(n):
+            la = klen[key[a]]
+            b = a + 1
+            while b < n and q[b] <= q[a] + la + 1:
+                d = q[b] - q[a]
+                lb = klen[key[b]]
+                if d >= 1 and d + lb > la and t_doc[q[b]] == t_doc[q[a]] \
+                        and (short[key[a]] or short[key[b]]) \
+                        and (d <= la or t[q[a] + la] == gap_id):
+                    if pass_ == 1:
+                        out_a[cnt] = a
+                        out_b[cnt] = b
+                        out_d[cnt] = d
+                    cnt += 1
+                b += 1
+    return out_a, out_b, out_d
+
+
+@jit
 def value_hashes(tokens, starts, ends):
     """64-bit FNV-1a hash of each token range ``tokens[starts[i]:ends[i]]``
     (the length is mixed in, so an empty range has its own hash)."""

@@ -540,7 +540,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     n_siblings = sum(1 for k in keys if (k < 0).any())
     timings["siblings"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    n_fallback = 0
+    n_fallback = n_joined = 0
     if keys:
         # every occurrence of each pattern, not only those of the maximal phrases
         # it came from (a frequent left or right context, e.g. a short gap before
@@ -568,12 +568,23 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                 fallback.append(None)
                 budget.append(inf)
         found, skipped = _locate(t, sa, t_doc, keys, gap_id, np.array(budget, np.int64))
+        found = [fallback[i] if skipped[i] else found[i] for i in range(len(keys))]
+        n_fallback = int(np.count_nonzero(skipped))
+        # joins: a short pattern that overlaps or touches another one in ≥ σ
+        # documents forms one template with it (an author slot, then a date)
+        joined, joined_pos = _joins(keys, found, t, t_doc, g_start, g_end, gap_id, sigma,
+                                    min_span)
+        n_joined = len(joined)
+        if joined:
+            more, more_skipped = _locate(t, sa, t_doc, joined, gap_id,
+                                         np.array([max(4096, 16 * x.size) for x in joined_pos],
+                                                  np.int64))
+            keys = keys + joined
+            found = found + [joined_pos[i] if more_skipped[i] else more[i]
+                             for i in range(len(joined))]
+            n_fallback += int(np.count_nonzero(more_skipped))
         for i, inner in enumerate(keys):
-            Q = found[i]
-            if skipped[i]:
-                Q = fallback[i]
-                n_fallback += 1
-            row = _template(c, inner, Q, g_start, g_end, gap_id, num_id, cfg, min_span)
+            row = _template(c, inner, found[i], g_start, g_end, gap_id, num_id, cfg, min_span)
             if row is not None:
                 rows.append(row)
     timings["slots"] = time.perf_counter() - t0
@@ -614,7 +625,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                    gapped_length=int(t.size),
                    candidate_phrases=n_candidates, candidates=len(groups),
                    sibling_patterns=n_siblings, patterns=len(keys),
-                   sibling_fallbacks=n_fallback,
+                   sibling_fallbacks=n_fallback, joined_patterns=n_joined,
                    rounds=rounds,
                    timings=timings)
     return TemplateResult(table, occurrences, summary, cfg)
@@ -655,6 +666,58 @@ def _final_keys(groups: set[bytes], gap_id: int, num_id: int, word_slots: int
         out.append(pattern)
         mem.append([cands[i] for i in idx])
     return out, mem
+
+
+def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc: np.ndarray,
+           g_start: np.ndarray, g_end: np.ndarray, gap_id: int, sigma: int, min_span: int
+           ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Patterns made of two patterns, one of them short (median span < min_span),
+    whose occurrences overlap, touch or are one gap apart, in the same order
+    and at the same offset, in ≥ σ documents; with their joined occurrences.
+    The overlap must agree token for token."""
+    if len(keys) < 1:
+        return [], []
+    klen = np.array([k.size for k in keys], dtype=np.int64)
+    short = np.zeros(len(keys), dtype=np.bool_)
+    for i, (k, Q) in enumerate(zip(keys, found)):
+        if Q.size:
+            spans = np.sort(g_end[Q + k.size - 1] - g_start[Q])
+            short[i] = spans[spans.size // 2] < min_span
+    if not short.any():
+        return [], []
+    q = np.concatenate(found)
+    key = np.repeat(np.arange(len(keys), dtype=np.int64), [x.size for x in found])
+    order = np.lexsort((key, q))
+    q, key = q[order], key[order]
+    a, b, d = K.pair_links(q, key, klen, t_doc, short, t, np.int32(gap_id))
+    if a.size == 0:
+        return [], []
+    ka, kb = key[a], key[b]
+    docs = t_doc[q[a]]
+    trip = np.stack([ka, kb, d], axis=1)
+    uniq, inv = np.unique(trip, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    pair_doc = np.unique(np.stack([inv, docs], axis=1), axis=0)
+    df = np.bincount(pair_doc[:, 0], minlength=uniq.shape[0])
+    existing = {k.tobytes() for k in keys}
+    out, out_pos = [], []
+    for u in np.flatnonzero(df >= sigma):
+        i, j, off = (int(x) for x in uniq[u])
+        A, B = keys[i], keys[j]
+        if off <= A.size:
+            ov = A.size - off
+            if ov and not np.array_equal(A[off:], B[:ov]):
+                continue
+            joined = np.concatenate((A, B[ov:]))
+        else:                                   # one gap token between them
+            joined = np.concatenate((A, np.array([gap_id], np.int32), B))
+        joined = joined.astype(np.int32)
+        if joined.tobytes() in existing:
+            continue
+        existing.add(joined.tobytes())
+        out.append(joined)
+        out_pos.append(np.unique(q[a[inv == u]]))
+    return out, out_pos
 
 
 def _locate(t: np.ndarray, sa: np.ndarray, t_doc: np.ndarray, keys: list[np.ndarray],
