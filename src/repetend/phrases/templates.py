@@ -38,7 +38,12 @@ How a template is found
    *every* occurrence of every pattern is located: a suffix array of the gapped
    sequence, a binary search for the longest wildcard-free segment, a check of
    the whole pattern (compiled).
-5. **Slots.**  For each slot the values at every occurrence are hashed (a
+5. **Joins.**  A short pattern (median span < ``min_span``) whose occurrences
+   overlap, touch or are one gap away from those of another pattern, at the
+   same offset, in ≥ σ documents, is joined with it into one pattern («posted
+   by ▢ ▢ on» + «on ▢ # #»: an author slot, then a date); the overlap must
+   agree token for token.  Joined patterns are located like the others.
+6. **Slots.**  For each slot the values at every occurrence are hashed (a
    compiled kernel), counted, and the top values decoded; a slot with one
    value only is folded back into the fixed text.  A candidate is a template
    when at least one slot varies, it has at least ``min_fixed`` fixed tokens,
