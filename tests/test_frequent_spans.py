@@ -81,3 +81,24 @@ def test_disclaimer_behind_a_frequent_left_context_is_still_covered():
     fs = frequent_spans(tokens, offsets, _raw_from_answer(answer), 4)
     assert fs.covered.tolist() == [6, 6, 6, 4, 4, 4]
     assert int(naive_coverage(tokens, offsets, answer).sum()) == 18
+
+
+def test_find_phrases_reports_both_coverages_consistently(tmp_path):
+    from repetend import TokenStore, find_phrases
+    from repetend.phrases.api import read_result
+
+    shared = "the information on this website is provided for general purposes only"
+    texts = ([f"read also alpha beta gamma {shared} doc {i}" for i in range(4)]
+             + [f"unrelated start {i} {shared}" for i in range(4)])
+    store = TokenStore.from_texts(texts)
+    res = find_phrases(store, min_docs=4, min_len=6)
+    docs = res.documents.to_pandas()
+    assert (docs["frequent_tokens"] >= docs["covered_tokens"]).all()
+    assert (docs["frequent_tokens"] == 11).sum() == 4  # the bare disclaimer counts everywhere
+    spans = res.spans.to_pandas()
+    per_doc = (spans["end"] - spans["start"]).groupby(spans["doc_index"]).sum()
+    assert per_doc.reindex(range(8), fill_value=0).tolist() == docs["frequent_tokens"].tolist()
+    assert res.summary["frequent_share"] >= res.summary["covered_share"]
+    res.write(tmp_path / "p")
+    again = read_result(tmp_path / "p")
+    assert again.spans.num_rows == res.spans.num_rows

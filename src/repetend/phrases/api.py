@@ -9,9 +9,20 @@ bit-identical tables), and computes the coverage figures of seed 000, part 6.
 Output tables (``PhraseResult.write``):
 
 ``phrases``      phrase_id, tokens (list<string>), text, df, occurrences, length, psi, example_doc_id
-``documents``    doc_index, doc_id, url, host, n_tokens, covered_tokens, boilerplate_share
-``hosts``        host, documents, tokens, covered_tokens, covered_share   (only when urls are known)
+``documents``    doc_index, doc_id, url, host, n_tokens, covered_tokens, boilerplate_share,
+                 frequent_tokens, frequent_share
+``hosts``        host, documents, tokens, covered_tokens, covered_share, frequent_tokens,
+                 frequent_share   (only when urls are known)
 ``occurrences``  phrase_id, doc_index, doc_id, start, end   (token positions within the document)
+``spans``        doc_index, doc_id, start, end, phrase_id   (merged frequent spans, see below)
+
+Two coverage measures. ``covered``/``boilerplate_share`` is the seed's: the
+tokens inside an occurrence of a reported (maximal) phrase. ``frequent`` is
+the tokens inside *any* phrase of ≥ L tokens with df ≥ σ, maximal or not
+(:mod:`repetend.phrases.frequent_spans`): it also counts a shared block
+where it stands without the context that made a longer phrase maximal, so
+it is the answer to "how much of the corpus is template", the basis of the
+drop candidates, and what ``repetend clean`` removes by default.
 ``summary.json`` parameters, engine, coverage, distribution, index eaters, drop candidates, timings
 """
 
@@ -34,12 +45,13 @@ from ..errors import InputError, ParameterError
 from . import _coverage_kernels as CK
 from ._raw import RawPhrases
 from .coverage import covered_per_document, share_distribution
+from .frequent_spans import FrequentSpans, frequent_spans
 
 __all__ = ["PhraseConfig", "PhraseResult", "find_phrases", "canonical_order", "read_result"]
 
 Engine = Literal["auto", "bloomspan", "suffix"]
 ENGINES = ("auto", "bloomspan", "suffix")
-TABLES = ("phrases", "documents", "hosts", "occurrences")
+TABLES = ("phrases", "documents", "hosts", "occurrences", "spans")
 
 
 @dataclass(slots=True)
@@ -115,6 +127,7 @@ class PhraseResult:
     config: PhraseConfig
     raw: RawPhrases | None = field(default=None, repr=False)
     n_tokens: int = 0
+    spans: pa.Table | None = None
 
     @property
     def n_phrases(self) -> int:
@@ -203,7 +216,7 @@ def read_result(path: str | Path) -> PhraseResult:
     return PhraseResult(phrases=tables["phrases"], documents=tables["documents"],
                         hosts=tables["hosts"], occurrences=tables["occurrences"],
                         summary=summary, config=PhraseConfig(**known),
-                        n_tokens=int(summary.get("tokens", 0)))
+                        n_tokens=int(summary.get("tokens", 0)), spans=tables["spans"])
 
 
 # -- corpus ----------------------------------------------------------------------
@@ -354,7 +367,7 @@ def _surface_texts(c: _Corpus, first_doc: np.ndarray, first_local: np.ndarray,
     return texts
 
 
-def _build_tables(c: _Corpus, raw: RawPhrases, cfg: PhraseConfig):
+def _build_tables(c: _Corpus, raw: RawPhrases, cfg: PhraseConfig, fs: FrequentSpans):
     n_docs = c.doc_offsets.size - 1
     P = raw.n_phrases
     lengths = np.asarray(raw.lengths, np.int64)
@@ -403,6 +416,15 @@ def _build_tables(c: _Corpus, raw: RawPhrases, cfg: PhraseConfig):
     n_tok = np.diff(c.doc_offsets).astype(np.int64)
     covered = covered_per_document(raw, c.doc_offsets)
     share = np.divide(covered, n_tok, out=np.zeros(n_docs, np.float64), where=n_tok > 0)
+    fshare = np.divide(fs.covered, n_tok, out=np.zeros(n_docs, np.float64), where=n_tok > 0)
+    span_doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(fs.run_offsets))
+    spans = pa.table({
+        "doc_index": pa.array(span_doc),
+        "doc_id": doc_ids.take(pa.array(span_doc)),
+        "start": pa.array(fs.starts - c.doc_offsets[span_doc]),
+        "end": pa.array(fs.ends - c.doc_offsets[span_doc]),
+        "phrase_id": pa.array(fs.phrase),
+    })
     documents = pa.table({
         "doc_index": pa.array(np.arange(n_docs, dtype=np.int64)),
         "doc_id": doc_ids,
@@ -411,13 +433,17 @@ def _build_tables(c: _Corpus, raw: RawPhrases, cfg: PhraseConfig):
         "n_tokens": pa.array(n_tok),
         "covered_tokens": pa.array(covered),
         "boilerplate_share": pa.array(share),
+        "frequent_tokens": pa.array(fs.covered),
+        "frequent_share": pa.array(fshare),
     })
     hosts = None
     if c.hosts is not None:
         g = documents.group_by("host").aggregate([
-            ("doc_index", "count"), ("n_tokens", "sum"), ("covered_tokens", "sum")])
+            ("doc_index", "count"), ("n_tokens", "sum"), ("covered_tokens", "sum"),
+            ("frequent_tokens", "sum")])
         tok = g.column("n_tokens_sum").to_numpy()
         cov = g.column("covered_tokens_sum").to_numpy()
+        fcov = g.column("frequent_tokens_sum").to_numpy()
         hosts = pa.table({
             "host": g.column("host"),
             "documents": g.column("doc_index_count").cast(pa.int64()),
@@ -425,9 +451,12 @@ def _build_tables(c: _Corpus, raw: RawPhrases, cfg: PhraseConfig):
             "covered_tokens": pa.array(cov.astype(np.int64)),
             "covered_share": pa.array(np.divide(cov, tok, out=np.zeros(tok.size, np.float64),
                                                 where=tok > 0)),
+            "frequent_tokens": pa.array(fcov.astype(np.int64)),
+            "frequent_share": pa.array(np.divide(fcov, tok, out=np.zeros(tok.size, np.float64),
+                                                 where=tok > 0)),
         })
         hosts = hosts.sort_by([("covered_tokens", "descending"), ("host", "ascending")])
-    return phrases, documents, hosts, occurrences, covered, share, texts
+    return phrases, documents, hosts, occurrences, spans, covered, share, fshare, texts
 
 
 def _peak_memory_bytes() -> int:
@@ -509,15 +538,20 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
     raw = _reorder(raw, canonical_order(raw, c.tokens))
     timings["order"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    phrases, documents, hosts, occurrences, covered, share, texts = _build_tables(c, raw, cfg)
+    fs = frequent_spans(c.tokens, c.doc_offsets, raw, cfg.min_len)
+    timings["frequent_spans"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    (phrases, documents, hosts, occurrences, spans, covered, share, fshare,
+     texts) = _build_tables(c, raw, cfg, fs)
     timings["tables"] = time.perf_counter() - t0
     timings["total"] = time.perf_counter() - t_start
 
     n_tok = np.diff(c.doc_offsets)
     nonempty = n_tok > 0
     cov_total = int(covered.sum())
-    drop = np.flatnonzero(nonempty & (share >= cfg.near_full_share))
-    drop = drop[np.argsort(-share[drop], kind="stable")]
+    # drop candidates by the frequent-span share: text inside any frequent phrase
+    drop = np.flatnonzero(nonempty & (fshare >= cfg.near_full_share))
+    drop = drop[np.argsort(-fshare[drop], kind="stable")]
     doc_ids = c.doc_ids
     psi = phrases.column("psi").to_numpy()
     k = min(cfg.top_k, raw.n_phrases)
@@ -533,6 +567,9 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
         "tokens": n_tokens,
         "covered_tokens": cov_total,
         "covered_share": cov_total / n_tokens if n_tokens else 0.0,
+        "frequent_tokens": fs.total,
+        "frequent_share": fs.total / n_tokens if n_tokens else 0.0,
+        "frequent_spans": int(fs.starts.shape[0]),
         "phrases": raw.n_phrases,
         "occurrences": int(raw.occ_starts.shape[0]),
         "document_share": share_distribution(share[nonempty], bins=cfg.histogram_bins),
@@ -543,8 +580,10 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
         "drop_candidates": {
             "threshold": cfg.near_full_share,
             "count": int(drop.size),
+            "measure": "frequent_share",
             "documents": [{"doc_index": int(d), "doc_id": doc_ids[d],
-                           "share": float(share[d]), "n_tokens": int(n_tok[d])}
+                           "share": float(fshare[d]), "boilerplate_share": float(share[d]),
+                           "n_tokens": int(n_tok[d])}
                           for d in drop[:cfg.max_drop_candidates]],
         },
         "timings": timings,
@@ -555,4 +594,4 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
         summary["hosts"] = hosts.num_rows
     return PhraseResult(phrases=phrases, documents=documents, hosts=hosts,
                         occurrences=occurrences, summary=summary, config=cfg, raw=raw,
-                        n_tokens=n_tokens)
+                        n_tokens=n_tokens, spans=spans)
