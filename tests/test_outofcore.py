@@ -1,0 +1,265 @@
+"""Out-of-core phrase mining and near-duplicates equal the in-memory results."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from repetend import TokenStore
+from repetend._memory import MemoryBudget, format_size, parse_size, rss_now
+from repetend.errors import ParameterError
+from repetend.neardup import outofcore as NO
+from repetend.neardup.api import NearDupConfig, find_near_duplicates
+from repetend.neardup.outofcore import near_duplicates_store
+from repetend.phrases import outofcore as PO
+from repetend.phrases.bloomspan import mine_bloomspan
+from repetend.phrases.outofcore import mine_bloomspan_ooc, mine_bloomspan_store, plan_shards
+
+FIELDS = ("lengths", "df", "occ_offsets", "occ_starts")
+
+
+def corpus(docs):
+    lens = [len(d) for d in docs]
+    tokens = np.array([t for d in docs for t in d], dtype=np.int32)
+    offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    return tokens, offsets
+
+
+def assert_same(a, b):
+    for f in FIELDS:
+        np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f)
+
+
+def leftovers(d):
+    return sorted(os.listdir(d))
+
+
+# -- memory helper ---------------------------------------------------------------
+
+def test_parse_size():
+    assert parse_size("8G") == 8 << 30
+    assert parse_size("512M") == 512 << 20
+    assert parse_size("1.5GiB") == 3 << 29
+    assert parse_size(" 100 kb ") == 100 << 10
+    assert parse_size(12345) == 12345
+    assert parse_size(None) is None
+    for bad in ("", "8X", "-1G", "G", 0, -5, True):
+        with pytest.raises(ParameterError):
+            parse_size(bad)
+    assert format_size(1536) == "1.5K"
+
+
+def test_budget_sees_an_allocation():
+    with MemoryBudget("64G") as b:
+        x = np.ones(64 << 20, dtype=np.uint8)  # 64 MB, touched
+        b.sample()
+        del x
+    rep = b.report()
+    assert rep["peak_anon"] - rep["base_anon"] >= 60 << 20
+    assert rep["within_limit"] is True
+    assert rss_now()["hwm"] >= rep["peak_anon"]
+
+
+# -- phrases ----------------------------------------------------------------------
+
+def test_plan_shards_oracle():
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        lens = rng.integers(0, 30, rng.integers(1, 40))
+        off = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+        cap = int(rng.integers(1, 60))
+        cuts = plan_shards(off, cap)
+        assert cuts[0] == 0 and cuts[-1] == lens.size
+        assert np.all(np.diff(cuts) >= 1)
+        for i in range(cuts.size - 1):
+            size = off[cuts[i + 1]] - off[cuts[i]]
+            assert size <= cap or cuts[i + 1] - cuts[i] == 1
+            if cuts[i + 1] < lens.size:  # greedy: the next document would not fit
+                assert off[cuts[i + 1] + 1] - off[cuts[i]] > cap
+
+
+@st.composite
+def problems(draw):
+    alpha = draw(st.integers(2, 5))
+    docs = draw(st.lists(st.lists(st.integers(0, alpha - 1), min_size=0, max_size=30),
+                         min_size=1, max_size=12))
+    sigma = draw(st.integers(1, 5))
+    L = draw(st.integers(1, 5))
+    n = draw(st.integers(1, L))
+    shard = draw(st.integers(1, 60))
+    parts = draw(st.sampled_from([1, 2, 4, 16]))
+    threads = draw(st.sampled_from([1, 2]))
+    return docs, sigma, L, n, shard, parts, threads
+
+
+@settings(max_examples=80, deadline=None)
+@given(problems())
+def test_bloomspan_ooc_equals_in_memory(tmp_path_factory, prob):
+    docs, sigma, L, n, shard, parts, threads = prob
+    tokens, offsets = corpus(docs)
+    work = tmp_path_factory.mktemp("spill")
+    want = mine_bloomspan(tokens, offsets, sigma, L, seed_len=n, filter_bytes=64)
+    got = mine_bloomspan_ooc(tokens, offsets, sigma, L, seed_len=n, filter_bytes=64,
+                             memory_limit="64G", shard_tokens=shard, n_parts=parts,
+                             threads=threads, workdir=work)
+    assert_same(want, got)
+    assert got.stats.get("phrases", 0) == want.stats.get("phrases", 0)
+    assert got.stats.get("covered_tokens", 0) == want.stats.get("covered_tokens", 0)
+    assert leftovers(work) == []
+
+
+def _web_like(n_docs, rng, vocab=3000):
+    """Zipfian documents with a few planted boilerplate lines."""
+    templates = [rng.integers(0, vocab, rng.integers(6, 20)) for _ in range(12)]
+    docs = []
+    for _ in range(n_docs):
+        body = list((rng.zipf(1.3, rng.integers(20, 300)) - 1) % vocab)
+        for t in rng.choice(len(templates), rng.integers(0, 3), replace=False):
+            at = int(rng.integers(0, len(body) + 1))
+            body[at:at] = list(templates[t])
+        docs.append(body)
+    return corpus(docs)
+
+
+def test_bloomspan_ooc_plans_shards_and_stays_under_budget(tmp_path):
+    rng = np.random.default_rng(7)
+    tokens, offsets = _web_like(2000, rng)
+    path = tmp_path / "tokens.npy"
+    np.save(path, tokens)
+    mm = np.load(path, mmap_mode="r")
+    want = mine_bloomspan(tokens, offsets, 5, 4)
+    mine_bloomspan_ooc(mm, offsets, 5, 4, memory_limit="64G")  # warm the kernels
+    limit = rss_now()["anon"] + (6 << 20)
+    got = mine_bloomspan_ooc(mm, offsets, 5, 4, memory_limit=limit, workdir=tmp_path / "w")
+    assert got.stats["shards"] > 1 and got.stats["partitions"] > 1
+    assert_same(want, got)
+    assert want.n_phrases > 10
+    assert got.stats["peak_anon"] <= limit
+    assert leftovers(tmp_path / "w") == []
+
+
+def test_bloomspan_store_and_errors(tmp_path):
+    texts = ["a b c d e f", "x a b c d y", "a b c d z", "q r s"]
+    st_ = TokenStore.from_texts(texts)
+    st_.save(tmp_path / "s")
+    got = mine_bloomspan_store(tmp_path / "s", 2, 3, memory_limit="64G", shard_tokens=5,
+                               n_parts=4, workdir=tmp_path / "w")
+    want = mine_bloomspan(st_.tokens, st_.doc_offsets, 2, 3)
+    assert_same(want, got)
+    assert got.n_phrases == 1
+    with pytest.raises(ParameterError):
+        mine_bloomspan_ooc(st_.tokens, st_.doc_offsets, 2, 3, memory_limit=None)
+    with pytest.raises(ParameterError, match="too small"):
+        mine_bloomspan_ooc(st_.tokens, st_.doc_offsets, 2, 3, memory_limit="1M")
+    with pytest.raises(ParameterError):
+        mine_bloomspan_ooc(st_.tokens, st_.doc_offsets, 2, 3, seed_len=4, memory_limit="64G")
+
+
+def test_bloomspan_interrupted_run_leaves_nothing_and_restarts(tmp_path, monkeypatch):
+    rng = np.random.default_rng(11)
+    tokens, offsets = _web_like(200, rng)
+    real = PO._seed_partition
+    calls = {"n": 0}
+
+    def flaky(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(PO, "_seed_partition", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        mine_bloomspan_ooc(tokens, offsets, 3, 4, memory_limit="64G", shard_tokens=3000,
+                           n_parts=8, threads=1, workdir=tmp_path)
+    assert leftovers(tmp_path) == []
+    monkeypatch.setattr(PO, "_seed_partition", real)
+    got = mine_bloomspan_ooc(tokens, offsets, 3, 4, memory_limit="64G", shard_tokens=3000,
+                             n_parts=8, workdir=tmp_path)
+    assert_same(mine_bloomspan(tokens, offsets, 3, 4), got)
+
+
+# -- near-duplicates ----------------------------------------------------------------
+
+def _dups_corpus(rng, n_docs, n_base, vocab=40):
+    words = [f"w{i}" for i in range(vocab)]
+    base = [list(rng.choice(words, rng.integers(0, 30))) for _ in range(n_base)]
+    texts = []
+    for _ in range(n_docs):
+        b = list(base[rng.integers(0, n_base)])
+        if b and rng.random() < 0.7:
+            b[rng.integers(0, len(b))] = str(rng.choice(words))
+        if rng.random() < 0.3:
+            b.append(str(rng.choice(words)))
+        texts.append(" ".join(b))
+    return TokenStore.from_texts(texts)
+
+
+def assert_same_pairs(want, got):
+    np.testing.assert_array_equal(want.a, got.a)
+    np.testing.assert_array_equal(want.b, got.b)
+    np.testing.assert_allclose(want.jaccard, got.jaccard)
+    np.testing.assert_allclose(want.containment_ab, got.containment_ab)
+    np.testing.assert_allclose(want.containment_ba, got.containment_ba)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), thr=st.sampled_from([0.5, 0.7, 0.9, 1.0]),
+       k=st.integers(1, 4), mb=st.sampled_from([None, 3, 200]),
+       scheme=st.sampled_from(["minhash", "oph"]), shard=st.integers(1, 50),
+       parts=st.sampled_from([1, 4, 32]))
+def test_neardup_ooc_equals_in_memory(tmp_path_factory, seed, thr, k, mb, scheme, shard, parts):
+    rng = np.random.default_rng(seed)
+    store = _dups_corpus(rng, int(rng.integers(2, 150)), int(rng.integers(1, 30)))
+    cfg = NearDupConfig(threshold=thr, shingle=k, max_bucket=mb, scheme=scheme, num_perm=64)
+    want = find_near_duplicates(store, cfg)
+    work = tmp_path_factory.mktemp("nd")
+    got = near_duplicates_store(store, cfg, memory_limit="64G", shard_docs=shard,
+                                n_parts=parts, workdir=work)
+    assert_same_pairs(want.pairs, got.pairs)
+    assert got.candidates == len(want.candidates)
+    assert got.stats["capped_buckets"] == want.summary["lsh"]["capped_buckets"]
+    assert got.stats["near_empty_documents"] == want.summary["lsh"]["near_empty_documents"]
+    assert leftovers(work) == []
+
+
+def test_neardup_ooc_plans_under_budget_and_writes_atomically(tmp_path):
+    rng = np.random.default_rng(5)
+    store = _dups_corpus(rng, 8000, 800, vocab=400)
+    store.save(tmp_path / "s")
+    cfg = NearDupConfig(threshold=0.7, shingle=3)
+    want = find_near_duplicates(store, cfg)
+    near_duplicates_store(tmp_path / "s", cfg, memory_limit="64G")  # warm the kernels
+    limit = rss_now()["anon"] + (5 << 20)
+    got = near_duplicates_store(tmp_path / "s", cfg, memory_limit=limit, workdir=tmp_path / "w")
+    assert got.stats["shards"] > 1 and got.stats["partitions"] > 1
+    assert len(got) > 100
+    assert_same_pairs(want.pairs, got.pairs)
+    assert got.stats["peak_anon"] <= limit
+    assert leftovers(tmp_path / "w") == []
+    out = got.to_parquet(tmp_path / "pairs.parquet")
+    df = got.to_pandas()
+    assert len(df) == len(got)
+    import pyarrow.parquet as pq
+    assert pq.read_table(out).num_rows == len(got)
+
+
+def test_neardup_interrupted_run_leaves_nothing(tmp_path, monkeypatch):
+    rng = np.random.default_rng(9)
+    store = _dups_corpus(rng, 200, 20)
+    cfg = NearDupConfig(threshold=0.7, shingle=2)
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(NO, "verify_pairs", boom)
+    with pytest.raises(KeyboardInterrupt):
+        near_duplicates_store(store, cfg, memory_limit="64G", shard_docs=30, n_parts=4,
+                              workdir=tmp_path)
+    assert leftovers(tmp_path) == []
+    with pytest.raises(ParameterError):
+        near_duplicates_store(store, NearDupConfig(method="simhash"), memory_limit="64G")
+    with pytest.raises(ParameterError, match="too small"):
+        near_duplicates_store(store, cfg, memory_limit="1M")
