@@ -332,9 +332,10 @@ def _kernel_flag(text: str, enc16: bool) -> int:
     T = U.tables()
     data = text.encode("utf-16-le") if enc16 else text.encode("utf-8", "surrogatepass")
     buf = np.frombuffer(data, dtype=np.uint8)
-    _, flag = K.count_segments(buf, np.zeros(1, np.int64), np.array([buf.size], np.int64),
-                               np.ones(1, np.uint8), np.array([enc16]), 0, T.flags, T.lflags,
-                               T.lower, T.ccc, T.compose_keys)
+    with np.errstate(over="ignore"):  # FNV wrap-around when numba is off
+        _, flag = K.count_segments(buf, np.zeros(1, np.int64), np.array([buf.size], np.int64),
+                                   np.ones(1, np.uint8), np.array([enc16]), 0, T.flags,
+                                   T.lflags, T.lower, T.ccc, T.compose_keys)
     return int(flag[0])
 
 

@@ -227,9 +227,12 @@ def _scan_segments(buf: np.ndarray, seg_a: np.ndarray, seg_b: np.ndarray, seg_lo
         s, pos = s0, 0
         private = False
         while True:
-            s, pos = K.scan_range(buf, seg_a, seg_b, seg_low, seg_enc16, s, s1, kunit, T.flags,
-                                  T.lflags, T.lower, T.ccc, T.compose_keys, st, en, ha, pos,
-                                  counts, seg_flag)
+            # errstate: the FNV multiply wraps around (numpy warns when numba is
+            # off); errstate is per thread, so it is set here, in the worker
+            with np.errstate(over="ignore"):
+                s, pos = K.scan_range(buf, seg_a, seg_b, seg_low, seg_enc16, s, s1, kunit,
+                                      T.flags, T.lflags, T.lower, T.ccc, T.compose_keys, st, en,
+                                      ha, pos, counts, seg_flag)
             if s >= s1:
                 return st, en, ha, pos, private
             # a word token takes >= 1 byte plus a separator, a char token >= 1 byte
@@ -476,7 +479,8 @@ def hash_strings(strings: Sequence[str]) -> npt.NDArray[np.uint64]:
     if enc:
         np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=len(enc)), out=offsets[1:])
     data = np.frombuffer(b"".join(enc), dtype=np.uint8)
-    return K.fnv1a64_spans(data, offsets)
+    with np.errstate(over="ignore"):  # FNV wrap-around when numba is off
+        return K.fnv1a64_spans(data, offsets)
 
 
 # -- spans in the original text ------------------------------------------------------
@@ -488,14 +492,15 @@ def _scan_chars(text_bytes: bytes, lower: int, kunit: int) -> tuple[np.ndarray, 
     a = np.zeros(1, dtype=np.int64)
     b = np.array([buf.size], dtype=np.int64)
     low = np.array([lower], dtype=np.uint8)
-    counts, flag = K.count_segments(buf, a, b, low, np.zeros(1, dtype=np.bool_), kunit, T.flags,
-                                    T.lflags, T.lower, T.ccc, T.compose_keys)
-    n = int(counts[0])
-    spans = np.empty((n, 2), dtype=np.int64)
-    h = np.empty(n, dtype=np.uint64)
-    K.scan_segment(buf, np.int64(0), np.int64(buf.size), np.int64(lower), False, kunit, T.flags,
-                   T.lflags, T.lower, T.ccc, T.compose_keys, True, True, np.int64(0),
-                   spans[:, 0], spans[:, 1], h, np.int64(0))
+    with np.errstate(over="ignore"):  # FNV wrap-around when numba is off
+        counts, flag = K.count_segments(buf, a, b, low, np.zeros(1, dtype=np.bool_), kunit, T.flags,
+                                        T.lflags, T.lower, T.ccc, T.compose_keys)
+        n = int(counts[0])
+        spans = np.empty((n, 2), dtype=np.int64)
+        h = np.empty(n, dtype=np.uint64)
+        K.scan_segment(buf, np.int64(0), np.int64(buf.size), np.int64(lower), False, kunit, T.flags,
+                       T.lflags, T.lower, T.ccc, T.compose_keys, True, True, np.int64(0),
+                       spans[:, 0], spans[:, 1], h, np.int64(0))
     return spans, int(flag[0])
 
 
