@@ -2,15 +2,19 @@
 
 Three removals, each optional:
 
-* **boilerplate** — every occurrence of every reported phrase
-  (``phrases/occurrences.parquet``) is cut from its document at its exact
+* **boilerplate** — by default every *frequent span* (``phrases/spans.parquet``:
+  the text inside any phrase of ≥ L tokens in ≥ σ documents, maximal or not —
+  see :mod:`repetend.phrases.frequent_spans`), or with ``spans="maximal"``
+  every occurrence of every reported phrase (``phrases/occurrences.parquet``),
+  is cut from its document at its exact
   original character span (token span ``start..end-1`` ↦
   ``[spans[start, 0], spans[end - 1, 1])`` with ``store.token_spans(d)``);
   the cuts are merged per document and tidied by the rule of
   :mod:`repetend.clean.spans` (no glued words, no dangling separators);
 * **duplicates** — of each duplicate cluster (``dups/clusters.parquet``) only
   the representative is kept;
-* **min_share** — documents whose boilerplate share is at least this are dropped.
+* **min_share** — documents whose boilerplate share (the frequent share, or the
+  maximal-phrase share with ``spans="maximal"``) is at least this are dropped.
 
 The input is read again with :func:`repetend.corpus.readers.read_corpus` and
 the scan's input options; the records are matched to the scan's documents by
@@ -52,8 +56,11 @@ class CleanConfig:
     remove_boilerplate: bool = True
     remove_duplicates: bool = True
     min_share: float | None = None
+    spans: str = "frequent"   # "frequent" spans or "maximal" phrase occurrences
 
     def __post_init__(self):
+        if self.spans not in ("frequent", "maximal"):
+            raise ParameterError(f"spans must be 'frequent' or 'maximal', got {self.spans!r}")
         if self.min_share is not None and not (0.0 < float(self.min_share) <= 1.0):
             raise ParameterError(f"min_share must be in (0, 1], got {self.min_share}")
 
@@ -204,8 +211,13 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
                 if not r and int(c) in rep_of:
                     drop_reason[int(d)] = f"duplicate_of:{doc_ids[rep_of[int(c)]]}"
     share = None
+    frequent = cfg.spans == "frequent" and scan.table("phrases/spans.parquet", ["doc_index"]) is not None
+    if cfg.spans == "frequent" and not frequent and cfg.remove_boilerplate:
+        res.notes.append("the scan has no frequent spans (phrases/spans.parquet; an older scan): "
+                         "removing the maximal phrases' occurrences")
+    share_col = "frequent_share" if frequent else "boilerplate_share"
     if cfg.min_share is not None or cfg.remove_boilerplate:
-        dt = scan.table("phrases/documents.parquet", ["doc_index", "boilerplate_share"])
+        dt = scan.table("phrases/documents.parquet", ["doc_index", share_col])
         if dt is None:
             if cfg.min_share is not None:
                 raise InputError("--min-share needs the phrase stage (phrases/documents.parquet)",
@@ -215,11 +227,12 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
         else:
             share = np.zeros(n)
             share[pc.cast(dt.column("doc_index"), pa.int64()).to_numpy(zero_copy_only=False)] = \
-                pc.cast(dt.column("boilerplate_share"), pa.float64()).to_numpy(zero_copy_only=False)
+                pc.cast(dt.column(share_col), pa.float64()).to_numpy(zero_copy_only=False)
             if cfg.min_share is not None:
                 for d in np.flatnonzero(share >= float(cfg.min_share) - 1e-12):
                     drop_reason.setdefault(int(d), "min_share")
-    occ = _Occurrences(scan.table("phrases/occurrences.parquet", ["phrase_id", "doc_index", "start", "end"])
+    span_table = "phrases/spans.parquet" if frequent else "phrases/occurrences.parquet"
+    occ = _Occurrences(scan.table(span_table, ["phrase_id", "doc_index", "start", "end"])
                        if cfg.remove_boilerplate else None, n)
 
     records = read_corpus(inputs, **opts)

@@ -42,8 +42,12 @@ def report(scan_dir, out, max_phrases, max_rows, max_clusters, max_chords, title
               help="Keep every member of a duplicate cluster (default: only its representative).")
 @click.option("--min-share", type=click.FloatRange(0.0, 1.0, min_open=True), default=None,
               help="Drop documents whose boilerplate share is at least this.")
+@click.option("--spans", type=click.Choice(["frequent", "maximal"]), default="frequent",
+              show_default=True,
+              help="What boilerplate to cut: all text inside any frequent phrase of >= L tokens, "
+                   "or only the occurrences of the reported maximal phrases.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
-def clean(inputs, scan_dir, out, keep_boilerplate, keep_duplicates, min_share, quiet):
+def clean(inputs, scan_dir, out, keep_boilerplate, keep_duplicates, min_share, spans, quiet):
     """Write INPUTS back without boilerplate spans and/or with one document per
     duplicate cluster, with a removal log OUT.removed.jsonl.
 
@@ -54,7 +58,7 @@ def clean(inputs, scan_dir, out, keep_boilerplate, keep_duplicates, min_share, q
     from ..clean import CleanConfig, clean_corpus
 
     cfg = CleanConfig(remove_boilerplate=not keep_boilerplate, remove_duplicates=not keep_duplicates,
-                      min_share=min_share)
+                      min_share=min_share, spans=spans)
     res = clean_corpus(list(inputs) or None, scan_dir, out, config=cfg, quiet=quiet)
     for line in res.describe():
         click.echo(line, err=True)

@@ -1,0 +1,30 @@
+"""`clean --spans frequent` (the default) against `--spans maximal`, re-scanned."""
+
+from __future__ import annotations
+
+import pyarrow.parquet as pq
+
+from repetend.clean import CleanConfig, clean_corpus
+from repetend.scan import ScanConfig, scan
+from repetend.synth import weblike
+
+
+def _phrases(corpus, out):
+    scan([corpus], out, ScanConfig(min_docs=5, dups=False, report=False))
+    return pq.read_table(out / "phrases" / "phrases.parquet").to_pandas()
+
+
+def test_frequent_clean_leaves_less_template_than_maximal_clean(tmp_path):
+    corpus = weblike(240, seed=5, dup_rate=0.0).write(tmp_path / "c")["corpus"]
+    before = _phrases(corpus, tmp_path / "s")
+    assert len(before) > 0
+    left = {}
+    for mode in ("maximal", "frequent"):
+        out = tmp_path / f"clean-{mode}.jsonl"
+        clean_corpus(None, tmp_path / "s", out,
+                     config=CleanConfig(remove_duplicates=False, spans=mode))
+        after = _phrases(out, tmp_path / f"s-{mode}")
+        removed = set(map(tuple, before["tokens"]))
+        assert not removed & set(map(tuple, after["tokens"])), mode
+        left[mode] = int(after["psi"].sum()) if len(after) else 0
+    assert left["frequent"] < left["maximal"]
