@@ -192,7 +192,7 @@ class MinHashSignatures:
 
 def _work_bounds(offsets: np.ndarray, per_doc: int) -> npt.NDArray[np.int64]:
     """Document bounds of about 8 tasks per thread of about equal work
-    (shingles + ``per_doc`` per document), so ``prange`` stays balanced on skewed sizes."""
+    (shingles + ``per_doc`` per document), so threads stay balanced on skewed sizes."""
     n = offsets.shape[0] - 1
     tasks = max(1, min(n, 8 * numba.get_num_threads()))
     work = (offsets[1:] - offsets[0]) + per_doc * np.arange(1, n + 1, dtype=np.int64)
@@ -219,15 +219,20 @@ def _run_ranges(kernel, args: tuple, offsets: np.ndarray, per_doc: int) -> None:
         return
     bounds = _work_bounds(offsets, per_doc)
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        for f in [pool.submit(kernel, *args, int(bounds[t]), int(bounds[t + 1]))
+        for f in [pool.submit(_call, kernel, args, int(bounds[t]), int(bounds[t + 1]))
                   for t in range(bounds.shape[0] - 1)]:
             f.result()
+
+
+def _call(kernel, args: tuple, d0: int, d1: int) -> None:
+    with np.errstate(over="ignore"):  # numpy's error state is per thread (matters with JIT off)
+        kernel(*args, d0, d1)
 
 
 def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DEFAULT_SEED,
                        hash: HashName = "splitmix64", bits: int = 64,
                        scheme: Scheme = "oph") -> MinHashSignatures:
-    """MinHash signatures of every document in one compiled, parallel pass.
+    """MinHash signatures of every document, compiled, on several threads.
 
     Parameters
     ----------
