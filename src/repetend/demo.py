@@ -27,9 +27,10 @@ def run_demo(out: Path, *, pages: int = 3000, seed: int = 0,
     return res, compare_with_truth(res, corpus.truth)
 
 
-def _covered_char_masks(scan_dir: Path, store) -> dict[int, np.ndarray]:
-    """Per document (that has boilerplate) the characters inside found phrase occurrences."""
-    occ = pq.read_table(scan_dir / "phrases" / "occurrences.parquet",
+def _covered_char_masks(scan_dir: Path, store, table: str = "occurrences") -> dict[int, np.ndarray]:
+    """Per document (that has boilerplate) the characters inside the found spans:
+    phrase ``occurrences`` or frequent ``spans``."""
+    occ = pq.read_table(scan_dir / "phrases" / f"{table}.parquet",
                         columns=["doc_index", "start", "end"]).to_pandas()
     masks: dict[int, np.ndarray] = {}
     for d, grp in occ.groupby("doc_index", sort=False):
@@ -52,29 +53,29 @@ def compare_with_truth(res, truth: dict) -> list[str]:
         sigma = params["min_docs"]
         block_docs = Counter(s["block"] for d in truth["docs"] for s in d["spans"]
                              if s["block"] is not None)
-        masks = _covered_char_masks(res.out, store)
-        planted = found = findable = findable_found = covered = 0
-        for doc in truth["docs"]:
-            d = id_to_index[doc["id"]]
-            m = masks.get(d)
-            for s in doc["spans"]:
-                if s["block"] is None:
-                    continue
-                hit = int(m[s["start"]:s["end"]].sum()) if m is not None else 0
-                planted += s["end"] - s["start"]
-                found += hit
-                if block_docs[s["block"]] >= sigma:
-                    findable += s["end"] - s["start"]
-                    findable_found += hit
-            if m is not None:
-                covered += int(m.sum())
-        lines.append(
-            f"  boilerplate: {found / max(planted, 1):.1%} of the planted template characters "
-            f"found; {findable_found / max(findable, 1):.1%} of those in blocks on ≥ σ = {sigma} "
-            f"pages (the findable ones)")
-        lines.append(
-            f"  precision: {found / max(covered, 1):.1%} of the characters marked as "
-            f"boilerplate lie in planted template blocks")
+        for table, what in (("occurrences", "maximal-phrase occurrences"),
+                            ("spans", "frequent spans")):
+            masks = _covered_char_masks(res.out, store, table)
+            planted = found = findable = findable_found = covered = 0
+            for doc in truth["docs"]:
+                d = id_to_index[doc["id"]]
+                m = masks.get(d)
+                for s in doc["spans"]:
+                    if s["block"] is None:
+                        continue
+                    hit = int(m[s["start"]:s["end"]].sum()) if m is not None else 0
+                    planted += s["end"] - s["start"]
+                    found += hit
+                    if block_docs[s["block"]] >= sigma:
+                        findable += s["end"] - s["start"]
+                        findable_found += hit
+                if m is not None:
+                    covered += int(m.sum())
+            lines.append(
+                f"  boilerplate by {what}: {found / max(planted, 1):.1%} of the planted template "
+                f"characters found ({findable_found / max(findable, 1):.1%} of those in blocks on "
+                f"≥ σ = {sigma} pages); precision {found / max(covered, 1):.1%} (marked characters "
+                f"that lie in planted blocks)")
 
     if res.summary["stages"]["dups"]:
         t = params["threshold"]
