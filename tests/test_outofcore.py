@@ -234,7 +234,7 @@ def test_neardup_ooc_plans_under_budget_and_writes_atomically(tmp_path):
     near_duplicates_store(tmp_path / "s", cfg, memory_limit="64G")  # warm the kernels
     limit = rss_now()["anon"] + (5 << 20)
     got = near_duplicates_store(tmp_path / "s", cfg, memory_limit=limit, workdir=tmp_path / "w")
-    assert got.stats["shards"] > 1 and got.stats["partitions"] > 1
+    assert got.stats["shards"] > 1
     assert len(got) > 100
     assert_same_pairs(want.pairs, got.pairs)
     assert got.stats["peak_anon"] <= limit
@@ -263,3 +263,11 @@ def test_neardup_interrupted_run_leaves_nothing(tmp_path, monkeypatch):
         near_duplicates_store(store, NearDupConfig(method="simhash"), memory_limit="64G")
     with pytest.raises(ParameterError, match="too small"):
         near_duplicates_store(store, cfg, memory_limit="1M")
+
+
+def test_store_token_hashes_equal_token_hashes(tmp_path):
+    from repetend.neardup.outofcore import store_token_hashes
+    from repetend.neardup.shingles import token_hashes
+    st_ = TokenStore.from_texts(["привет мир", "hello wörld 123", "ü ñ 日本"])
+    st_.save(tmp_path / "s")
+    np.testing.assert_array_equal(store_token_hashes(tmp_path / "s"), token_hashes(st_.vocab))

@@ -53,7 +53,7 @@ from .minhash import DEFAULT_SEED, minhash_signatures
 from .pairs import Pairs, verify_pairs
 from .shingles import shingle_sets, token_hashes
 
-__all__ = ["OutOfCorePairs", "near_duplicates_ooc", "near_duplicates_store"]
+__all__ = ["OutOfCorePairs", "near_duplicates_ooc", "near_duplicates_store", "store_token_hashes"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _REC_BYTES = 18          # band int16 + key uint64 + doc int64 on disk
@@ -374,12 +374,34 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
     return OutOfCorePairs(pairs, n_cand, stats)
 
 
+def store_token_hashes(path: str | os.PathLike) -> npt.NDArray[np.uint64]:
+    """:func:`repetend.neardup.shingles.token_hashes` of a store's vocabulary,
+    computed from the Arrow column (no Python string per token)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from . import _shingle_kernels as SK
+    col = pq.read_table(Path(path) / "vocab.parquet", columns=["token"]).column("token")
+    col = col.combine_chunks().cast(pa.large_string())
+    if col.null_count:
+        raise ParameterError(f"{path}: vocabulary has null tokens")
+    bufs = col.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int64, count=len(col) + 1, offset=col.offset * 8)
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    with np.errstate(over="ignore"):
+        return SK.fnv1a64_spans(data, np.ascontiguousarray(offsets))
+
+
 def near_duplicates_store(store, config=None, *, memory_limit: int | str,
                           workdir: str | os.PathLike | None = None, **kwargs) -> OutOfCorePairs:
-    """:func:`near_duplicates_ooc` on a token store (path or open
-    :class:`repetend.corpus.store.TokenStore`, memory-mapped) with the fields of
-    a :class:`repetend.neardup.api.NearDupConfig` (method ``minhash``, no
-    stop words / stemming)."""
+    """:func:`near_duplicates_ooc` on a token store with the fields of a
+    :class:`repetend.neardup.api.NearDupConfig` (method ``minhash``, no stop
+    words / stemming).
+
+    ``store`` is a store directory (tokens memory-mapped, token hashes computed
+    from the Arrow vocabulary column) or an open
+    :class:`repetend.corpus.store.TokenStore`.
+    """
     from ..corpus.store import TokenStore
     from .api import NearDupConfig
     cfg = (config or NearDupConfig()).validate()
@@ -387,11 +409,15 @@ def near_duplicates_store(store, config=None, *, memory_limit: int | str,
         raise ParameterError(f"the out-of-core path supports method 'minhash', got {cfg.method!r}")
     if cfg.stopwords or cfg.stem:
         raise ParameterError("the out-of-core path does not normalize tokens (stopwords/stem)")
-    if not isinstance(store, TokenStore):
-        store = TokenStore.open(store, mmap=True)
+    if isinstance(store, TokenStore):
+        tokens, offsets, tok_hash = store.tokens, store.doc_offsets, token_hashes(store.vocab)
+    else:
+        from ..phrases.outofcore import open_store_arrays
+        tokens, offsets, _ = open_store_arrays(store)
+        tok_hash = store_token_hashes(store)
     bands, rows = cfg.banding()
     return near_duplicates_ooc(
-        store.tokens, store.doc_offsets, token_hashes(store.vocab), memory_limit=memory_limit,
+        tokens, offsets, tok_hash, memory_limit=memory_limit,
         threshold=cfg.threshold, shingle=cfg.shingle, num_perm=cfg.num_perm, bands=bands,
         rows=rows, hash=cfg.hash, scheme=cfg.scheme,
         bits=64 if cfg.bbits is None else int(cfg.bbits), seed=cfg.seed,

@@ -51,7 +51,7 @@ from ._raw import RawPhrases
 from .bloomspan import (_BLOCK, _Clock, _as_int, _empty, _validate, default_filter_bytes,
                         default_seed_len)
 
-__all__ = ["mine_bloomspan_ooc", "mine_bloomspan_store", "plan_shards"]
+__all__ = ["mine_bloomspan_ooc", "mine_bloomspan_store", "open_store_arrays", "plan_shards"]
 
 # private bytes per token of a shard in the survivor pass (bitmask 1/8, and per
 # survivor: pos 8 + doc 4 + key 8 + partition 8 + argsort 8 + gathered copies 12)
@@ -365,13 +365,33 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
 
 def mine_bloomspan_store(store, min_docs: int, min_len: int, *, memory_limit: int | str,
                          **kwargs) -> RawPhrases:
-    """:func:`mine_bloomspan_ooc` on a token store (a path or an open
-    :class:`repetend.corpus.store.TokenStore`), memory-mapped, with the
-    store's token df."""
+    """:func:`mine_bloomspan_ooc` on a token store, memory-mapped, with the
+    store's token df.
+
+    ``store`` is a store directory (only ``tokens.npy``, ``doc_offsets.npy``
+    and the df column of ``vocab.parquet`` are read: the vocabulary strings
+    are not loaded) or an open :class:`repetend.corpus.store.TokenStore`.
+    """
     from ..corpus.store import TokenStore
-    if not isinstance(store, TokenStore):
-        store = TokenStore.open(store, mmap=True)
-    kwargs.setdefault("token_df", store.df)
-    kwargs.setdefault("vocab_size", max(len(store.vocab), 1))
-    return mine_bloomspan_ooc(store.tokens, store.doc_offsets, min_docs, min_len,
+    if isinstance(store, TokenStore):
+        tokens, offsets, df = store.tokens, store.doc_offsets, store.df
+    else:
+        tokens, offsets, df = open_store_arrays(store)
+    kwargs.setdefault("token_df", df)
+    kwargs.setdefault("vocab_size", max(int(df.shape[0]), 1))
+    return mine_bloomspan_ooc(tokens, offsets, min_docs, min_len,
                               memory_limit=memory_limit, **kwargs)
+
+
+def open_store_arrays(path: str | os.PathLike):
+    """(memory-mapped tokens, doc_offsets, token df) of a store directory."""
+    import pyarrow.parquet as pq
+
+    from ..errors import InputError
+    path = Path(path)
+    if not (path / "meta.json").is_file():
+        raise InputError("not a repetend token store (no meta.json)", path=str(path))
+    tokens = np.load(path / "tokens.npy", mmap_mode="r")
+    offsets = np.load(path / "doc_offsets.npy")
+    df = pq.read_table(path / "vocab.parquet", columns=["df"]).column("df").to_numpy()
+    return tokens, offsets, np.asarray(df, dtype=np.int32)
