@@ -21,7 +21,7 @@ from repetend.phrases.templates import (SLOT, TemplateConfig, TemplateResult, fi
 # -- the brute-force twin ------------------------------------------------------------
 
 def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, min_fixed,
-                    mask_numbers=True, rounds=3, word_slots=2):
+                    mask_numbers=True, rounds=3, word_slots=2, join_share=0.5):
     """Obviously correct and slow: every step of the module docstring spelled out.
 
     Returns {(parts tuple, df, occurrences tuple ((doc, start, end) local)):
@@ -153,9 +153,10 @@ def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, 
                             and doc_of[qa] == doc_of[qb] \
                             and (dd <= len(A) or T[qa + len(A)] == GAP):
                         pair_docs[(A, B, dd)].add(doc_of[qa])
+    pdf = {p: len({doc_of[q] for q in qs}) for p, qs in occ_of.items()}
     joined = set()
     for (A, B, dd), ds in pair_docs.items():
-        if len(ds) < sigma:
+        if len(ds) < max(sigma, join_share * min(pdf[A], pdf[B])):
             continue
         if dd <= len(A):
             ov = len(A) - dd
@@ -310,13 +311,17 @@ def signature_corpus(rng, n_docs):
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(4, 11), sigma=st.integers(2, 3),
-       part_len=st.integers(1, 3), min_span=st.integers(3, 8))
-def test_word_slots_and_joins_match_bruteforce(seed, n_docs, sigma, part_len, min_span):
+       part_len=st.integers(1, 3), min_span=st.integers(3, 8),
+       join_share=st.sampled_from([0.0, 0.5, 0.9]))
+def test_word_slots_and_joins_match_bruteforce(seed, n_docs, sigma, part_len, min_span,
+                                               join_share):
     rng = np.random.default_rng(seed)
     tokens, offsets, vocab = signature_corpus(rng, n_docs)
     res = find_templates((tokens, offsets, vocab), None, sigma, 8,
-                         TemplateConfig(part_len=part_len, min_span=min_span))
-    want = naive_templates(tokens, offsets, vocab, sigma, part_len, 4, min_span, 2)
+                         TemplateConfig(part_len=part_len, min_span=min_span,
+                                        join_share=join_share))
+    want = naive_templates(tokens, offsets, vocab, sigma, part_len, 4, min_span, 2,
+                           join_share=join_share)
     assert fast_as_naive(res) == want
 
 

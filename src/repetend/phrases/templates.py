@@ -157,6 +157,10 @@ class TemplateConfig:
         Candidates that differ only in a window of up to this many words are
         merged into one template with word slots there (an author's name, a
         month); 0: off.
+    join_share : float
+        Two patterns, one shorter than ``min_span``, that overlap or touch are
+        joined when they do so in at least this share of the documents of the
+        rarer one (and in ≥ σ documents); 1.0 is strictest.
     engine : {"bloomspan", "suffix", "auto"}
         Engine of the parts mining run (same phrases with any; bloomspan, the
         default, was 5× faster than suffix at L' = 4 on both test corpora, and
@@ -172,6 +176,7 @@ class TemplateConfig:
     top_values: int = 5
     rounds: int = 3
     word_slots: int = 2
+    join_share: float = 0.5
     engine: str = "bloomspan"
 
     def validate(self) -> "TemplateConfig":
@@ -186,6 +191,8 @@ class TemplateConfig:
                 raise ParameterError(f"templates: {name} must be an integer, got {v!r}")
             if v < lo:
                 raise ParameterError(f"templates: {name} must be >= {lo}, got {v}")
+        if not (0.0 <= float(self.join_share) <= 1.0):
+            raise ParameterError(f"templates: join_share must be in [0, 1], got {self.join_share}")
         if self.engine not in ("auto", "bloomspan", "suffix"):
             raise ParameterError(f"templates: engine must be auto, bloomspan or suffix, "
                                  f"got {self.engine!r}")
@@ -578,7 +585,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         # joins: a short pattern that overlaps or touches another one in ≥ σ
         # documents forms one template with it (an author slot, then a date)
         joined, joined_pos = _joins(keys, found, t, t_doc, g_start, g_end, gap_id, sigma,
-                                    min_span)
+                                    min_span, cfg.join_share)
         n_joined = len(joined)
         if joined:
             more, more_skipped = _locate(t, sa, t_doc, joined, gap_id,
@@ -674,12 +681,13 @@ def _final_keys(groups: set[bytes], gap_id: int, num_id: int, word_slots: int
 
 
 def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc: np.ndarray,
-           g_start: np.ndarray, g_end: np.ndarray, gap_id: int, sigma: int, min_span: int
-           ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+           g_start: np.ndarray, g_end: np.ndarray, gap_id: int, sigma: int, min_span: int,
+           share: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Patterns made of two patterns, one of them short (median span < min_span),
     whose occurrences overlap, touch or are one gap apart, in the same order
-    and at the same offset, in ≥ σ documents; with their joined occurrences.
-    The overlap must agree token for token."""
+    and at the same offset, in at least max(σ, share × the smaller of their
+    two dfs) documents (they belong together, not only meet); with their joined
+    occurrences.  The overlap must agree token for token."""
     if len(keys) < 1:
         return [], []
     klen = np.array([k.size for k in keys], dtype=np.int64)
@@ -704,9 +712,11 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
     inv = inv.reshape(-1)
     pair_doc = np.unique(np.stack([inv, docs], axis=1), axis=0)
     df = np.bincount(pair_doc[:, 0], minlength=uniq.shape[0])
+    key_df = np.array([np.unique(t_doc[Q]).size for Q in found], dtype=np.int64)
+    need = np.maximum(sigma, share * np.minimum(key_df[uniq[:, 0]], key_df[uniq[:, 1]]))
     existing = {k.tobytes() for k in keys}
     out, out_pos = [], []
-    for u in np.flatnonzero(df >= sigma):
+    for u in np.flatnonzero(df >= need):
         i, j, off = (int(x) for x in uniq[u])
         A, B = keys[i], keys[j]
         if off <= A.size:
