@@ -547,7 +547,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
 
     # 4. slots, filters, tables
     t0 = time.perf_counter()
-    rows, occ_parts = [], []
+    rows: list[dict] = []
     keys, members = _final_keys(groups, gap_id, num_id, cfg.word_slots)
     n_siblings = sum(1 for k in keys if (k < 0).any())
     timings["siblings"] = time.perf_counter() - t0
@@ -612,7 +612,6 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         od.append(docs)
         os_.append(starts)
         oe.append(ends)
-        occ_parts.append((starts, ends))
         r["example_doc_id"] = c.doc_ids[r.pop("_example_doc")]
     table = pa.Table.from_pylist([{k: r[k] for k in TEMPLATE_SCHEMA.names} for r in rows],
                                  schema=TEMPLATE_SCHEMA)
