@@ -162,3 +162,17 @@ def test_utf8_offsets_kernel_counts_code_points():
     buf = np.frombuffer("".join(text).encode(), dtype=np.uint8)
     off = SK.utf8_offsets(buf, np.array([len(t) for t in text], dtype=np.int64))
     assert off.tolist() == [0, 2, 4, 4, 11]
+
+
+@settings(max_examples=25, deadline=None)
+@given(texts_st, st.integers(1, 40))
+def test_vocab_counts_on_disk_match_bincount(tmp_path_factory, texts, batch_chars):
+    out = tmp_path_factory.mktemp("s") / "store"
+    store = build_store((Record(str(i), t) for i, t in enumerate(texts)), out=out,
+                        batch_chars=batch_chars)
+    _check(store, texts)
+    import pyarrow.parquet as pq
+
+    counts = pq.read_table(out / "vocab.parquet").column("count").to_numpy()
+    assert counts.tolist() == np.bincount(np.asarray(store.tokens),
+                                          minlength=len(store.vocab)).tolist()

@@ -142,3 +142,22 @@ def utf8_offsets(buf, char_lens):
                 i += 1
         out[d + 1] = i
     return out
+
+
+@jit
+def add_df_counts(ids, doc_offsets, doc_base, df, counts, last):
+    """Add one batch to the document frequencies and the token counts.
+
+    ``ids`` are the batch's token ids, ``doc_offsets`` its local document
+    offsets, ``doc_base`` the global index of its first document; ``last[t]`` is
+    the last global document that counted token ``t`` (``-1`` for none yet).
+    The arrays must cover every id of the batch.
+    """
+    for d in range(doc_offsets.shape[0] - 1):
+        g = doc_base + d
+        for p in range(doc_offsets[d], doc_offsets[d + 1]):
+            t = ids[p]
+            counts[t] += 1
+            if last[t] != g:
+                last[t] = g
+                df[t] += 1

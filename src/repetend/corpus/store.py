@@ -29,7 +29,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .._atomic import atomic_dir
-from .._jit import jit
 from ..errors import InputError
 from . import _store_kernels as SK
 from .record import ReadStats, Record, host_of
@@ -39,19 +38,6 @@ __all__ = ["FORMAT_VERSION", "TokenStore", "build_store", "open_store"]
 
 FORMAT_VERSION = 1
 _NPY_HEADER = 128  # bytes reserved for the .npy header of a streamed array
-
-
-@jit
-def _document_frequency(tokens, doc_offsets, vocab_size):
-    df = np.zeros(vocab_size, dtype=np.int32)
-    last = np.full(vocab_size, -1, dtype=np.int64)
-    for d in range(doc_offsets.shape[0] - 1):
-        for p in range(doc_offsets[d], doc_offsets[d + 1]):
-            t = tokens[p]
-            if last[t] != d:
-                last[t] = d
-                df[t] += 1
-    return df
 
 
 def _npy_header(dtype: np.dtype, n: int) -> bytes:
@@ -102,6 +88,30 @@ class _Vocabulary:
         h = np.ascontiguousarray(hashes, dtype=np.uint64)
         with np.errstate(over="ignore"):
             return SK.lookup_ids(h, self.keys, self.vals, np.int64(self.bits))
+
+
+class _Frequencies:
+    """Document frequency and count of every id, added batch by batch (no
+    pass over the whole token stream at the end: memory stays bounded by the
+    batch and the vocabulary)."""
+
+    def __init__(self) -> None:
+        self.df = np.zeros(1024, dtype=np.int32)
+        self.counts = np.zeros(1024, dtype=np.int64)
+        self.last = np.full(1024, -1, dtype=np.int64)
+        self.n_docs = 0
+
+    def add(self, ids: np.ndarray, doc_offsets: np.ndarray, vocab_size: int) -> None:
+        if vocab_size > self.df.size:
+            cap = max(vocab_size, 2 * self.df.size)
+            self.df = np.concatenate([self.df, np.zeros(cap - self.df.size, np.int32)])
+            self.counts = np.concatenate([self.counts, np.zeros(cap - self.counts.size, np.int64)])
+            self.last = np.concatenate([self.last, np.full(cap - self.last.size, -1, np.int64)])
+        SK.add_df_counts(ids, doc_offsets, np.int64(self.n_docs), self.df, self.counts, self.last)
+        self.n_docs += doc_offsets.size - 1
+
+    def result(self, vocab_size: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.df[:vocab_size].copy(), self.counts[:vocab_size].copy()
 
 
 @dataclass
@@ -354,6 +364,7 @@ def _encode_texts(texts: list[str]) -> tuple[bytes, np.ndarray]:
 def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
            progress) -> TokenStore | None:
     vocab = _Vocabulary()
+    freq = _Frequencies()
     offsets = [np.zeros(1, dtype=np.int64)]
     text_offsets = [np.zeros(1, dtype=np.int64)]
     doc_parts: dict[str, list] = {k: [] for k in ("doc_id", "url", "host", "source", "record_no")}
@@ -367,8 +378,11 @@ def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
             tb = tokenize_batch(texts, unit=unit, lang=lang,
                                 names=ids if unit == "code" else None)
             blob, lens = _encode_texts(texts)
-            sink.add(vocab.ids_for(tb), blob)
+            tok_ids = vocab.ids_for(tb)
+            sink.add(tok_ids, blob)
             del blob
+            freq.add(tok_ids, tb.doc_offsets, len(vocab))
+            del tok_ids
             offsets.append(tb.doc_offsets[1:] + tok_base)
             tok_base += int(tb.doc_offsets[-1])
             text_offsets.append(np.cumsum(lens) + byte_base)
@@ -389,7 +403,7 @@ def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
         tokens, blob = sink.finish()
     doc_offsets = np.concatenate(offsets)
     t_offsets = np.concatenate(text_offsets)
-    df = _document_frequency(np.asarray(tokens), doc_offsets, len(vocab))
+    df, counts = freq.result(len(vocab))
     types = {"doc_id": pa.string(), "url": pa.string(), "host": pa.string(),
              "source": pa.string(), "record_no": pa.int64()}
     cols = {k: (pa.concat_arrays(v) if v else pa.array([], types[k]))
@@ -415,7 +429,6 @@ def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
         return TokenStore(tokens=tokens, doc_offsets=doc_offsets, vocab=vocab.strings, df=df,
                           docs=docs, text_blob=blob, text_offsets=t_offsets, unit=unit,
                           lang=lang, summary=summary)
-    counts = np.bincount(np.asarray(tokens), minlength=len(vocab)).astype(np.int64)
     np.save(tmpdir / "doc_offsets.npy", doc_offsets)
     np.save(tmpdir / "text_offsets.npy", t_offsets)
     _write_vocab(tmpdir, vocab.strings, df, counts)
