@@ -71,7 +71,7 @@ def write_corpus(path: Path, mb: float) -> int:
     return path.stat().st_size
 
 
-def run_child(args: list[str]) -> tuple[dict, float]:
+def run_child(args: list[str], parse: bool = True) -> tuple[dict, float]:
     """Run the child; its result and its peak RSS in MB (from wait4)."""
     p = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, text=True)
     out = p.stdout.read()
@@ -79,7 +79,7 @@ def run_child(args: list[str]) -> tuple[dict, float]:
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode:
         raise SystemExit(f"child failed: {args}")
-    return (json.loads(out) if out.strip() else {}), ru.ru_maxrss / 1024
+    return (json.loads(out) if parse and out.strip() else {}), ru.ru_maxrss / 1024
 
 
 def old_ids_for(state: dict, h: np.ndarray) -> np.ndarray:
@@ -176,7 +176,7 @@ def main() -> None:
             f = files[sizes[0]]
             out = work / "store"
             t = time.perf_counter()
-            _, rss = run_child(["-c", CLI, "tokenize", str(f), "-o", str(out), "-q"])
+            _, rss = run_child(["-c", CLI, "tokenize", str(f), "-o", str(out), "-q"], parse=False)
             dt = time.perf_counter() - t
             shutil.rmtree(out, ignore_errors=True)
             size = f.stat().st_size / 1e6
