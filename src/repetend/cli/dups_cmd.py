@@ -79,8 +79,8 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
 @click.option("--rows", "-r", type=int, default=None, help="LSH rows per band.")
 @click.option("--hash", "hash_", type=click.Choice(["splitmix64", "crc32"]), default="splitmix64",
               show_default=True, help="MinHash hash family (crc32: fold shingles with CRC-32 first).")
-@click.option("--scheme", type=click.Choice(["minhash", "oph"]), default="minhash", show_default=True,
-              help="minhash: K hashes per shingle; oph: one-permutation hashing with densification.")
+@click.option("--scheme", type=click.Choice(["minhash", "oph"]), default="oph", show_default=True,
+              help="minhash: K hashes per shingle; oph: one hash per shingle and round (3 rounds, see docs/neardup.md).")
 @click.option("--bbits", type=click.IntRange(1, 64), default=None,
               help="Keep only the low b bits of each signature value (b-bit MinHash).")
 @click.option("--seed", type=int, default=None, help="Seed of the MinHash hash functions.")

@@ -64,7 +64,7 @@ def index() -> None:
 @click.option("--rows", "-r", type=int, default=None, help="LSH rows per band.")
 @click.option("--hash", "hash_", type=click.Choice(["splitmix64", "crc32"]), default="splitmix64",
               show_default=True)
-@click.option("--scheme", type=click.Choice(["minhash", "oph"]), default="minhash", show_default=True)
+@click.option("--scheme", type=click.Choice(["minhash", "oph"]), default="oph", show_default=True)
 @click.option("--bbits", type=click.IntRange(1, 64), default=None,
               help="Store only the low b bits of each signature value (b-bit MinHash).")
 @click.option("--seed", type=int, default=None, help="Seed of the MinHash hash functions.")

@@ -78,7 +78,7 @@ class NearDupConfig:
     bands: int | None = None
     rows: int | None = None
     hash: Literal["splitmix64", "crc32"] = "splitmix64"
-    scheme: Literal["minhash", "oph"] = "minhash"
+    scheme: Literal["minhash", "oph"] = "oph"
     bbits: int | None = None
     seed: int = DEFAULT_SEED
     max_bucket: int | None = 200
