@@ -88,11 +88,14 @@ def test_empty_corpus_is_an_error(tmp_path):
 
 
 def test_min_docs_rule_follows_site_size_then_corpus_size():
-    # urls known: 10 pages on a.example, 2 on b.example → median site size over documents 10
-    urls = [f"https://a.example/{i}" for i in range(10)] + ["https://b.example/1",
+    # urls known: 40 pages on a.example, 2 on b.example → median site size over documents 40
+    urls = [f"https://a.example/{i}" for i in range(40)] + ["https://b.example/1",
                                                             "https://b.example/2"]
-    store = TokenStore.from_texts(["x"] * 12, urls=urls)
-    assert choose_min_docs(store)[0] == 5
+    store = TokenStore.from_texts(["x"] * 42, urls=urls)
+    assert choose_min_docs(store)[0] == 10
+    # a corpus of small sites: never below 3
+    store = TokenStore.from_texts(["x"] * 6, urls=[f"https://h{i % 3}.example/" for i in range(6)])
+    assert choose_min_docs(store)[0] == 3
     # no urls: 0.2 % of the corpus, at least 5
     assert choose_min_docs(TokenStore.from_texts(["x"] * 100))[0] == 5
     assert choose_min_docs(TokenStore.from_texts(["x"] * 10_000))[0] == 20

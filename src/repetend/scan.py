@@ -65,8 +65,11 @@ def choose_min_docs(store: TokenStore) -> tuple[int, str]:
 
     * urls known: the typical site size S is the median, over documents, of the
       number of documents of their host (a page's template repeats on about
-      that many pages); σ = clamp(⌊S / 2⌋, 3, 200) so that a site's template is
-      found when at least half of its pages carry it.
+      that many pages); σ = clamp(⌊S / 4⌋, 3, 200), so that a block is found
+      when a quarter of a typical site's pages carry it. (On the demo corpus,
+      S/4 instead of S/2 finds 78 % of the planted template characters instead
+      of 71 %, at the same 99.4 % precision; with L = 10 a phrase on a quarter
+      of a site is rarely a quotation.)
     * no urls: σ = clamp(round(0.002 · N), 5, 200) for N documents — a phrase
       must be in 0.2 % of the corpus (and in at least 5 documents) to count as
       template rather than a quotation or a stock phrase.
@@ -78,8 +81,8 @@ def choose_min_docs(store: TokenStore) -> tuple[int, str]:
         if len(known) >= max(1, n // 2):
             per_host = known.map(known.value_counts())
             s = float(np.median(per_host.to_numpy()))
-            sigma = int(min(200, max(3, math.floor(s / 2))))
-            return sigma, (f"urls known: median site size {s:g} pages → σ = clamp(⌊{s:g}/2⌋, 3, 200)"
+            sigma = int(min(200, max(3, math.floor(s / 4))))
+            return sigma, (f"urls known: median site size {s:g} pages → σ = clamp(⌊{s:g}/4⌋, 3, 200)"
                            f" = {sigma}")
     sigma = int(min(200, max(5, round(0.002 * n))))
     return sigma, f"no urls: {n} documents → σ = clamp(round(0.002·{n}), 5, 200) = {sigma}"
