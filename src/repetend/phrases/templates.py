@@ -706,11 +706,17 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
         return [], []
     ka, kb = key[a], key[b]
     docs = t_doc[q[a]]
-    trip = np.stack([ka, kb, d], axis=1)
-    uniq, inv = np.unique(trip, axis=0, return_inverse=True)
+    # one int64 per (A, B, offset), then per (pair, document): 1-d sorts
+    n_keys, d_max = len(keys), int(d.max()) + 1
+    code = (ka * n_keys + kb) * d_max + d
+    ucode, inv = np.unique(code, return_inverse=True)
     inv = inv.reshape(-1)
-    pair_doc = np.unique(np.stack([inv, docs], axis=1), axis=0)
-    df = np.bincount(pair_doc[:, 0], minlength=uniq.shape[0])
+    uniq = np.stack([ucode // d_max // n_keys, ucode // d_max % n_keys, ucode % d_max], axis=1)
+    n_docs = int(t_doc[-1]) + 1
+    pair_doc = np.unique(inv * n_docs + docs)
+    df = np.bincount(pair_doc // n_docs, minlength=uniq.shape[0])
+    by_pair = np.argsort(inv, kind="stable")
+    bounds = np.searchsorted(inv[by_pair], np.arange(uniq.shape[0] + 1))
     key_df = np.array([np.unique(t_doc[Q]).size for Q in found], dtype=np.int64)
     need = np.maximum(sigma, share * np.minimum(key_df[uniq[:, 0]], key_df[uniq[:, 1]]))
     existing = {k.tobytes() for k in keys}
@@ -730,7 +736,7 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
             continue
         existing.add(joined.tobytes())
         out.append(joined)
-        out_pos.append(np.unique(q[a[inv == u]]))
+        out_pos.append(np.unique(q[a[by_pair[bounds[u]:bounds[u + 1]]]]))
     return out, out_pos
 
 
