@@ -68,6 +68,16 @@ def _is_star_forest(edges) -> bool:
     return bad == 0
 
 
+def _truncate(df):
+    """Materialise *df* and cut its logical plan (each round reads the previous edges
+    twice, so without this the plan doubles every round).  A reliable checkpoint when
+    the SparkContext has a checkpoint directory, else a local checkpoint."""
+    sc = df.sparkSession.sparkContext
+    if sc.getCheckpointDir():
+        return df.checkpoint(eager=True)
+    return df.localCheckpoint(eager=True)
+
+
 def connected_components(edges, *, a: str = "a", b: str = "b", max_rounds: int = 200):
     """Component label of every node that has an edge.
 
@@ -85,20 +95,15 @@ def connected_components(edges, *, a: str = "a", b: str = "b", max_rounds: int =
         ``node, label`` (label = smallest node of the component, nodes without
         edges are absent) and the number of rounds.
     """
-    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    cur = _norm(edges.select(F.col(a).cast("long").alias("u"), F.col(b).cast("long").alias("v")))
-    cur = cur.persist(StorageLevel.MEMORY_AND_DISK)
-    cur.count()
+    cur = _truncate(_norm(edges.select(F.col(a).cast("long").alias("u"),
+                                       F.col(b).cast("long").alias("v"))))
     rounds = 0
     while not _is_star_forest(cur):
         if rounds >= max_rounds:  # pragma: no cover - the algorithm converges long before
             raise RuntimeError(f"connected components did not converge in {max_rounds} rounds")
-        nxt = _small_star(_large_star(cur)).persist(StorageLevel.MEMORY_AND_DISK)
-        nxt.count()
-        cur.unpersist()
-        cur = nxt
+        cur = _truncate(_small_star(_large_star(cur)))
         rounds += 1
     leaves = cur.select(F.col("u").alias("node"), F.col("v").alias("label"))
     roots = cur.select(F.col("v").alias("node")).distinct().select("node", F.col("node").alias("label"))
