@@ -146,8 +146,13 @@ def _summary_section(scan: ScanDir, facts: dict) -> str:
     n_docs = _n_docs(scan)
     n_tok = scan.store.n_tokens if scan.store is not None else corpus.get("tokens")
     cards = [_card(_fmt_int(n_docs), "documents"), _card(_fmt_int(n_tok), "tokens")]
+    if "frequent_share" in facts:
+        cards.append(_card(_fmt_share(facts["frequent_share"]),
+                           "of all tokens are boilerplate: inside some phrase of ≥ L tokens found "
+                           "in ≥ σ documents"))
     if "boilerplate_share" in facts:
-        cards.append(_card(_fmt_share(facts["boilerplate_share"]), "of all tokens are inside boilerplate phrases"))
+        cards.append(_card(_fmt_share(facts["boilerplate_share"]),
+                           "of all tokens are inside occurrences of the reported maximal phrases"))
         cards.append(_card(_fmt_int(facts.get("n_phrases")), "maximal frequent phrases"))
     if "dup_doc_share" in facts:
         cards.append(_card(_fmt_share(facts["dup_doc_share"]), "of documents are in duplicate clusters"))
@@ -299,11 +304,16 @@ def _coverage_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dic
     if t is None:
         return _section("coverage", "Boilerplate share per document",
                         '<p class="note">No phrases/documents.parquet in the scan.</p>')
-    share = pc.cast(t.column("boilerplate_share"), pa.float64()).to_numpy(zero_copy_only=False)
     n_tokens = pc.cast(t.column("n_tokens"), pa.float64()).to_numpy(zero_copy_only=False)
     covered = pc.cast(t.column("covered_tokens"), pa.float64()).to_numpy(zero_copy_only=False)
     total = float(n_tokens.sum())
     facts["boilerplate_share"] = float(covered.sum() / total) if total else 0.0
+    # the frequent-span share (any frequent phrase, maximal or not) when the scan has it
+    share_col = "frequent_share" if "frequent_share" in t.column_names else "boilerplate_share"
+    share = pc.cast(t.column(share_col), pa.float64()).to_numpy(zero_copy_only=False)
+    if share_col == "frequent_share":
+        fcov = pc.cast(t.column("frequent_tokens"), pa.float64()).to_numpy(zero_copy_only=False)
+        facts["frequent_share"] = float(fcov.sum() / total) if total else 0.0
     psum = scan.phrases_summary or {}
     pp = psum.get("parameters") or {}
     drop_at = psum.get("drop_share") or pp.get("near_full_share") or pp.get("drop_share") or caps.drop_share
@@ -315,7 +325,10 @@ def _coverage_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dic
     q = np.quantile(share, [0.5, 0.9, 0.99]) if share.size else [0, 0, 0]
     parts.append(f'<p class="note">Median share {_fmt_share(q[0])}, 90th percentile {_fmt_share(q[1])}, '
                  f"99th percentile {_fmt_share(q[2])}; corpus share (all tokens) "
-                 f"{_fmt_share(facts['boilerplate_share'])}.</p>")
+                 f"{_fmt_share(facts.get('frequent_share', facts['boilerplate_share']))}. "
+                 + ("Share = tokens inside any phrase of ≥ L tokens in ≥ σ documents "
+                    "(maximal or not)." if share_col == "frequent_share" else "")
+                 + "</p>")
     cand = np.flatnonzero(share >= drop_at)
     cand = cand[np.lexsort((-n_tokens[cand], -share[cand]))]
     parts.append(f"<h3>Drop candidates: {len(cand):,} documents with share ≥ {drop_at:g}</h3>")
@@ -343,7 +356,9 @@ def _hosts_section(scan: ScanDir, caps: ReportCaps) -> str:
     if t is None or t.num_rows == 0:
         return _section("hosts", "Sites", '<p class="note">No per-host table: the documents have no urls '
                         "(give --url-field to scan to get one).</p>")
-    order = np.argsort(-pc.cast(t.column("covered_tokens"), pa.float64()).to_numpy(zero_copy_only=False),
+    tok_col, share_col = (("frequent_tokens", "frequent_share") if "frequent_tokens" in t.column_names
+                          else ("covered_tokens", "covered_share"))
+    order = np.argsort(-pc.cast(t.column(tok_col), pa.float64()).to_numpy(zero_copy_only=False),
                        kind="stable")[:caps.max_rows]
     t = t.take(pa.array(order))
     c = {k: t.column(k).to_pylist() for k in t.column_names}
@@ -352,8 +367,8 @@ def _hosts_section(scan: ScanDir, caps: ReportCaps) -> str:
         rows.append("<tr>" + f'<td class="text">{e(c["host"][i])}</td>'
                     + _num_td(c["documents"][i], _fmt_int(c["documents"][i]))
                     + _num_td(c["tokens"][i], _fmt_int(c["tokens"][i]))
-                    + _num_td(c["covered_tokens"][i], _fmt_int(c["covered_tokens"][i]))
-                    + _num_td(c["covered_share"][i], _fmt_share(c["covered_share"][i])) + "</tr>")
+                    + _num_td(c[tok_col][i], _fmt_int(c[tok_col][i]))
+                    + _num_td(c[share_col][i], _fmt_share(c[share_col][i])) + "</tr>")
     return _section("hosts", "Sites", f'<p class="note">Per-host pollution, by boilerplate tokens; showing '
                     f"{t.num_rows:,} hosts.</p>"
                     '<table class="sortable"><thead><tr><th>host</th><th class="num">documents</th>'
