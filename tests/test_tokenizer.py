@@ -417,3 +417,26 @@ def test_none_is_an_empty_document_and_other_types_are_errors():
         assert np.diff(tb.doc_offsets).tolist()[1] == 0
     with pytest.raises(ParameterError, match=r"texts\[1\] is a bytes"):
         tokenize_batch(["a", b"b"])
+
+
+def test_output_arrays_reused_only_when_no_longer_referenced():
+    """Batches reuse the previous batch's output arrays (no page faults), but
+    never while any hashes / views of an earlier batch are still alive."""
+    from repetend.corpus import tokenizer as TK
+
+    a_texts = ["alpha beta gamma " * 50, "Привет мир " * 40]
+    b_texts = ["delta epsilon " * 80, "東京 x y z " * 30]
+    want_a = TK.tokenize_batch(a_texts).hashes.copy()
+    want_b = TK.tokenize_batch(b_texts).hashes.copy()
+    kept = TK.tokenize_batch(a_texts).hashes        # a view: the batch itself is gone
+    view = kept[5:]
+    hb = TK.tokenize_batch(b_texts).hashes           # must not write over ``kept``
+    assert np.array_equal(kept, want_a) and np.array_equal(view, want_a[5:])
+    assert np.array_equal(hb, want_b)
+    del kept, view, hb
+    first = TK.tokenize_batch(a_texts).hashes
+    first_base = id(first.base)  # the pool holds it: the id stays unique
+    del first
+    again = TK.tokenize_batch(a_texts).hashes
+    assert np.array_equal(again, want_a)
+    assert id(again.base) == first_base, "a free output array is taken again"

@@ -31,6 +31,8 @@ hash is that of its surrogatepass bytes (what
 from __future__ import annotations
 
 import os
+import sys
+import threading
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -179,9 +181,71 @@ def _forget_pool() -> None:
     """A forked child has none of the parent's threads: start a new pool there."""
     global _POOL
     _POOL = None
+    global _SCRATCH_LOCK
+    _SCRATCH_LOCK = threading.Lock()  # it may have been held by a parent thread
 
 
 os.register_at_fork(after_in_child=_forget_pool)
+
+
+# Output arrays of the last batch, kept for the next one.  Writing tokens into
+# fresh memory costs a page fault per 4 KiB (glibc maps large arrays anew each
+# time): about a fifth of the scan.  An array is reused only when nothing else
+# refers to it any more (no live batch or view: CPython reference count), so a
+# caller keeping ``hashes`` of an earlier batch is never overwritten.
+_SCRATCH: dict[int, np.ndarray] = {}
+_SCRATCH_LOCK = threading.Lock()
+_SCRATCH_DTYPES = (np.int64, np.int64, np.uint64)
+
+
+def _take_scratch(n: int) -> list[np.ndarray]:
+    out = []
+    with _SCRATCH_LOCK:
+        for k, dt in enumerate(_SCRATCH_DTYPES):
+            a = _SCRATCH.get(k)
+            # references: the dict, ``a`` and getrefcount's argument; more: in use
+            if a is not None and a.shape[0] >= n and sys.getrefcount(a) == 3:
+                del _SCRATCH[k]  # ours until _keep_scratch offers it again
+            else:
+                a = np.empty(n, dtype=dt)
+            out.append(a)
+    return out
+
+
+def _keep_scratch(arrays: Sequence[np.ndarray]) -> None:
+    """Offer the arrays :func:`_take_scratch` gave to the next batch (the larger
+    ones win when calls overlap)."""
+    with _SCRATCH_LOCK:
+        for k, a in enumerate(arrays):
+            old = _SCRATCH.get(k)
+            if old is None or old.shape[0] < a.shape[0]:
+                _SCRATCH[k] = a
+
+
+_MALLOC_WARMED = False
+
+
+def _warm_malloc() -> None:
+    """Free one just-under-32 MiB block once per process.
+
+    glibc serves large blocks with a fresh ``mmap`` each time (every page
+    faulted in again: a fifth of the cost of a batch) until a freed block raises
+    its dynamic threshold, at most to 32 MiB; this does that raise once, so a
+    batch's joined text and its encoding (16 MiB for 8 M characters) come from
+    the heap and are reused, as they would be after any large numpy array was
+    freed.  Elsewhere than glibc it only costs an untouched allocation.
+    """
+    global _MALLOC_WARMED
+    if not _MALLOC_WARMED:
+        _MALLOC_WARMED = True
+        block = np.empty((32 << 20) - (16 << 10), dtype=np.uint8)
+        del block
+
+
+def _forget_scratch() -> None:
+    """Drop the kept output arrays (their memory goes back to the allocator)."""
+    with _SCRATCH_LOCK:
+        _SCRATCH.clear()
 
 
 def _capacity(nbytes: int, kunit: int) -> int:
@@ -215,9 +279,7 @@ def _scan_segments(buf: np.ndarray, seg_a: np.ndarray, seg_b: np.ndarray, seg_lo
     caps = [_capacity(int(sizes[a:b].sum()), kunit) for a, b in zip(bounds[:-1], bounds[1:])]
     region = np.concatenate([[0], np.cumsum(caps)]).astype(np.int64)
     total_cap = int(region[-1])
-    st_all = np.empty(total_cap, dtype=np.int64)
-    en_all = np.empty(total_cap, dtype=np.int64)
-    ha_all = np.empty(total_cap, dtype=np.uint64)
+    st_all, en_all, ha_all = _take_scratch(total_cap)
 
     def work(r: int):
         s0, s1 = bounds[r], bounds[r + 1]
@@ -261,6 +323,7 @@ def _scan_segments(buf: np.ndarray, seg_a: np.ndarray, seg_b: np.ndarray, seg_lo
         st, en, ha = st_all[:dst], en_all[:dst], ha_all[:dst]
     else:
         st, en, ha = (np.concatenate([p[k][:p[3]] for p in parts]) for k in range(3))
+    _keep_scratch((st_all, en_all, ha_all))
     return st, en, ha, counts, seg_flag
 
 
@@ -324,6 +387,7 @@ def _encode_joined(texts: Sequence[str], doc_enc16: np.ndarray
 
 
 def _scan_batch(texts: Sequence[str], unit: str) -> TokenizedBatch:
+    _warm_malloc()
     kunit = K.UNIT_WORD if unit == "word" else K.UNIT_CHAR
     n_docs = len(texts)
     doc_enc16 = np.zeros(n_docs, dtype=bool)
