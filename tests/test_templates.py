@@ -511,6 +511,11 @@ def test_write_read_and_spans(tmp_path):
         occ = [(r["start"], r["end"]) for r in res.occurrences.to_pylist() if r["doc_index"] == d]
         assert sp.tolist() == [list(o) for o in occ]
     assert res.to_pandas().shape[0] == 1
+    assert res.to_pandas("occurrences").shape[0] == 12
+    # a store on disk (memory-mapped) by path gives the same result
+    store.save(tmp_path / "store")
+    again = find_templates(str(tmp_path / "store"), None, 5, 8, TemplateConfig(part_len=3))
+    assert again.table.equals(res.table) and again.occurrences.equals(res.occurrences)
 
 
 def test_template_spans_merges_overlaps():
