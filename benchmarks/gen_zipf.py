@@ -20,8 +20,10 @@ A document is ``[site header] body [shared block]* [site footer]``:
   phrase book, which gives the corpus the local repetitiveness of natural text
   (LZ78 c/n, see below);
 * ``--dup-rate`` of the pages are near-copies of an earlier page of the same
-  chunk (same body with 3 % of its tokens substituted); the pairs are saved
-  in ``dups.npy`` (copy, original).
+  chunk (same body with 3 % of its tokens substituted), on the same site
+  (same header and footer) with probability ``--same-site`` (0.8), else a
+  repost under another site's templates; the pairs are saved in ``dups.npy``
+  (copy, original).
 
 ``--lz78`` prints the LZ78 phrase ratio c/n of the first N tokens (seed 000,
 part 5: ≈ 0.27 for natural text, 1.0 for unique random words).
@@ -50,11 +52,12 @@ class ZipfCorpus:
     """The generator's fixed parts: vocabulary CDF, phrase book, templates."""
 
     def __init__(self, vocab=1_000_000, zipf=1.05, n_sites=50_000, mean_len=300,
-                 dup_rate=0.05, colloc_rate=0.25, seed=0):
+                 dup_rate=0.05, colloc_rate=0.25, same_site=0.8, seed=0):
         self.rng = np.random.default_rng(seed)
         self.vocab = int(vocab)
         self.mean_len = float(mean_len)
         self.dup_rate = float(dup_rate)
+        self.same_site = float(same_site)
         self.colloc_rate = float(colloc_rate)
         self.n_sites = int(n_sites)
         w = 1.0 / np.arange(1, self.vocab + 1, dtype=np.float64) ** zipf
@@ -114,6 +117,8 @@ class ZipfCorpus:
             pick = np.searchsorted(orig, k) - 1
             src[k] = orig[(rng.random(k.size) * (pick + 1)).astype(np.int64)]
             body[k] = body[src[k]]
+            same_site = rng.random(k.size) < self.same_site
+            site[k[same_site]] = site[src[k[same_site]]]
         b_off = np.zeros(nd + 1, dtype=np.int64)
         np.cumsum(np.where(dup, 0, body), out=b_off[1:])
         flat = self.text(int(b_off[-1]))
@@ -229,11 +234,14 @@ def main(argv=None) -> None:
     ap.add_argument("--mean-len", type=float, default=300)
     ap.add_argument("--dup-rate", type=float, default=0.05)
     ap.add_argument("--colloc-rate", type=float, default=0.25)
+    ap.add_argument("--same-site", type=float, default=0.8,
+                    help="share of the near-copies that keep their original's site templates")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--lz78", default=None, help="print LZ78 c/n of the first N tokens (e.g. 1M)")
     a = ap.parse_args(argv)
     kw = dict(vocab=a.vocab, zipf=a.zipf, n_sites=a.sites, mean_len=a.mean_len,
-              dup_rate=a.dup_rate, colloc_rate=a.colloc_rate, seed=a.seed)
+              dup_rate=a.dup_rate, colloc_rate=a.colloc_rate, same_site=a.same_site,
+              seed=a.seed)
     n = _decimal(a.tokens)
     if a.lz78:
         m = _decimal(a.lz78)
