@@ -290,7 +290,10 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
             stats["largest_partition"] = int(part_counts.max())
             clock.lap("second_pass")
 
-            # 4. seeds + DFS per partition, on `threads` threads
+            # 4. seeds + DFS per partition, on `threads` threads.  The coverage mask
+            # is shared: concurrent partitions may lose each other's bits, which only
+            # changes the informational ``seeds_covered`` count (the skip is off, and
+            # the final coverage is recomputed from the phrases below).
             cover = np.zeros((n_tok + 63) // 64, dtype=np.uint64)
 
             def run(j):
