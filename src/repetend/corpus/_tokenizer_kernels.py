@@ -225,8 +225,10 @@ def scan_segment(buf, a, b, lower, enc16, unit, flags, lflags, lowtab, ccc, ckey
                     h = FNV_OFFSET
                 h = _fnv_cp(h, lcp)
                 if lower:
-                    # tight loop over the rest of the word while its characters
-                    # are plain (BMP, NFC starters, context-free lower case)
+                    # tight loop over plain text: ASCII and BMP characters that are NFC
+                    # starters with a context-free lower case, words and the separators
+                    # between them (tokens end and start here); anything else goes back
+                    # to the general path with the state (in_tok, tstart, h) as it is
                     i += w
                     ci += 1
                     ci0 = ci
@@ -234,14 +236,40 @@ def scan_segment(buf, a, b, lower, enc16, unit, flags, lflags, lowtab, ccc, ckey
                         while i < b:
                             cp = np.int64(buf[i]) | (np.int64(buf[i + 1]) << 8)
                             if cp < 0x80:
-                                if (lflags[cp] & (WORD | SINGLE)) != WORD:
+                                g = lflags[cp] & (WORD | SINGLE)
+                                if g == WORD:
+                                    if not in_tok:
+                                        in_tok = True
+                                        tstart = ci if chars else i
+                                        h = FNV_OFFSET
+                                    h = _fnv_byte(h, cp + 32 if 65 <= cp <= 90 else cp)
+                                elif g != 0:
                                     break
-                                h = _fnv_byte(h, cp + 32 if 65 <= cp <= 90 else cp)
+                                elif in_tok:
+                                    if fill and pos + n < cap:
+                                        out_start[pos + n] = tstart
+                                        out_end[pos + n] = ci if chars else i
+                                        out_hash[pos + n] = h
+                                    n += 1
+                                    in_tok = False
                             elif cp < 0xD800:
                                 f = lflags[cp]
-                                if (f & (WORD | SINGLE | NOT_QC_YES | SPECIAL_LOWER | LF_CCC)) != WORD:
+                                g = f & (WORD | SINGLE | NOT_QC_YES | SPECIAL_LOWER | LF_CCC)
+                                if g == WORD:
+                                    if not in_tok:
+                                        in_tok = True
+                                        tstart = ci if chars else i
+                                        h = FNV_OFFSET
+                                    h = _fnv_cp(h, np.int64(lowtab[cp]) if f & LF_LOWER else cp)
+                                elif g != 0:
                                     break
-                                h = _fnv_cp(h, np.int64(lowtab[cp]) if f & LF_LOWER else cp)
+                                elif in_tok:
+                                    if fill and pos + n < cap:
+                                        out_start[pos + n] = tstart
+                                        out_end[pos + n] = ci if chars else i
+                                        out_hash[pos + n] = h
+                                    n += 1
+                                    in_tok = False
                             else:
                                 break
                             i += 2
@@ -251,17 +279,43 @@ def scan_segment(buf, a, b, lower, enc16, unit, flags, lflags, lowtab, ccc, ckey
                         while i < b:
                             c0 = buf[i]
                             if c0 < 0x80:
-                                if (lflags[c0] & (WORD | SINGLE)) != WORD:
-                                    break
                                 cp = np.int64(c0)
-                                h = _fnv_byte(h, cp + 32 if 65 <= cp <= 90 else cp)
+                                g = lflags[cp] & (WORD | SINGLE)
+                                if g == WORD:
+                                    if not in_tok:
+                                        in_tok = True
+                                        tstart = ci if chars else i
+                                        h = FNV_OFFSET
+                                    h = _fnv_byte(h, cp + 32 if 65 <= cp <= 90 else cp)
+                                elif g != 0:
+                                    break
+                                elif in_tok:
+                                    if fill and pos + n < cap:
+                                        out_start[pos + n] = tstart
+                                        out_end[pos + n] = ci if chars else i
+                                        out_hash[pos + n] = h
+                                    n += 1
+                                    in_tok = False
                                 i += 1
                             elif c0 < 0xE0:
                                 cp = (np.int64(c0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F)
                                 f = lflags[cp]
-                                if (f & (WORD | SINGLE | NOT_QC_YES | SPECIAL_LOWER | LF_CCC)) != WORD:
+                                g = f & (WORD | SINGLE | NOT_QC_YES | SPECIAL_LOWER | LF_CCC)
+                                if g == WORD:
+                                    if not in_tok:
+                                        in_tok = True
+                                        tstart = ci if chars else i
+                                        h = FNV_OFFSET
+                                    h = _fnv_cp(h, np.int64(lowtab[cp]) if f & LF_LOWER else cp)
+                                elif g != 0:
                                     break
-                                h = _fnv_cp(h, np.int64(lowtab[cp]) if f & LF_LOWER else cp)
+                                elif in_tok:
+                                    if fill and pos + n < cap:
+                                        out_start[pos + n] = tstart
+                                        out_end[pos + n] = ci if chars else i
+                                        out_hash[pos + n] = h
+                                    n += 1
+                                    in_tok = False
                                 i += 2
                             else:
                                 break
