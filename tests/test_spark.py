@@ -114,13 +114,14 @@ def _same_neardup(got, want):
 
 
 def _same_phrases(got, want):
-    for name in ("phrases", "occurrences", "documents", "hosts"):
+    for name in ("phrases", "occurrences", "documents", "hosts", "spans"):
         a, b = getattr(got, name), getattr(want, name)
         assert (a is None) == (b is None), name
         if a is not None:
             assert a.equals(b), name
     for key in ("documents", "tokens", "covered_tokens", "covered_share", "document_share",
-                "drop_candidates", "index_eaters", "phrases", "occurrences", "empty_documents"):
+                "drop_candidates", "index_eaters", "phrases", "occurrences", "empty_documents",
+                "frequent_tokens", "frequent_share", "frequent_spans"):
         assert got.summary[key] == want.summary[key], key
     assert np.array_equal(got.coverage_mask(), want.coverage_mask())
 
@@ -233,11 +234,11 @@ def test_phrases_equal_local_from_parquet_with_order(spark, tmp_path):
     perm = sorted(range(len(ids)), key=lambda i: order[i])
     records = [repetend.Record(id=ids[i], text=texts[i], url=urls[i], source="m", record_no=j)
                for j, i in enumerate(perm)]
-    store = repetend.build_store(records, batch_chars=400)
+    store = repetend.build_store(records, batch_chars=400)   # several store batches
     for cfg, k in ((repetend.PhraseConfig(min_docs=2, min_len=3), None),
                    (repetend.PhraseConfig(min_docs=3, min_len=5, engine="suffix"), 2)):
         got = find_phrases(spark, str(tmp_path / "docs.parquet"), cfg, order_col="ord", k=k,
-                           sketch_width=2, sketch_depth=1, batch_chars=400)
+                           sketch_width=2, sketch_depth=1)
         want = repetend.find_phrases(store, cfg)
         assert want.n_phrases > 0
         _same_phrases(got, want)
@@ -414,10 +415,3 @@ def test_binary_packing_round_trip():
     got, goff = binary_of(arr.slice(1), np.uint64)
     assert np.array_equal(goff, off[1:] - off[1])
     assert np.array_equal(got, vals)
-
-
-def test_store_batches_follow_the_store():
-    n_chars = np.array([5, 0, 3, 10, 1, 1, 1, 7], dtype=np.int64)
-    got = SP._store_batches(n_chars, np.int64(6))
-    # _batches: [5,0,3] (8 >= 6), [10], [1,1,1,7]
-    assert got.tolist() == [0, 0, 0, 1, 2, 2, 2, 2]

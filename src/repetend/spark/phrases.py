@@ -22,19 +22,19 @@ exact mining run on the driver (proof of equality with the local result in
    occurrences are mapped back to original documents and positions.
 
 Token ids of the reduced corpus follow the order of the local token store's vocabulary
-(first batch of ``batch_chars`` characters a token occurs in, then its hash), so that the
-canonical phrase order — whose last tie-break compares token ids — is the local one.
+(order of first occurrence in the corpus), so that the canonical phrase order — whose
+last tie-break compares token ids — is the local one.  Templates with variable parts
+(``PhraseConfig.templates``) are not searched on Spark.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
 
-from .._jit import jit
 from ..errors import ParameterError
 from . import _kernels as SK
 from .io import binary_of, check_unique_ids, load_documents, numpy_column, pack_binary
@@ -43,23 +43,6 @@ __all__ = ["find_phrases"]
 
 SKETCH_DEPTH = 4
 SKETCH_WIDTH = 1 << 20
-
-
-@jit
-def _store_batches(n_chars, batch_chars):
-    """Batch number of every document in a local token store built with ``batch_chars``
-    (:func:`repetend.corpus.store._batches`: a batch ends after the document that
-    brings its size to ``batch_chars`` or more)."""
-    out = np.empty(n_chars.shape[0], dtype=np.int64)
-    b = 0
-    size = 0
-    for i in range(n_chars.shape[0]):
-        out[i] = b
-        size += n_chars[i]
-        if size >= batch_chars:
-            b += 1
-            size = 0
-    return out
 
 
 # -- worker side ------------------------------------------------------------------
@@ -83,7 +66,8 @@ def _token_batches(batches, *, unit):
 
 
 def _word_stat_batches(batches):
-    """Per batch: each token hash, the number of its documents and its first document."""
+    """Per batch: each token hash, the number of its documents and its first
+    occurrence (document, position)."""
     import pyarrow as pa
 
     for batch in batches:
@@ -94,16 +78,18 @@ def _word_stat_batches(batches):
         if h.size == 0:
             continue
         doc = np.repeat(idx, np.diff(off))
-        order = np.lexsort((doc, h))
-        hs, ds = h[order], doc[order]
+        pos = np.arange(h.size, dtype=np.int64) - np.repeat(off[:-1], np.diff(off))
+        order = np.lexsort((pos, doc, h))
+        hs, ds, ps = h[order], doc[order], pos[order]
         new = np.ones(hs.size, dtype=bool)
         new[1:] = (hs[1:] != hs[:-1]) | (ds[1:] != ds[:-1])
-        hp, dp = hs[new], ds[new]
+        hp, dp, pp = hs[new], ds[new], ps[new]
         uh, start = np.unique(hp, return_index=True)
         df = np.diff(np.append(start, hp.size))
         yield pa.RecordBatch.from_arrays(
-            [pa.array(uh.view(np.int64)), pa.array(df.astype(np.int64)), pa.array(dp[start])],
-            names=["hash", "df", "first_doc"])
+            [pa.array(uh.view(np.int64)), pa.array(df.astype(np.int64)), pa.array(dp[start]),
+             pa.array(pp[start])],
+            names=["hash", "df", "first_doc", "first_pos"])
 
 
 def _windows(batch, words, k):
@@ -261,8 +247,7 @@ def _surface(spark, docs_df, wanted: np.ndarray, unit: str) -> dict[int, tuple[s
 def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str = "text",
                  url_col: str | None = "url", order_col: str | None = None, unit: str = "word",
                  k: int | None = None, sketch_width: int = SKETCH_WIDTH,
-                 sketch_depth: int = SKETCH_DEPTH, batch_chars: int = 8_000_000,
-                 **overrides: Any):
+                 sketch_depth: int = SKETCH_DEPTH, **overrides: Any):
     """Maximal frequent phrases with Spark: the Spark twin of :func:`repetend.find_phrases`.
 
     Parameters
@@ -280,16 +265,14 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         k-gram length of the pre-filter, 1 <= k <= min_len (default min_len).
     sketch_width, sketch_depth : int
         Count-min sketch size (counters per row, rows); only speed depends on them.
-    batch_chars : int
-        ``batch_chars`` of the local store to mirror (only the order of phrases that tie
-        on Ψ and length depends on it; 8,000,000 is the store default).
 
     Returns
     -------
     PhraseResult
-        The local result type with the same tables; ``raw`` holds global token positions
-        of the whole corpus; ``summary["spark"]`` has the pre-filter figures (words,
-        k-grams and positions kept, islands).
+        The local result type with the same tables (``templates`` is None: templates
+        are not searched on Spark); ``raw`` holds global token positions of the whole
+        corpus; ``summary["spark"]`` has the pre-filter figures (words, k-grams and
+        positions kept, islands).
 
     Notes
     -----
@@ -338,19 +321,20 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         # word df and first document
         ws_schema = T.StructType([T.StructField("hash", T.LongType()),
                                   T.StructField("df", T.LongType()),
-                                  T.StructField("first_doc", T.LongType())])
+                                  T.StructField("first_doc", T.LongType()),
+                                  T.StructField("first_pos", T.LongType())])
         words_t = toks.select("doc_index", "tokens").mapInArrow(_word_stat_batches, ws_schema) \
-            .groupBy("hash").agg(F.sum("df").alias("df"), F.min("first_doc").alias("first_doc")) \
-            .filter(F.col("df") >= sigma).toArrow()
+            .groupBy("hash").agg(F.sum("df").alias("df"),
+                                 F.min(F.struct("first_doc", "first_pos")).alias("first")) \
+            .filter(F.col("df") >= sigma) \
+            .select("hash", "first.first_doc", "first.first_pos").toArrow()
         wh = numpy_column(words_t.column("hash"), np.int64).view(np.uint64)
-        wfirst = numpy_column(words_t.column("first_doc"), np.int64)
         order = np.argsort(wh)
         word_hash = np.ascontiguousarray(wh[order])
-        n_chars = numpy_column(meta.column("n_chars"), np.int64)
-        store_batch = _store_batches(n_chars, np.int64(batch_chars))
-        # local vocabulary order: (store batch of the first occurrence, hash)
-        word_rank = np.lexsort((word_hash, store_batch[wfirst[order]])) if word_hash.size else \
-            np.zeros(0, np.int64)
+        wdoc = numpy_column(words_t.column("first_doc"), np.int64)[order]
+        wpos = numpy_column(words_t.column("first_pos"), np.int64)[order]
+        # local vocabulary order: order of first occurrence (document, position)
+        word_rank = np.lexsort((wpos, wdoc)) if word_hash.size else np.zeros(0, np.int64)
         word_key = np.empty(word_hash.size, dtype=np.int64)
         word_key[word_rank] = np.arange(word_hash.size, dtype=np.int64)
         words_bc = sc.broadcast(word_hash)
@@ -400,13 +384,15 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         np.zeros(0, np.int64), 0)
     t1 = time.perf_counter()
     if tokens_r.size:
-        red = local_find((tokens_r, offsets_r), cfg)
+        red = local_find((tokens_r, offsets_r), replace(cfg, templates=False))
         raw_r, engine, reason = red.raw, red.summary["engine"], red.summary["engine_choice"]
         engine_stats = raw_r.stats
+        red_docs, red_spans = red.documents, red.spans
     else:
         z = np.zeros(0, np.int64)
         raw_r = RawPhrases(z, z.copy(), np.zeros(1, np.int64), z.copy(), {})
         engine, reason, engine_stats = "none", {"rule": "no islands"}, {}
+        red_docs = red_spans = None
     t_mine = time.perf_counter() - t1
     n_sep = int(np.count_nonzero(posmap < 0))
     n_kept = int(tokens_r.size) - n_sep
@@ -455,9 +441,31 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         "end": pa.array(occ_local + np.repeat(lengths, counts)),
     })
     covered = np.zeros(n_docs, dtype=np.int64)
+    fcovered = np.zeros(n_docs, dtype=np.int64)
     if P:
         covered[island_doc] = covered_per_document(raw_r, offsets_r)
+    if red_docs is not None:
+        fcovered[island_doc] = numpy_column(red_docs.column("frequent_tokens"), np.int64)
     share = np.divide(covered, n_tok, out=np.zeros(n_docs, np.float64), where=n_tok > 0)
+    fshare = np.divide(fcovered, n_tok, out=np.zeros(n_docs, np.float64), where=n_tok > 0)
+    # frequent spans: reduced (document, start, end) → original document and positions
+    if red_spans is not None and red_spans.num_rows:
+        sr = numpy_column(red_spans.column("doc_index"), np.int64)
+        s_start = offsets_r[sr] + numpy_column(red_spans.column("start"), np.int64)
+        s_end = offsets_r[sr] + numpy_column(red_spans.column("end"), np.int64)
+        span_doc = island_doc[sr]
+        span_start = posmap[s_start]
+        span_end = posmap[s_end - 1] + 1
+        span_phrase = numpy_column(red_spans.column("phrase_id"), np.int64)
+    else:
+        span_doc = span_start = span_end = span_phrase = np.zeros(0, np.int64)
+    spans = pa.table({
+        "doc_index": pa.array(span_doc),
+        "doc_id": doc_ids.take(pa.array(span_doc)),
+        "start": pa.array(span_start),
+        "end": pa.array(span_end),
+        "phrase_id": pa.array(span_phrase),
+    })
     hosts_l = [host_of(u) for u in urls] if has_urls else None
     documents = pa.table({
         "doc_index": pa.array(np.arange(n_docs, dtype=np.int64)),
@@ -467,13 +475,17 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         "n_tokens": pa.array(n_tok),
         "covered_tokens": pa.array(covered),
         "boilerplate_share": pa.array(share),
+        "frequent_tokens": pa.array(fcovered),
+        "frequent_share": pa.array(fshare),
     })
     hosts = None
     if has_urls:
         g = documents.group_by("host").aggregate([
-            ("doc_index", "count"), ("n_tokens", "sum"), ("covered_tokens", "sum")])
+            ("doc_index", "count"), ("n_tokens", "sum"), ("covered_tokens", "sum"),
+            ("frequent_tokens", "sum")])
         tok = g.column("n_tokens_sum").to_numpy()
         cov = g.column("covered_tokens_sum").to_numpy()
+        fcov = g.column("frequent_tokens_sum").to_numpy()
         hosts = pa.table({
             "host": g.column("host"),
             "documents": g.column("doc_index_count").cast(pa.int64()),
@@ -481,12 +493,15 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
             "covered_tokens": pa.array(cov.astype(np.int64)),
             "covered_share": pa.array(np.divide(cov, tok, out=np.zeros(tok.size, np.float64),
                                                 where=tok > 0)),
+            "frequent_tokens": pa.array(fcov.astype(np.int64)),
+            "frequent_share": pa.array(np.divide(fcov, tok, out=np.zeros(tok.size, np.float64),
+                                                 where=tok > 0)),
         }).sort_by([("covered_tokens", "descending"), ("host", "ascending")])
 
     nonempty = n_tok > 0
     cov_total = int(covered.sum())
-    drop = np.flatnonzero(nonempty & (share >= cfg.near_full_share))
-    drop = drop[np.argsort(-share[drop], kind="stable")]
+    drop = np.flatnonzero(nonempty & (fshare >= cfg.near_full_share))
+    drop = drop[np.argsort(-fshare[drop], kind="stable")]
     ids_list = doc_ids.to_pylist() if drop.size else []
     kk = min(cfg.top_k, P)
     psi = lengths * df
@@ -499,6 +514,9 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         "tokens": n_tokens,
         "covered_tokens": cov_total,
         "covered_share": cov_total / n_tokens if n_tokens else 0.0,
+        "frequent_tokens": int(fcovered.sum()),
+        "frequent_share": int(fcovered.sum()) / n_tokens if n_tokens else 0.0,
+        "frequent_spans": int(span_doc.shape[0]),
         "phrases": P,
         "occurrences": int(occ_global.shape[0]),
         "document_share": share_distribution(share[nonempty], bins=cfg.histogram_bins),
@@ -508,8 +526,10 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         "drop_candidates": {
             "threshold": cfg.near_full_share,
             "count": int(drop.size),
-            "documents": [{"doc_index": int(d), "doc_id": ids_list[d], "share": float(share[d]),
-                           "n_tokens": int(n_tok[d])} for d in drop[:cfg.max_drop_candidates]],
+            "measure": "frequent_share",
+            "documents": [{"doc_index": int(d), "doc_id": ids_list[d], "share": float(fshare[d]),
+                           "boilerplate_share": float(share[d]), "n_tokens": int(n_tok[d])}
+                          for d in drop[:cfg.max_drop_candidates]],
         },
         "timings": {"prefilter": t_filter, "mine": t_mine, "total": time.perf_counter() - t0},
         "peak_memory_bytes": _peak_memory_bytes(),
@@ -524,4 +544,4 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         summary["hosts"] = hosts.num_rows
     return PhraseResult(phrases=phrases, documents=documents, hosts=hosts,
                         occurrences=occurrences, summary=summary, config=cfg, raw=raw,
-                        n_tokens=n_tokens)
+                        n_tokens=n_tokens, spans=spans)
