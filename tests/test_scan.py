@@ -35,6 +35,8 @@ def test_scan_writes_every_output_and_they_agree(corpus, tmp_path):
     pairs = pq.read_table(out / "dups" / "pairs.parquet").to_pandas()
     assert len(pairs) > 0 and (pairs["jaccard"] >= 0.8).all()
     assert (out / "report.html").stat().st_size > 0
+    assert (out / "phrases" / "templates.parquet").is_file()
+    assert 'id="templates"' in (out / "report.html").read_text(encoding="utf-8")
     store = TokenStore.open(out / "store")
     assert store.n_docs == 240
     assert "biggest index eaters" in r.output
@@ -62,9 +64,10 @@ def test_scan_accepts_a_token_store_and_skips_stages(corpus, tmp_path):
     assert runner.invoke(main, ["tokenize", str(corpus), "--out", str(tmp_path / "st"),
                                 "--quiet"]).exit_code == 0
     r = runner.invoke(main, ["scan", str(tmp_path / "st"), "--out", str(tmp_path / "o"),
-                             "--no-dups", "--no-report", "--quiet"])
+                             "--no-dups", "--no-report", "--no-templates", "--quiet"])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "o" / "phrases" / "phrases.parquet").is_file()
+    assert not (tmp_path / "o" / "phrases" / "templates.parquet").exists()
     assert not (tmp_path / "o" / "dups").exists()
     assert not (tmp_path / "o" / "store").exists(), "a store input is not copied"
 

@@ -42,6 +42,7 @@ class ScanConfig:
     threshold: float = 0.8
     shingle: int = 5
     num_perm: int = 128
+    templates: bool = True
     phrases: bool = True
     dups: bool = True
     report: bool = True
@@ -149,7 +150,7 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
                               else choose_min_docs(store))
     params = {
         "min_docs": min_docs, "min_docs_rule": sigma_reason, "min_len": config.min_len,
-        "engine": config.engine, "dups_method": config.dups_method,
+        "engine": config.engine, "templates": config.templates, "dups_method": config.dups_method,
         "threshold": config.threshold, "shingle": config.shingle, "num_perm": config.num_perm,
         "unit": store.unit,
     }
@@ -159,7 +160,7 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
     if config.phrases:
         t0 = time.perf_counter()
         pdir = out / "phrases"
-        pparams = {k: params[k] for k in ("min_docs", "min_len", "engine")}
+        pparams = {k: params[k] for k in ("min_docs", "min_len", "engine", "templates")}
         if config.reuse and _same_params(pdir / "summary.json", pparams):
             say("reusing phrases")
         else:
@@ -167,7 +168,8 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
 
             say(f"mining phrases (σ = {min_docs}, L = {config.min_len}) …")
             res = find_phrases(store, PhraseConfig(min_docs=min_docs, min_len=config.min_len,
-                                                   engine=config.engine))
+                                                   engine=config.engine,
+                                                   templates=config.templates))
             res.write(pdir)
             _stamp(pdir / "summary.json", pparams)
             result.phrases = res

@@ -57,6 +57,7 @@ class CleanConfig:
     remove_duplicates: bool = True
     min_share: float | None = None
     spans: str = "frequent"   # "frequent" spans or "maximal" phrase occurrences
+    templates: bool = True    # also cut template occurrences (slots included), when the scan has them
 
     def __post_init__(self):
         if self.spans not in ("frequent", "maximal"):
@@ -232,8 +233,22 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
                 for d in np.flatnonzero(share >= float(cfg.min_share) - 1e-12):
                     drop_reason.setdefault(int(d), "min_share")
     span_table = "phrases/spans.parquet" if frequent else "phrases/occurrences.parquet"
-    occ = _Occurrences(scan.table(span_table, ["phrase_id", "doc_index", "start", "end"])
-                       if cfg.remove_boilerplate else None, n)
+    cut_table = None
+    if cfg.remove_boilerplate:
+        cut_table = scan.table(span_table, ["phrase_id", "doc_index", "start", "end"])
+        tpl = (scan.table("phrases/template_occurrences.parquet",
+                          ["template_id", "doc_index", "start", "end"]) if cfg.templates else None)
+        if tpl is not None and tpl.num_rows:
+            # template spans (slots included) join the cuts; they carry no phrase id
+            tpl_cut = pa.table({
+                "phrase_id": pa.array(np.full(tpl.num_rows, -1, np.int64)),
+                "doc_index": pc.cast(tpl.column("doc_index"), pa.int64()),
+                "start": pc.cast(tpl.column("start"), pa.int64()),
+                "end": pc.cast(tpl.column("end"), pa.int64())})
+            cut_table = tpl_cut if cut_table is None else pa.concat_tables(
+                [cut_table.select(["phrase_id", "doc_index", "start", "end"]).cast(tpl_cut.schema),
+                 tpl_cut])
+    occ = _Occurrences(cut_table, n)
 
     records = read_corpus(inputs, **opts)
     bar = None

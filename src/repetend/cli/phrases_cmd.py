@@ -28,6 +28,10 @@ def _short(text: str, width: int = 90) -> str:
               help="Documents with at least this boilerplate share are drop candidates.")
 @click.option("--top", "top_k", type=int, default=10, show_default=True,
               help="Index eaters (phrases by length x df) to print and keep in the summary.")
+@click.option("--no-templates", is_flag=True,
+              help="Do not look for templates with variable parts (slots).")
+@click.option("--max-gap", type=int, default=4, show_default=True,
+              help="Templates: the longest variable part between fixed parts, in tokens.")
 @click.option("--seed-len", type=int, default=None, help="bloomspan: seed length.")
 @click.option("--filter-bytes", type=int, default=None, help="bloomspan: counting filter size.")
 @click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path),
@@ -37,8 +41,8 @@ def _short(text: str, width: int = 90) -> str:
 @click.option("--store", "store_out", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="Also keep the tokenized corpus as a token store here.")
 @input_options
-def phrases(inputs, min_docs, min_len, engine, near_full_share, top_k, seed_len, filter_bytes,
-            out, out_format, store_out, quiet, **opts):
+def phrases(inputs, min_docs, min_len, engine, near_full_share, top_k, no_templates, max_gap,
+            seed_len, filter_bytes, out, out_format, store_out, quiet, **opts):
     """Find the maximal phrases that repeat across at least --min-docs documents
     (seed 000) and write them with per-document and per-host coverage to --out.
 
@@ -49,7 +53,8 @@ def phrases(inputs, min_docs, min_len, engine, near_full_share, top_k, seed_len,
 
     cfg = PhraseConfig(min_docs=min_docs, min_len=min_len, engine=engine,
                        near_full_share=near_full_share, top_k=max(top_k, 0), seed_len=seed_len,
-                       filter_bytes=filter_bytes).validate()
+                       filter_bytes=filter_bytes, templates=not no_templates,
+                       max_gap=max_gap).validate()
     store = load_store(inputs, out=store_out, quiet=quiet,
                        **{k: opts[k] for k in INPUT_KEYS if k in opts})
     if not quiet:
@@ -62,7 +67,11 @@ def phrases(inputs, min_docs, min_len, engine, near_full_share, top_k, seed_len,
                f"{s['timings']['total']:.2f} s, peak memory {s['peak_memory_bytes'] / 2**20:.0f} MiB")
     click.echo(f"phrases: {s['phrases']:,}   occurrences: {s['occurrences']:,}")
     click.echo(f"covered: {s['covered_tokens']:,} of {s['tokens']:,} tokens "
-               f"({100 * s['covered_share']:.2f}% of the corpus)")
+               f"({100 * s['covered_share']:.2f}% of the corpus) by the phrases' occurrences; "
+               f"{100 * s['frequent_share']:.2f}% inside any frequent phrase of >= L tokens")
+    if "templates" in s:
+        t = s["templates"]
+        click.echo(f"templates with slots: {t.get('templates', 0):,}")
     q = s["document_share"]["quantiles"]
     click.echo(f"per-document share: median {100 * q['p50']:.1f}%, p90 {100 * q['p90']:.1f}%, "
                f"drop candidates (>= {100 * cfg.near_full_share:.0f}%): "

@@ -46,8 +46,11 @@ def report(scan_dir, out, max_phrases, max_rows, max_clusters, max_chords, title
               show_default=True,
               help="What boilerplate to cut: all text inside any frequent phrase of >= L tokens, "
                    "or only the occurrences of the reported maximal phrases.")
+@click.option("--keep-templates", is_flag=True,
+              help="Do not cut template occurrences (templates with variable parts).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
-def clean(inputs, scan_dir, out, keep_boilerplate, keep_duplicates, min_share, spans, quiet):
+def clean(inputs, scan_dir, out, keep_boilerplate, keep_duplicates, min_share, spans, keep_templates,
+          quiet):
     """Write INPUTS back without boilerplate spans and/or with one document per
     duplicate cluster, with a removal log OUT.removed.jsonl.
 
@@ -58,7 +61,7 @@ def clean(inputs, scan_dir, out, keep_boilerplate, keep_duplicates, min_share, s
     from ..clean import CleanConfig, clean_corpus
 
     cfg = CleanConfig(remove_boilerplate=not keep_boilerplate, remove_duplicates=not keep_duplicates,
-                      min_share=min_share, spans=spans)
+                      min_share=min_share, spans=spans, templates=not keep_templates)
     res = clean_corpus(list(inputs) or None, scan_dir, out, config=cfg, quiet=quiet)
     for line in res.describe():
         click.echo(line, err=True)

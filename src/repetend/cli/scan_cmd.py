@@ -26,8 +26,13 @@ def _print_summary(res, echo=click.echo) -> None:
     if res.phrases is not None:
         ps = res.phrases.summary
         echo(f"boilerplate (σ = {p['min_docs']}, L = {p['min_len']}; {p['min_docs_rule']}):")
-        echo(f"  {ps.get('phrases', 0):,} phrases cover {ps.get('covered_share', 0):.1%} of all "
-             f"tokens; the biggest index eaters (psi = length × df):")
+        echo(f"  {ps.get('frequent_share', 0):.1%} of all tokens lie inside frequent phrases; "
+             f"the {ps.get('phrases', 0):,} maximal phrases' occurrences cover "
+             f"{ps.get('covered_share', 0):.1%}")
+        if "templates" in ps:
+            t = ps["templates"]
+            echo(f"  {t.get('templates', 0):,} templates with variable parts (slots)")
+        echo("  the biggest index eaters (psi = length × df):")
         for e in (ps.get("index_eaters") or [])[:5]:
             text = " ".join(str(e.get("text", "")).split())
             text = text if len(text) <= 90 else text[:87] + "…"
@@ -65,6 +70,8 @@ def _scan_options(fn):
         click.option("--num-perm", type=int, default=128, show_default=True,
                      help="MinHash signature length K."),
         click.option("--no-phrases", is_flag=True, help="Skip boilerplate mining."),
+        click.option("--no-templates", is_flag=True,
+                     help="Skip templates with variable parts (slots) after the exact phrases."),
         click.option("--no-dups", is_flag=True, help="Skip near-duplicate detection."),
         click.option("--no-report", is_flag=True, help="Skip the HTML report."),
         click.option("--reuse", is_flag=True,
@@ -82,7 +89,8 @@ def _config(kw):
     return ScanConfig(
         min_docs=kw["min_docs"], min_len=kw["min_len"], engine=kw["engine"],
         dups_method=kw["dups_method"], threshold=kw["threshold"], shingle=kw["shingle"],
-        num_perm=kw["num_perm"], phrases=not kw["no_phrases"], dups=not kw["no_dups"],
+        num_perm=kw["num_perm"], templates=not kw["no_templates"],
+        phrases=not kw["no_phrases"], dups=not kw["no_dups"],
         report=not kw["no_report"], reuse=kw["reuse"],
         input_options={k: kw[k] for k in INPUT_KEYS if k in kw})
 

@@ -76,6 +76,11 @@ class PhraseConfig:
         Cap on the drop candidates listed in the summary (all are counted).
     histogram_bins : int
         Bins of the per-document share histogram over [0, 1].
+    templates : bool
+        Also find templates with variable parts (:mod:`repetend.phrases.templates`);
+        an extra layer that leaves the exact phrases as they are (needs σ ≥ 2).
+    max_gap : int
+        Templates: the longest variable part (slot) between fixed parts, in tokens.
     """
 
     min_docs: int = 20
@@ -87,6 +92,8 @@ class PhraseConfig:
     top_k: int = 20
     max_drop_candidates: int = 1000
     histogram_bins: int = 20
+    templates: bool = True
+    max_gap: int = 4
 
     def validate(self) -> "PhraseConfig":
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
@@ -98,6 +105,7 @@ class PhraseConfig:
                 raise ParameterError(f"{name} must be >= {lo}, got {v}")
 
         _int("min_docs", 1)
+        _int("max_gap", 0)
         _int("min_len", 1)
         _int("top_k", 0)
         _int("max_drop_candidates", 0)
@@ -128,6 +136,7 @@ class PhraseResult:
     raw: RawPhrases | None = field(default=None, repr=False)
     n_tokens: int = 0
     spans: pa.Table | None = None
+    templates: Any = None   # TemplateResult, when templates were looked for
 
     @property
     def n_phrases(self) -> int:
@@ -171,6 +180,8 @@ class PhraseResult:
                 write_parquet(out / f"{name}.parquet", t)
             else:
                 _write_jsonl(out / f"{name}.jsonl", t)
+        if self.templates is not None:
+            self.templates.write(out)
         write_json(out / "summary.json", self.summary)
         return out
 
@@ -546,6 +557,17 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
     timings["tables"] = time.perf_counter() - t0
     timings["total"] = time.perf_counter() - t_start
 
+    templates = None
+    if cfg.templates and cfg.min_docs >= 2 and n_tokens:
+        from .templates import TemplateConfig, find_templates
+
+        t0 = time.perf_counter()
+        templates = find_templates(c.store if c.store is not None else (c.tokens, c.doc_offsets),
+                                   raw, cfg.min_docs, cfg.min_len,
+                                   TemplateConfig(max_gap=cfg.max_gap))
+        timings["templates"] = time.perf_counter() - t0
+        timings["total"] = time.perf_counter() - t_start
+
     n_tok = np.diff(c.doc_offsets)
     nonempty = n_tok > 0
     cov_total = int(covered.sum())
@@ -592,6 +614,8 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
     }
     if hosts is not None:
         summary["hosts"] = hosts.num_rows
+    if templates is not None:
+        summary["templates"] = templates.summary
     return PhraseResult(phrases=phrases, documents=documents, hosts=hosts,
                         occurrences=occurrences, summary=summary, config=cfg, raw=raw,
-                        n_tokens=n_tokens, spans=spans)
+                        n_tokens=n_tokens, spans=spans, templates=templates)

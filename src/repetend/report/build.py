@@ -682,7 +682,11 @@ def build_report(scan_dir: str | os.PathLike, out_html: str | os.PathLike, *,
         eaters = _phrases_section(scan, texts, caps, facts)
         coverage = _coverage_section(scan, texts, caps, facts)
         hosts = _hosts_section(scan, caps)
-        body += [eaters, coverage, hosts]
+        from .templates_section import find_templates_dir, templates_section_html
+
+        has_templates = find_templates_dir(scan_dir) is not None
+        body += [eaters] + ([templates_section_html(scan_dir, max_rows=caps.max_rows)]
+                            if has_templates else []) + [coverage, hosts]
     if scan.has_dups:
         body.append(_dups_section(scan, texts, caps, facts))
         body.append(_lsh_section(scan, caps))
@@ -690,7 +694,8 @@ def build_report(scan_dir: str | os.PathLike, out_html: str | os.PathLike, *,
     body.append(_params_section(scan, scan_dir, out_html, caps))
     toc = [("summary", "Summary")]
     if scan.has_phrases:
-        toc += [("eaters", "Index eaters"), ("coverage", "Share per document"), ("hosts", "Sites")]
+        toc += [("eaters", "Index eaters")] + ([("templates", "Templates")] if has_templates else [])
+        toc += [("coverage", "Share per document"), ("hosts", "Sites")]
     if scan.has_dups:
         toc += [("dups", "Duplicates"), ("lsh", "S-curve & chords")]
     toc.append(("params", "Parameters"))
