@@ -27,11 +27,14 @@ def run_demo(out: Path, *, pages: int = 3000, seed: int = 0,
     return res, compare_with_truth(res, corpus.truth)
 
 
-def _covered_char_masks(scan_dir: Path, store, table: str = "occurrences") -> dict[int, np.ndarray]:
-    """Per document (that has boilerplate) the characters inside the found spans:
-    phrase ``occurrences`` or frequent ``spans``."""
-    occ = pq.read_table(scan_dir / "phrases" / f"{table}.parquet",
-                        columns=["doc_index", "start", "end"]).to_pandas()
+def _covered_char_masks(scan_dir: Path, store, tables=("occurrences",)) -> dict[int, np.ndarray]:
+    """Per document (that has boilerplate) the characters inside the found spans
+    of *tables*: phrase ``occurrences``, frequent ``spans``, ``template_occurrences``."""
+    import pandas as pd
+
+    occ = pd.concat([pq.read_table(scan_dir / "phrases" / f"{t}.parquet",
+                                   columns=["doc_index", "start", "end"]).to_pandas()
+                     for t in tables if (scan_dir / "phrases" / f"{t}.parquet").is_file()])
     masks: dict[int, np.ndarray] = {}
     for d, grp in occ.groupby("doc_index", sort=False):
         spans = store.token_spans(int(d))
@@ -53,9 +56,12 @@ def compare_with_truth(res, truth: dict) -> list[str]:
         sigma = params["min_docs"]
         block_docs = Counter(s["block"] for d in truth["docs"] for s in d["spans"]
                              if s["block"] is not None)
-        for table, what in (("occurrences", "maximal-phrase occurrences"),
-                            ("spans", "frequent spans")):
-            masks = _covered_char_masks(res.out, store, table)
+        for tables, what in ((("occurrences",), "maximal-phrase occurrences"),
+                             (("spans",), "frequent spans"),
+                             (("spans", "template_occurrences"), "frequent spans + templates")):
+            if not all((res.out / "phrases" / f"{t}.parquet").is_file() for t in tables):
+                continue
+            masks = _covered_char_masks(res.out, store, tables)
             planted = found = findable = findable_found = covered = 0
             for doc in truth["docs"]:
                 d = id_to_index[doc["id"]]
