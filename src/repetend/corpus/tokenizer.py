@@ -277,7 +277,12 @@ def _scan_segments(buf: np.ndarray, seg_a: np.ndarray, seg_b: np.ndarray, seg_lo
     # one output region per range, sized by its bytes, in shared arrays; a range
     # that outgrows its region continues in private arrays
     caps = [_capacity(int(sizes[a:b].sum()), kunit) for a, b in zip(bounds[:-1], bounds[1:])]
-    region = np.concatenate([[0], np.cumsum(caps)]).astype(np.int64)
+    # every region as large as the largest, rounded up to a power of two: the
+    # regions then start at the same offsets batch after batch, so the pages a
+    # reused output array has touched stay bounded by the largest batch's
+    # tokens (with offsets that drift, they would creep over all its capacity)
+    step = 1 << (max(caps) - 1).bit_length() if caps else 0
+    region = (step * np.arange(len(caps) + 1)).astype(np.int64)
     total_cap = int(region[-1])
     st_all, en_all, ha_all = _take_scratch(total_cap)
 
