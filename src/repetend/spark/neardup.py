@@ -265,11 +265,15 @@ def near_duplicate_frames(spark, data, config=None, *, id_col: str = "id", text_
         (F.col("rank") == 1).alias("is_representative"))
     documents = docs.select("doc_index", "doc_id", "url").join(
         per_doc.select("doc_index", "n_tokens", "n_shingles"), "doc_index")
+    nsh = F.col("n_shingles")
+    counts = per_doc.agg(
+        F.sum(F.when(nsh >= tiny_limit, 1).otherwise(0)).alias("banded"),
+        F.sum(F.when((nsh >= 1) & (nsh < tiny_limit), 1).otherwise(0)).alias("tiny"),
+        F.sum(F.when(nsh == 0, 1).otherwise(0)).alias("empty")).first()
     stats = {"documents": n_docs,
-             "banded_documents": per_doc.filter(F.col("n_shingles") >= tiny_limit).count(),
-             "near_empty_documents": per_doc.filter((F.col("n_shingles") >= 1) &
-                                                    (F.col("n_shingles") < tiny_limit)).count(),
-             "empty_documents": per_doc.filter(F.col("n_shingles") == 0).count(),
+             "banded_documents": int(counts["banded"] or 0),
+             "near_empty_documents": int(counts["tiny"] or 0),
+             "empty_documents": int(counts["empty"] or 0),
              "bands": int(bands), "rows": int(rows), "max_bucket": cap or None,
              "min_shingles": int(tiny_limit),
              "buckets_with_pairs": int(agg["buckets"] or 0),
