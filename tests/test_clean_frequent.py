@@ -28,3 +28,26 @@ def test_frequent_clean_leaves_less_template_than_maximal_clean(tmp_path):
         assert not removed & set(map(tuple, after["tokens"])), mode
         left[mode] = int(after["psi"].sum()) if len(after) else 0
     assert left["frequent"] < left["maximal"]
+
+
+def test_clean_refuses_to_destroy_inputs_or_other_files(tmp_path):
+    import pytest
+
+    from repetend.errors import InputError
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(8):
+        (tree / f"p{i}.txt").write_text(f"page {i} " + "shared footer words here and there " * 3)
+    scan([tree], tmp_path / "s", ScanConfig(min_docs=3, min_len=4, dups=False, report=False))
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "thesis.tex").write_text("keep me")
+    with pytest.raises(InputError, match="not empty"):
+        clean_corpus(None, tmp_path / "s", other)
+    assert (other / "thesis.tex").read_text() == "keep me"
+    with pytest.raises(InputError, match="is \\(or contains\\) an input"):
+        clean_corpus(None, tmp_path / "s", tree)
+    assert len(list(tree.iterdir())) == 8
+    res = clean_corpus(None, tmp_path / "s", tmp_path / "fresh")
+    assert res.documents_out == 8

@@ -111,3 +111,17 @@ def test_demo_runs_and_compares_with_the_truth(tmp_path):
     assert "ground truth" in r.output
     assert "planted copies" in r.output
     assert (tmp_path / "d" / "scan" / "report.html").is_file()
+
+
+def test_reuse_never_reuses_another_corpus(corpus, tmp_path):
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(json.dumps({"id": f"o{i}", "text": f"other text {i} " * 5}) + "\n"
+                             for i in range(30)))
+    out = tmp_path / "scan"
+    args = ["--out", str(out), "--min-docs", "5", "--no-report", "--quiet"]
+    assert CliRunner().invoke(main, ["scan", str(corpus), *args]).exit_code == 0
+    r = CliRunner().invoke(main, ["scan", str(other), *args, "--reuse"])
+    assert r.exit_code == 0, r.output
+    assert "30 documents" in r.output
+    assert json.loads((out / "summary.json").read_text())["corpus"]["documents"] == 30
+    assert TokenStore.open(out / "store").n_docs == 30

@@ -89,6 +89,31 @@ def choose_min_docs(store: TokenStore) -> tuple[int, str]:
     return sigma, f"no urls: {n} documents → σ = clamp(round(0.002·{n}), 5, 200) = {sigma}"
 
 
+def _inputs_stamp(inputs: list[str], config: ScanConfig) -> dict:
+    """What the store was made from: input files (size, mtime) and read options."""
+    from .corpus.readers import expand_inputs
+
+    try:
+        files = expand_inputs(inputs, config.input_options.get("fmt"),
+                              config.input_options.get("glob"))
+    except Exception:  # noqa: BLE001 - an unreadable input just never matches
+        files = []
+    stamp = []
+    for path, fmt in files:
+        st = Path(path).stat()
+        stamp.append([str(Path(path).resolve()), fmt, st.st_size, st.st_mtime_ns])
+    return {"inputs": inputs, "files": stamp,
+            "options": {k: v for k, v in sorted(config.input_options.items())}}
+
+
+def _same_inputs(store_dir: Path, inputs: list[str], config: ScanConfig) -> bool:
+    try:
+        old = json.loads((store_dir / "inputs.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return old == json.loads(json.dumps(_inputs_stamp(inputs, config)))
+
+
 def _same_params(path: Path, params: dict) -> bool:
     try:
         old = json.loads(path.read_text(encoding="utf-8"))
@@ -132,13 +157,14 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
         if len(input_list) == 1 and is_store(input_list[0]):
             store = TokenStore.open(input_list[0])
             store_path = Path(input_list[0])
-        elif config.reuse and is_store(store_dir):
+        elif config.reuse and is_store(store_dir) and _same_inputs(store_dir, input_list, config):
             say(f"reusing the token store in {store_dir}")
             store = TokenStore.open(store_dir)
             store_path = store_dir
         else:
             say("tokenizing …")
             store = load_store(input_list, out=store_dir, quiet=quiet, **config.input_options)
+            write_json(store_dir / "inputs.json", _inputs_stamp(input_list, config))
             store_path = store_dir
     timings["tokenize"] = time.perf_counter() - t0
     if store.n_docs == 0:
@@ -148,6 +174,10 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
 
     min_docs, sigma_reason = ((config.min_docs, "given") if config.min_docs is not None
                               else choose_min_docs(store))
+    fingerprint = {"documents": store.n_docs, "tokens": store.n_tokens,
+                   "store": str(Path(store_path).resolve()) if store_path else None,
+                   "inputs": json.loads(json.dumps(_inputs_stamp(input_list, config)))
+                   if input_list and not isinstance(inputs, TokenStore) else None}
     params = {
         "min_docs": min_docs, "min_docs_rule": sigma_reason, "min_len": config.min_len,
         "engine": config.engine, "templates": config.templates, "dups_method": config.dups_method,
@@ -161,6 +191,7 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
         t0 = time.perf_counter()
         pdir = out / "phrases"
         pparams = {k: params[k] for k in ("min_docs", "min_len", "engine", "templates")}
+        pparams["corpus"] = fingerprint
         if config.reuse and _same_params(pdir / "summary.json", pparams):
             say("reusing phrases")
         else:
@@ -180,6 +211,7 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
         t0 = time.perf_counter()
         ddir = out / "dups"
         dparams = {k: params[k] for k in ("dups_method", "threshold", "shingle", "num_perm")}
+        dparams["corpus"] = fingerprint
         if config.reuse and _same_params(ddir / "summary.json", dparams):
             say("reusing near-duplicates")
         else:

@@ -117,6 +117,21 @@ class _Occurrences:
         return self.start[a:b], self.end[a:b], self.pid[a:b]
 
 
+def _check_output(out: Path, files) -> None:
+    """Refuse an output that would destroy something: an input, a directory that
+    holds an input, or a non-empty directory (a text-tree output replaces the
+    directory as a whole)."""
+    target = out.resolve()
+    for path, _ in files:
+        p = Path(path).resolve()
+        if p == target or target in p.parents:
+            raise InputError("the output is (or contains) an input of the scan; choose another --out",
+                             path=str(out))
+    if out.is_dir() and any(out.iterdir()):
+        raise InputError("the output directory exists and is not empty; refusing to replace it "
+                         "(choose a new or empty directory)", path=str(out))
+
+
 def _input_format(files) -> tuple[str, list[str]]:
     fmts = sorted({f for _, f in files})
     notes = []
@@ -191,6 +206,7 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
     files = expand_inputs(inputs, opts.get("fmt"), opts.get("glob"))
     out_fmt, notes = _input_format(files)
     out = Path(out)
+    _check_output(out, files)
     log_path = out.with_name(out.name + ".removed.jsonl")
     res = CleanResult(out=out, log=log_path, out_format="jsonl" if out_fmt == "records-jsonl" else out_fmt,
                       notes=notes)
