@@ -176,3 +176,13 @@ def test_vocab_counts_on_disk_match_bincount(tmp_path_factory, texts, batch_char
     counts = pq.read_table(out / "vocab.parquet").column("count").to_numpy()
     assert counts.tolist() == np.bincount(np.asarray(store.tokens),
                                           minlength=len(store.vocab)).tolist()
+
+
+def test_open_recovers_a_replacement_killed_between_its_renames(tmp_path):
+    import os
+
+    store = TokenStore.from_texts(["a b", "c"])
+    store.save(tmp_path / "st")
+    os.replace(tmp_path / "st", tmp_path / ".st.old")  # the state a kill leaves
+    again = TokenStore.open(tmp_path / "st")
+    assert again.n_docs == 2 and not (tmp_path / ".st.old").exists()

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
-__all__ = ["atomic_path", "atomic_dir", "write_json", "write_parquet"]
+__all__ = ["atomic_path", "atomic_dir", "recover_dir", "write_json", "write_parquet"]
 
 
 def _umask() -> int:
@@ -40,11 +40,24 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
         raise
 
 
+def recover_dir(target: str | os.PathLike) -> bool:
+    """Undo a replacement that :func:`atomic_dir` did not finish: a kill between
+    its two renames leaves ``.NAME.old`` and no ``NAME``; put the old one back.
+    Returns True when it did."""
+    target = Path(target)
+    old = target.with_name(f".{target.name}.old")
+    if not target.exists() and old.is_dir():
+        os.replace(old, target)
+        return True
+    return False
+
+
 @contextlib.contextmanager
 def atomic_dir(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary directory; on success it replaces *target* as a whole."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
+    recover_dir(target)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     try:
         yield tmp

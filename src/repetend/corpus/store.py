@@ -28,7 +28,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .._atomic import atomic_dir
+from .._atomic import atomic_dir, recover_dir
 from ..errors import InputError
 from . import _store_kernels as SK
 from .record import ReadStats, Record, host_of
@@ -218,6 +218,7 @@ class TokenStore:
     @classmethod
     def open(cls, path: str | os.PathLike, mmap: bool = True) -> "TokenStore":
         path = Path(path)
+        recover_dir(path)  # a replacement killed half-way leaves the old store beside it
         meta_file = path / "meta.json"
         if not meta_file.is_file():
             raise InputError("not a repetend token store (no meta.json)", path=str(path))

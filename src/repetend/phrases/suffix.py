@@ -38,7 +38,7 @@ import time
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import require
+from ..errors import ParameterError, require
 from . import _suffix_kernels as K
 from ._raw import RawPhrases
 
@@ -169,6 +169,11 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
         t["filter"] = t1 - t0
         stats.update(frequent_intervals=0, candidates=0, phrases=0)
         return _empty(stats)
+    if m >= 2**31 - 1:
+        # ranks, LCPs and the stack are int32: past this the engine would overflow
+        raise ParameterError(
+            f"the suffix engine holds at most 2^31 - 2 filtered tokens; this corpus keeps {m:,} "
+            "after its filters: use engine='bloomspan' (or 'auto')")
     sa = divsufsort.divsufsort(text)
     t2 = time.perf_counter()
     lcp, scratch = K.kasai_clamped(text, sa)
