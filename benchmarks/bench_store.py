@@ -140,6 +140,44 @@ def vocab_stage(path: Path, batch_chars: int) -> None:
           f"{t_old * 1e9 / n_tok:6.1f} ns/token   -> {t_old / t_new:.1f}x")
 
 
+def vocab_stage_large(n_tokens: int = 10_000_000, n_distinct: int = 2_000_000,
+                      batch: int = 1_000_000) -> None:
+    """The same comparison on a synthetic Zipf stream with a large vocabulary
+    (the JSONL corpus above repeats its documents, so its vocabulary is small)."""
+    from repetend.corpus.store import _Vocabulary  # noqa: PLC0415
+
+    rng = np.random.default_rng(0)
+    keys = rng.integers(0, 2**63, size=n_distinct, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    ranks = np.minimum(rng.zipf(1.1, size=n_tokens), n_distinct) - 1
+    hashes = [keys[ranks[a:a + batch]] for a in range(0, n_tokens, batch)]
+
+    class _B:
+        def __init__(self, h):
+            self.hashes = h
+
+        def strings(self, idx):
+            return [""] * len(idx)
+
+    voc = _Vocabulary()
+    voc.ids_for(_B(hashes[0][:10]))
+    voc = _Vocabulary()
+    t = time.process_time()
+    new = [voc.ids_for(_B(h)) for h in hashes]
+    t_new = time.process_time() - t
+    state = {"h": np.empty(0, np.uint64), "i": np.empty(0, np.int32), "n": 0}
+    t = time.process_time()
+    old = [old_ids_for(state, h) for h in hashes]
+    t_old = time.process_time() - t
+    pairs = np.unique(np.concatenate(new).astype(np.int64) << 32 | np.concatenate(old))
+    assert pairs.size == len(voc) == state["n"], "the two maps disagree"
+    print(f"synthetic Zipf(1.1) stream, {n_tokens / 1e6:.0f} M tokens in batches of "
+          f"{batch / 1e6:g} M, vocabulary {len(voc):,}, CPU s:")
+    print(f"  hash map                                   {t_new:7.3f}  "
+          f"{t_new * 1e9 / n_tokens:6.1f} ns/token, table {voc.keys.nbytes + voc.vals.nbytes >> 20} MB")
+    print(f"  sorted arrays                              {t_old:7.3f}  "
+          f"{t_old * 1e9 / n_tokens:6.1f} ns/token   -> {t_old / t_new:.1f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="100,400", help="corpus sizes, MB of JSONL")
@@ -187,6 +225,7 @@ def main() -> None:
                   f"and imports included): {dt:.2f} s wall, {size / dt:.1f} MB/s, peak RSS "
                   f"{rss:.0f} MB")
         vocab_stage(files[sizes[0]], 8_000_000)
+        vocab_stage_large()
         print("figures from one run on a shared machine: compare rows, not runs")
     finally:
         if args.workdir is None:
