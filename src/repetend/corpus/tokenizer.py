@@ -198,13 +198,25 @@ _SCRATCH_LOCK = threading.Lock()
 _SCRATCH_DTYPES = (np.int64, np.int64, np.uint64)
 
 
+def _refs_when_free() -> int:
+    """``sys.getrefcount`` of an array held by a dict and a local only, measured
+    the way :func:`_take_scratch` measures (the count an interpreter reports
+    for the same references differs between Python versions).  A live view or
+    batch holds a strong reference to the array, so it always adds to this."""
+    d = {0: np.empty(1)}
+    a = d.get(0)
+    return sys.getrefcount(a)
+
+
+_FREE_REFS = _refs_when_free()
+
+
 def _take_scratch(n: int) -> list[np.ndarray]:
     out = []
     with _SCRATCH_LOCK:
         for k, dt in enumerate(_SCRATCH_DTYPES):
             a = _SCRATCH.get(k)
-            # references: the dict, ``a`` and getrefcount's argument; more: in use
-            if a is not None and a.shape[0] >= n and sys.getrefcount(a) == 3:
+            if a is not None and a.shape[0] >= n and sys.getrefcount(a) == _FREE_REFS:
                 del _SCRATCH[k]  # ours until _keep_scratch offers it again
             else:
                 a = np.empty(n, dtype=dt)
