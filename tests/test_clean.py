@@ -450,3 +450,16 @@ def test_nothing_to_remove_is_identity(tmp_path):
     res = clean_corpus([src], tmp_path / "scan", tmp_path / "out.jsonl")
     assert (tmp_path / "out.jsonl").read_bytes() == src.read_bytes()
     assert res.log.read_text() == "" and res.documents_out == 4
+
+
+@pytest.mark.parametrize("text, span, want", [
+    ("x(BOILER)y", (2, 8), "x y"),
+    ("see «BOILER» now", (5, 11), "see now"),
+    ("a (BOILER) b", (3, 9), "a b"),
+    ("f(a)(BOILER)", (5, 11), "f(a)"),
+    ('say "BOILER" twice', (5, 11), "say twice"),
+])
+def test_an_emptied_bracket_or_quote_pair_goes_with_its_block(text, span, want):
+    cuts = plan_cuts(text, [span[0]], [span[1]])
+    assert apply_cuts(text, cuts) == want
+    assert undo_cuts(apply_cuts(text, cuts), [c.as_dict(text) for c in cuts]) == text

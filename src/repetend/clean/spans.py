@@ -14,7 +14,9 @@ that applying them leaves readable text.  The rule, in order:
    (``.``, ``:``, ``»``, ``)``, ``©`` …) right after its end or right before
    its start — when that run is itself bounded by whitespace or the text edge
    (so ``word.word`` is never split).  A block glued between two separators
-   (``a,<block>,b``) takes the separators on its right (``a,b``).
+   (``a,<block>,b``) takes the separators on its right (``a,b``), and a block
+   that fills a bracket or quote pair takes the pair (``x(<block>)y`` →
+   ``x y``: no empty ``()`` is left).
 3. **Dangling separators.** Whitespace-delimited items made only of separator
    characters (``| ¦ • · , ; : / \\ - – — ~ * > ›``) that follow the block up to
    the next word, line break or text end are taken with it; when the block
@@ -47,6 +49,9 @@ from ..corpus.tokenize_ref import is_single_char_token
 __all__ = ["Cut", "SEPARATORS", "apply_cuts", "merge_spans", "plan_cuts", "undo_cuts"]
 
 SEPARATORS = frozenset("|¦•·∙,;:/\\-–—~*>›")
+# opening → closing brackets and quotes; an emptied pair goes with its block
+_PAIRS = {"(": ")", "[": "]", "{": "}", "«": "»", "“": "”", "„": "“", "‘": "’", "‹": "›",
+          '"': '"', "'": "'", "<": ">", "（": "）", "「": "」", "『": "』"}
 
 
 def _word(ch: str) -> bool:
@@ -197,6 +202,10 @@ def plan_cuts(text: str, starts: npt.ArrayLike, ends: npt.ArrayLike,
     for k, (a, b) in enumerate(blocks):
         limit_r = blocks[k + 1][0] if k + 1 < len(blocks) else n
         # 2. glued punctuation
+        # a block that fills a bracket or quote pair takes the pair ("x(<block>)y")
+        while 0 < a and b < limit_r and a - 1 >= prev and _PAIRS.get(text[a - 1]) == text[b]:
+            a -= 1
+            b += 1
         j = b
         while j < limit_r and not _ws(text[j]) and not _word(text[j]):
             j += 1
