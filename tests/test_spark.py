@@ -159,12 +159,13 @@ def test_neardup_equals_local_from_jsonl(spark, tmp_path):
     _same_neardup(got, want)
 
 
-def test_neardup_survives_a_killed_worker(spark, tmp_path):
+@pytest.mark.parametrize("task", ["neardup", "phrases"])
+def test_result_survives_a_killed_worker(spark, tmp_path, task):
     """A Python worker dies (os._exit) in the middle of the job; Spark retries the task
     and the result is the local one."""
     from pyspark.sql import functions as F
 
-    from repetend.spark import find_near_duplicates
+    from repetend.spark import find_near_duplicates, find_phrases
 
     ids, texts, urls = _planted_corpus(2, 50)
     marker = str(tmp_path / "crashed")
@@ -178,11 +179,18 @@ def test_neardup_survives_a_killed_worker(spark, tmp_path):
 
     df = spark.createDataFrame(list(zip(ids, texts, urls)), "id string, text string, url string")
     df = df.withColumn("text", F.udf(crash_once, "string")(F.col("text")))
-    cfg = repetend.NearDupConfig(threshold=0.6, shingle=2)
-    got = find_near_duplicates(spark, df, cfg)
+    store = _local_store(ids, texts, urls)
+    if task == "neardup":
+        cfg = repetend.NearDupConfig(threshold=0.6, shingle=2)
+        got = find_near_duplicates(spark, df, cfg)
+        _same_neardup(got, repetend.find_near_duplicates(store, cfg))
+    else:
+        cfg = repetend.PhraseConfig(min_docs=2, min_len=4)
+        got = find_phrases(spark, df, cfg)
+        want = repetend.find_phrases(store, cfg)
+        assert want.n_phrases > 0
+        _same_phrases(got, want)
     assert os.path.exists(marker), "the worker was never killed"
-    want = repetend.find_near_duplicates(_local_store(ids, texts, urls), cfg)
-    _same_neardup(got, want)
 
 
 def test_connected_components_equal_union_find(spark):
