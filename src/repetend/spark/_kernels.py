@@ -117,14 +117,3 @@ def island_mask(doc_offsets, k, win_offsets, frequent, keep):
                 for p in range(lo, i + k):
                     keep[a + p] = True
                 run_end = i + k - 1
-
-
-@jit
-def first_positions(token_ids, n_ids, out_first):
-    """Index of the first occurrence of every id in ``token_ids`` (−1 when absent)."""
-    for i in range(n_ids):
-        out_first[i] = -1
-    for p in range(token_ids.shape[0]):
-        t = token_ids[p]
-        if out_first[t] < 0:
-            out_first[t] = p
