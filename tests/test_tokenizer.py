@@ -440,3 +440,15 @@ def test_output_arrays_reused_only_when_no_longer_referenced():
     again = TK.tokenize_batch(a_texts).hashes
     assert np.array_equal(again, want_a)
     assert id(again.base) == first_base, "a free output array is taken again"
+
+
+def test_lower_table_is_identity_where_not_flagged():
+    """The scanner's inner loop looks every plain character up in ``lower``
+    without testing LF_LOWER first: that needs the identity wherever the flag is off."""
+    from repetend.corpus import _tokenizer_kernels as K
+
+    T = U.tables()
+    off = (T.lflags & K.LF_LOWER) == 0
+    cps = np.arange(T.lower.size)
+    assert np.array_equal(T.lower[off], cps[off])
+    assert not np.array_equal(T.lower[~off], cps[~off])

@@ -260,7 +260,7 @@ def scan_segment(buf, a, b, lower, enc16, unit, flags, lflags, lowtab, ccc, ckey
                                         in_tok = True
                                         tstart = ci if chars else i
                                         h = FNV_OFFSET
-                                    h = _fnv_cp(h, np.int64(lowtab[cp]) if f & LF_LOWER else cp)
+                                    h = _fnv_cp(h, np.int64(lowtab[cp]))  # identity where not LF_LOWER
                                 elif g != 0:
                                     break
                                 elif in_tok:
@@ -306,7 +306,7 @@ def scan_segment(buf, a, b, lower, enc16, unit, flags, lflags, lowtab, ccc, ckey
                                         in_tok = True
                                         tstart = ci if chars else i
                                         h = FNV_OFFSET
-                                    h = _fnv_cp(h, np.int64(lowtab[cp]) if f & LF_LOWER else cp)
+                                    h = _fnv_cp(h, np.int64(lowtab[cp]))  # identity where not LF_LOWER
                                 elif g != 0:
                                     break
                                 elif in_tok:
