@@ -7,19 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._hashing import splitmix64 as _mix
 from .._jit import jit, pjit, prange  # noqa: F401
 
-_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
-@jit
-def _mix(x):
-    z = x + _GAMMA
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
 
 
 @pjit

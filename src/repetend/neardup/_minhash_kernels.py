@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._hashing import GAMMA as _GAMMA
+from .._hashing import splitmix64
 from .._jit import jit, pjit, prange
 
-_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
 _MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
 _BLOCK = 256  # shingles hashed per vectorised block in the one-permutation pass
 # Below this largest bin minimum (2^61: at most 1/8 of the hashes can still lower a
@@ -33,15 +32,6 @@ def _crc_table() -> np.ndarray:
 
 
 _CRC_TABLE = _crc_table()  # CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), as zlib
-
-
-@jit
-def splitmix64(x):
-    """SplitMix64 output function: ``mix(x + 0x9E3779B97F4A7C15)`` (Steele et al. 2014)."""
-    z = x + _GAMMA
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
 
 
 @jit

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._hashing import FNV_OFFSET as _FNV_OFFSET
+from .._hashing import FNV_PRIME as _FNV_PRIME
+from .._hashing import splitmix64
 from .._jit import jit, pjit, prange
-
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
-
 
 @jit
 def fnv1a64_spans(data, offsets):
@@ -22,15 +21,6 @@ def fnv1a64_spans(data, offsets):
             h *= _FNV_PRIME
         out[i] = h
     return out
-
-
-@jit
-def splitmix64(x):
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    z = x
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 @jit
