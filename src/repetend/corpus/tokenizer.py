@@ -250,8 +250,7 @@ def _warm_malloc() -> None:
     global _MALLOC_WARMED
     if not _MALLOC_WARMED:
         _MALLOC_WARMED = True
-        block = np.empty((32 << 20) - (16 << 10), dtype=np.uint8)
-        del block
+        np.empty((32 << 20) - (16 << 10), dtype=np.uint8)  # freed at once
 
 
 def _forget_scratch() -> None:
