@@ -47,6 +47,7 @@ class ScanConfig:
     dups: bool = True
     report: bool = True
     reuse: bool = False
+    spark_master: str | None = None    # run the phrase and near-duplicate stages on Spark
     input_options: dict = field(default_factory=dict)
 
 
@@ -185,6 +186,19 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
         "unit": store.unit,
     }
     result = ScanResult(out=out, store=store, summary={})
+    spark = None
+    spark_cols: dict = {}
+    if config.spark_master or config.engine == "spark":
+        from .spark import local_session
+
+        if isinstance(inputs, TokenStore) or (len(input_list) == 1 and is_store(input_list[0])):
+            raise ParameterError("--engine spark reads the corpus files (JSONL or Parquet), "
+                                 "not a token store")
+        say(f"starting Spark ({config.spark_master or 'local[2]'}) …")
+        spark = local_session(config.spark_master or "local[2]", "repetend scan")
+        io = config.input_options
+        spark_cols = {"id_col": io.get("id_field") or "id", "text_col": io.get("text_field") or "text",
+                      "url_col": io.get("url_field") or "url"}
 
     # -- 2. boilerplate phrases --------------------------------------------------------
     if config.phrases:
@@ -198,9 +212,16 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
             from .phrases import PhraseConfig, find_phrases
 
             say(f"mining phrases (σ = {min_docs}, L = {config.min_len}) …")
-            res = find_phrases(store, PhraseConfig(min_docs=min_docs, min_len=config.min_len,
-                                                   engine=config.engine,
-                                                   templates=config.templates))
+            pcfg = PhraseConfig(min_docs=min_docs, min_len=config.min_len,
+                                engine="auto" if config.engine == "spark" else config.engine,
+                                templates=config.templates)
+            if spark is not None:
+                from .spark import find_phrases as spark_phrases
+
+                res = spark_phrases(spark, input_list, pcfg, **spark_cols)
+                _same_order(res.documents, store, "phrases")
+            else:
+                res = find_phrases(store, pcfg)
             res.write(pdir)
             _stamp(pdir / "summary.json", pparams)
             result.phrases = res
@@ -218,9 +239,14 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
             from .neardup import NearDupConfig, find_near_duplicates
 
             say(f"finding near-duplicates ({config.dups_method}, t = {config.threshold}) …")
-            res = find_near_duplicates(store, NearDupConfig(
-                method=config.dups_method, threshold=config.threshold,
-                shingle=config.shingle, num_perm=config.num_perm))
+            ncfg = NearDupConfig(method=config.dups_method, threshold=config.threshold,
+                                 shingle=config.shingle, num_perm=config.num_perm)
+            if spark is not None:
+                from .spark import find_near_duplicates as spark_dups
+
+                res = spark_dups(spark, input_list, ncfg, **spark_cols)
+            else:
+                res = find_near_duplicates(store, ncfg)
             res.write(ddir)
             _stamp(ddir / "summary.json", dparams)
             result.dups = res
@@ -252,6 +278,16 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
         write_json(out / "summary.json", summary)
     result.summary = summary
     return result
+
+
+def _same_order(documents, store: TokenStore, stage: str) -> None:
+    """Spark numbers documents by id; the report and `clean` use the store's
+    read order. Refuse results whose order differs rather than mislabel them."""
+    ids = documents.column("doc_id").to_pylist()
+    if ids != store.doc_ids:
+        raise ParameterError(
+            f"Spark numbered the documents in another order than the input ({stage}); "
+            "with --engine spark the input must be sorted by id (or use the local engine)")
 
 
 def _stamp(path: Path, params: dict) -> None:

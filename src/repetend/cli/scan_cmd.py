@@ -58,8 +58,12 @@ def _scan_options(fn):
                           "(default: from the typical site size, or 0.2% of the corpus)."),
         click.option("--min-len", type=int, default=10, show_default=True,
                      help="L: shortest phrase reported, in tokens."),
-        click.option("--engine", type=click.Choice(["auto", "bloomspan", "suffix"]),
-                     default="auto", show_default=True),
+        click.option("--engine", type=click.Choice(["auto", "bloomspan", "suffix", "spark"]),
+                     default="auto", show_default=True,
+                     help="Phrase engine; 'spark' runs phrases and near-duplicates on Apache Spark "
+                          "(pip install 'repetend[spark]', Java 17)."),
+        click.option("--spark-master", default=None,
+                     help="Spark master URL for --engine spark (default local[2])."),
         click.option("--method", "dups_method",
                      type=click.Choice(["minhash", "allpairs", "broder", "exact"]),
                      default="minhash", show_default=True, help="Near-duplicate method."),
@@ -91,7 +95,7 @@ def _config(kw):
         dups_method=kw["dups_method"], threshold=kw["threshold"], shingle=kw["shingle"],
         num_perm=kw["num_perm"], templates=not kw["no_templates"],
         phrases=not kw["no_phrases"], dups=not kw["no_dups"],
-        report=not kw["no_report"], reuse=kw["reuse"],
+        report=not kw["no_report"], reuse=kw["reuse"], spark_master=kw["spark_master"],
         input_options={k: kw[k] for k in INPUT_KEYS if k in kw})
 
 
