@@ -423,3 +423,23 @@ def test_binary_packing_round_trip():
     got, goff = binary_of(arr.slice(1), np.uint64)
     assert np.array_equal(goff, off[1:] - off[1])
     assert np.array_equal(got, vals)
+
+
+def test_scan_with_the_spark_engine_equals_the_local_scan(spark, tmp_path):
+    import pyarrow.parquet as pq
+
+    from repetend.scan import ScanConfig, scan
+    from repetend.synth import weblike
+
+    corpus = weblike(80, seed=11).write(tmp_path / "c")["corpus"]
+    outs = {}
+    for engine in ("auto", "spark"):
+        out = tmp_path / engine
+        scan([corpus], out, ScanConfig(min_docs=4, engine=engine, templates=False, report=False))
+        outs[engine] = out
+    for table in ("phrases/phrases.parquet", "phrases/spans.parquet", "dups/pairs.parquet",
+                  "dups/clusters.parquet"):
+        a = pq.read_table(outs["auto"] / table)
+        b = pq.read_table(outs["spark"] / table)
+        assert a.num_rows > 0, table
+        assert a.select(b.column_names).equals(b), table
