@@ -1,0 +1,3 @@
+from repetend.cli import main
+
+main()
