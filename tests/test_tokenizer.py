@@ -34,6 +34,7 @@ SPECIAL = list(
     "東京日本語漢字\u3400\U00020000\U0002a6df\uf900タワーカかが\u3099\u309a\uff76\u31f0"
     "Все права защищены ЁёЙй"
     "ΣσςΑΟΔ İıIi ß ẞ ǅ ǆ Ａａ K Ⱥ ⱥ"
+    "éôȓáạộÅư̖̈̄̂"   # precomposed letters before lower-class marks
     "٣߃१۳"
     "\u200d\u200c\u2060\ufeff"
     " \t\n\r\x0b\x0c\u00a0\u1680\u2000\u2028\u2029\u3000\x1c\x85"
@@ -452,3 +453,11 @@ def test_lower_table_is_identity_where_not_flagged():
     cps = np.arange(T.lower.size)
     assert np.array_equal(T.lower[off], cps[off])
     assert not np.array_equal(T.lower[~off], cps[~off])
+
+
+@pytest.mark.parametrize("text", ["\xf4\u0323", "x \xe1\u0323 y", "\u1ea1\u0301",
+                                  "\u0130\u0323", "e\u0301\u0323 \u0213\u0323"])
+def test_precomposed_letter_before_a_lower_class_mark_is_renormalized(text):
+    assert tokenize(text) == tokenize_reference(text)
+    assert tokenize_batch([text]).strings(range(len(tokenize_reference(text)))) == \
+        tokenize_reference(text)

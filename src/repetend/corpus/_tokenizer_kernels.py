@@ -185,7 +185,11 @@ def scan_segment(buf, a, b, lower, enc16, unit, flags, lflags, lowtab, ccc, ckey
                     elif cc == 0:  # composes only with an adjacent starter
                         if marks == 0 and _composes(last_starter, cp, ckeys):
                             flag |= FLAG_NFC
-                    elif marks > 0 or _composes(last_starter, cp, ckeys):
+                    elif (marks > 0 or _composes(last_starter, cp, ckeys)
+                          or _composes(last_starter, 0, ckeys)):
+                        # (…, 0): the starter is precomposed with a mark (ô = o + U+0302);
+                        # a composing mark after it may reorder and recompose (ô + U+0323
+                        # → ộ), which only a full NFC sorts out
                         flag |= FLAG_NFC
                 if cc != 0 and last_ccc > cc:
                     flag |= FLAG_NFC

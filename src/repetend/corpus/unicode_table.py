@@ -24,7 +24,8 @@ Tables (all of length ``0x110000``, indexed by code point):
     of the NFCs of the pieces cut before every character without this bit).
 ``compose_keys`` (int64, sorted)
     ``first << 21 | second`` of every primary composite pair (Hangul excluded:
-    the kernel composes L+V and LV+T arithmetically).
+    the kernel composes L+V and LV+T arithmetically), plus ``c << 21`` (second
+    0) for every starter whose canonical decomposition ends in a mark.
 ``lflags`` (uint8)
     ``WORD | SINGLE | SPACE`` of the *lower-cased* character, with
     ``NOT_QC_YES | MAYBE | SPECIAL_LOWER`` of the character itself, and
@@ -64,7 +65,7 @@ MAYBE = 64
 LF_CCC = 32       # canonical combining class is not 0
 LF_LOWER = 128    # lower[c] != c
 
-_TABLE_VERSION = 4
+_TABLE_VERSION = 5
 _N = 0x110000
 
 
@@ -131,6 +132,15 @@ def build_tables() -> UnicodeTables:
     not_yes |= maybe
     flags[not_yes] |= NOT_QC_YES
     flags[maybe] |= MAYBE
+    # a starter whose decomposition ends in a mark (ô = o + U+0302) is keyed with
+    # second = 0: a composing mark of lower class after it makes NFC reorder and
+    # recompose (ô + U+0323 → ộ), so the kernel must send that text to NFC
+    for c in range(_N):
+        d = decomp(chars[c])
+        if d and d[0] != "<" and ccc[c] == 0:
+            nfd = normalize("NFD", chars[c])
+            if len(nfd) > 1 and ccc[ord(nfd[-1])] != 0:
+                keys.append(c << 21)
     compose_keys = np.unique(np.array(keys, dtype=np.int64))
     # boundary before c: NFD(c) starts with a starter that never composes backwards
     first = np.fromiter((ord(normalize("NFD", ch)[0]) if ch else 0 for ch in chars),
