@@ -125,3 +125,17 @@ def test_reuse_never_reuses_another_corpus(corpus, tmp_path):
     assert "30 documents" in r.output
     assert json.loads((out / "summary.json").read_text())["corpus"]["documents"] == 30
     assert TokenStore.open(out / "store").n_docs == 30
+
+
+def test_out_of_core_phrases_equal_in_memory(corpus, tmp_path):
+    outs = []
+    for extra in ([], ["--memory-limit", "200M"]):
+        out = tmp_path / ("ooc" if extra else "mem")
+        r = CliRunner().invoke(main, ["scan", str(corpus), "--out", str(out), "--min-docs", "5",
+                                      "--no-dups", "--no-report", "--no-templates", "--quiet",
+                                      *extra])
+        assert r.exit_code == 0, r.output
+        outs.append(out)
+    for t in ("phrases", "occurrences", "spans", "documents"):
+        assert pq.read_table(outs[0] / "phrases" / f"{t}.parquet").equals(
+            pq.read_table(outs[1] / "phrases" / f"{t}.parquet")), t

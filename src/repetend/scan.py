@@ -48,6 +48,7 @@ class ScanConfig:
     report: bool = True
     reuse: bool = False
     spark_master: str | None = None    # run the phrase and near-duplicate stages on Spark
+    memory_limit: str | int | None = None  # mine phrases out of core under this much memory
     input_options: dict = field(default_factory=dict)
 
 
@@ -214,7 +215,7 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
             say(f"mining phrases (σ = {min_docs}, L = {config.min_len}) …")
             pcfg = PhraseConfig(min_docs=min_docs, min_len=config.min_len,
                                 engine="auto" if config.engine == "spark" else config.engine,
-                                templates=config.templates)
+                                templates=config.templates, memory_limit=config.memory_limit)
             if spark is not None:
                 from .spark import find_phrases as spark_phrases
 

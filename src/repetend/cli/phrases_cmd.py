@@ -32,6 +32,9 @@ def _short(text: str, width: int = 90) -> str:
               help="Do not look for templates with variable parts (slots).")
 @click.option("--max-gap", type=int, default=4, show_default=True,
               help="Templates: the longest variable part between fixed parts, in tokens.")
+@click.option("--memory-limit", default=None,
+              help="Mine out of core under this much private memory (e.g. 8G): bloomspan in "
+                   "shards over the memory-mapped store, seeds spilled to disk.")
 @click.option("--seed-len", type=int, default=None, help="bloomspan: seed length.")
 @click.option("--filter-bytes", type=int, default=None, help="bloomspan: counting filter size.")
 @click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path),
@@ -42,7 +45,7 @@ def _short(text: str, width: int = 90) -> str:
               default=None, help="Also keep the tokenized corpus as a token store here.")
 @input_options
 def phrases(inputs, min_docs, min_len, engine, near_full_share, top_k, no_templates, max_gap,
-            seed_len, filter_bytes, out, out_format, store_out, quiet, **opts):
+            memory_limit, seed_len, filter_bytes, out, out_format, store_out, quiet, **opts):
     """Find the maximal phrases that repeat across at least --min-docs documents
     (seed 000) and write them with per-document and per-host coverage to --out.
 
@@ -54,7 +57,7 @@ def phrases(inputs, min_docs, min_len, engine, near_full_share, top_k, no_templa
     cfg = PhraseConfig(min_docs=min_docs, min_len=min_len, engine=engine,
                        near_full_share=near_full_share, top_k=max(top_k, 0), seed_len=seed_len,
                        filter_bytes=filter_bytes, templates=not no_templates,
-                       max_gap=max_gap).validate()
+                       max_gap=max_gap, memory_limit=memory_limit).validate()
     store = load_store(inputs, out=store_out, quiet=quiet,
                        **{k: opts[k] for k in INPUT_KEYS if k in opts})
     if not quiet:

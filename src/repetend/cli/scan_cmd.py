@@ -62,6 +62,8 @@ def _scan_options(fn):
                      default="auto", show_default=True,
                      help="Phrase engine; 'spark' runs phrases and near-duplicates on Apache Spark "
                           "(pip install 'repetend[spark]', Java 17)."),
+        click.option("--memory-limit", default=None,
+                     help="Mine phrases out of core under this much private memory (e.g. 8G)."),
         click.option("--spark-master", default=None,
                      help="Spark master URL for --engine spark (default local[2])."),
         click.option("--method", "dups_method",
@@ -96,6 +98,7 @@ def _config(kw):
         num_perm=kw["num_perm"], templates=not kw["no_templates"],
         phrases=not kw["no_phrases"], dups=not kw["no_dups"],
         report=not kw["no_report"], reuse=kw["reuse"], spark_master=kw["spark_master"],
+        memory_limit=kw["memory_limit"],
         input_options={k: kw[k] for k in INPUT_KEYS if k in kw})
 
 

@@ -81,6 +81,10 @@ class PhraseConfig:
         an extra layer that leaves the exact phrases as they are (needs σ ≥ 2).
     max_gap : int
         Templates: the longest variable part (slot) between fixed parts, in tokens.
+    memory_limit : int, str or None
+        Mine out of core (``bloomspan`` in shards over the memory-mapped store,
+        seeds spilled to disk) keeping private memory under this many bytes
+        (``"8G"`` works too); None mines in memory.
     """
 
     min_docs: int = 20
@@ -94,6 +98,7 @@ class PhraseConfig:
     histogram_bins: int = 20
     templates: bool = True
     max_gap: int = 4
+    memory_limit: int | str | None = None
 
     def validate(self) -> "PhraseConfig":
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
@@ -295,6 +300,15 @@ def _as_corpus(corpus) -> _Corpus:
 # -- engines ---------------------------------------------------------------------
 
 def _run_engine(name: str, c: _Corpus, cfg: PhraseConfig) -> RawPhrases:
+    if cfg.memory_limit is not None:
+        from .outofcore import mine_bloomspan_ooc
+
+        vocab_size = len(c.vocab) if c.vocab is not None else int(np.max(c.tokens)) + 1
+        kwargs = {"token_df": c.df} if c.df is not None and len(c.df) == vocab_size else {}
+        # c.tokens as it is: a memory-mapped store is read in shards, never copied
+        return mine_bloomspan_ooc(c.tokens, c.doc_offsets, cfg.min_docs, cfg.min_len,
+                                  memory_limit=cfg.memory_limit, seed_len=cfg.seed_len,
+                                  filter_bytes=cfg.filter_bytes, vocab_size=vocab_size, **kwargs)
     tokens = np.ascontiguousarray(c.tokens, dtype=np.int32)
     if name == "suffix":
         from .suffix import mine_suffix
@@ -529,7 +543,9 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
     n_tokens = int(c.tokens.shape[0])
     engine = cfg.engine
     reason: dict = {"rule": "requested"}
-    if engine == "auto":
+    if cfg.memory_limit is not None:
+        engine, reason = "bloomspan", {"rule": f"out of core, memory limit {cfg.memory_limit}"}
+    elif engine == "auto":
         from .auto import choose_engine
 
         t0 = time.perf_counter()
