@@ -129,13 +129,16 @@ def test_reuse_never_reuses_another_corpus(corpus, tmp_path):
 
 def test_out_of_core_phrases_equal_in_memory(corpus, tmp_path):
     outs = []
-    for extra in ([], ["--memory-limit", "200M"]):
+    for extra in ([], ["--memory-limit", "1G"]):
         out = tmp_path / ("ooc" if extra else "mem")
         r = CliRunner().invoke(main, ["scan", str(corpus), "--out", str(out), "--min-docs", "5",
-                                      "--no-dups", "--no-report", "--no-templates", "--quiet",
+                                      "--no-report", "--no-templates", "--quiet",
                                       *extra])
         assert r.exit_code == 0, r.output
         outs.append(out)
     for t in ("phrases", "occurrences", "spans", "documents"):
         assert pq.read_table(outs[0] / "phrases" / f"{t}.parquet").equals(
             pq.read_table(outs[1] / "phrases" / f"{t}.parquet")), t
+    for t in ("pairs", "clusters"):
+        assert pq.read_table(outs[0] / "dups" / f"{t}.parquet").equals(
+            pq.read_table(outs[1] / "dups" / f"{t}.parquet")), t

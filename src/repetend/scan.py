@@ -48,7 +48,7 @@ class ScanConfig:
     report: bool = True
     reuse: bool = False
     spark_master: str | None = None    # run the phrase and near-duplicate stages on Spark
-    memory_limit: str | int | None = None  # mine phrases out of core under this much memory
+    memory_limit: str | int | None = None  # phrases and MinHash out of core under this memory
     input_options: dict = field(default_factory=dict)
 
 
@@ -241,7 +241,9 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
 
             say(f"finding near-duplicates ({config.dups_method}, t = {config.threshold}) …")
             ncfg = NearDupConfig(method=config.dups_method, threshold=config.threshold,
-                                 shingle=config.shingle, num_perm=config.num_perm)
+                                 shingle=config.shingle, num_perm=config.num_perm,
+                                 memory_limit=(config.memory_limit
+                                               if config.dups_method == "minhash" else None))
             if spark is not None:
                 from .spark import find_near_duplicates as spark_dups
 

@@ -79,6 +79,9 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
 @click.option("--rows", "-r", type=int, default=None, help="LSH rows per band.")
 @click.option("--hash", "hash_", type=click.Choice(["splitmix64", "crc32"]), default="splitmix64",
               show_default=True, help="MinHash hash family (crc32: fold shingles with CRC-32 first).")
+@click.option("--memory-limit", default=None,
+              help="MinHash out of core under this much private memory (e.g. 8G); give a token "
+                   "store (repetend tokenize) for corpora larger than RAM.")
 @click.option("--scheme", type=click.Choice(["minhash", "oph"]), default="oph", show_default=True,
               help="minhash: K hashes per shingle; oph: one hash per shingle and round (3 rounds, see docs/neardup.md).")
 @click.option("--bbits", type=click.IntRange(1, 64), default=None,
@@ -107,7 +110,8 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
 @click.option("--out-format", "--output-format", "out_format", type=click.Choice(["parquet", "jsonl"]),
               default="parquet", show_default=True, help="Format of the result tables.")
 @input_options
-def dups(inputs, method, threshold, shingle, num_perm, bands, rows, hash_, scheme, bbits, seed,
+def dups(inputs, method, threshold, shingle, num_perm, bands, rows, hash_, memory_limit, scheme,
+         bbits, seed,
          max_bucket, min_shingles, containment, stopwords, stem, hamming, simhash_blocks,
          simhash_weights, out, out_format, quiet, **opts):
     """Find near-duplicate documents in INPUT... (a corpus or a token store).
@@ -123,7 +127,8 @@ def dups(inputs, method, threshold, shingle, num_perm, bands, rows, hash_, schem
                         seed=DEFAULT_SEED if seed is None else seed,
                         max_bucket=max_bucket or None, min_shingles=min_shingles,
                         containment=containment, stopwords=stopwords, stem=stem, hamming=hamming,
-                        simhash_blocks=simhash_blocks, simhash_weights=simhash_weights).validate()
+                        simhash_blocks=simhash_blocks, simhash_weights=simhash_weights,
+                        memory_limit=memory_limit).validate()
     if stem or stopwords:  # a wrong language, file or missing extra fails before the corpus is read
         from ..neardup.normalize import load_stopwords, stemmer_language
 

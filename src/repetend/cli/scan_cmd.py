@@ -63,7 +63,8 @@ def _scan_options(fn):
                      help="Phrase engine; 'spark' runs phrases and near-duplicates on Apache Spark "
                           "(pip install 'repetend[spark]', Java 17)."),
         click.option("--memory-limit", default=None,
-                     help="Mine phrases out of core under this much private memory (e.g. 8G)."),
+                     help="Mine phrases and run MinHash out of core under this much private "
+                          "memory (e.g. 8G)."),
         click.option("--spark-master", default=None,
                      help="Spark master URL for --engine spark (default local[2])."),
         click.option("--method", "dups_method",

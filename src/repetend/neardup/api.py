@@ -91,6 +91,7 @@ class NearDupConfig:
     hamming: int = 3
     simhash_blocks: int | None = None
     simhash_weights: Literal["binary", "count"] = "binary"
+    memory_limit: int | str | None = None   # minhash out of core under this much private memory
 
     def validate(self) -> "NearDupConfig":
         if self.method not in METHODS:
@@ -285,6 +286,44 @@ def _with_estimates(sig, p: Pairs) -> np.ndarray:
     return sig.estimate(p.a, p.b)
 
 
+def _out_of_core(data, cfg: NearDupConfig, say) -> NearDupResult:
+    """MinHash + LSH out of core (:mod:`repetend.neardup.outofcore`): signatures per
+    shard of the memory-mapped store, band keys spilled and sorted on disk, candidates
+    verified in chunks; the same pairs as in memory. Containment pairs are looked for
+    among the verified pairs only, and the candidates are not kept."""
+    from .outofcore import near_duplicates_store
+
+    if not (hasattr(data, "tokens") and hasattr(data, "doc_offsets")):
+        raise ParameterError("memory_limit needs a TokenStore (the corpus is read from disk)")
+    if cfg.method != "minhash":
+        raise ParameterError(f"memory_limit works with method 'minhash', got {cfg.method!r}")
+    t0 = time.perf_counter()
+    say(f"MinHash + LSH out of core (memory limit {cfg.memory_limit})")
+    res = near_duplicates_store(data.path if getattr(data, "path", None) else data,
+                                replace(cfg, memory_limit=None), memory_limit=cfg.memory_limit)
+    n = int(data.n_docs)
+    lengths = data.doc_lengths.astype(np.int64)
+    pairs = res.pairs.sorted()
+    t = float(cfg.threshold)
+    clusters = clusters_from_pairs(n, pairs.a, pairs.b, lengths)
+    contain = containment_pairs(pairs, t, float(cfg.containment)).sorted()
+    bands, rows = cfg.banding()
+    summary = {"method": cfg.method, "parameters": asdict(cfg), "documents": n,
+               "shingle_k": int(cfg.shingle), "threshold": t, "bands": bands, "rows": rows,
+               "lsh_threshold": lsh_threshold(bands, rows), "p_at_threshold": s_curve(t, bands, rows),
+               "out_of_core": res.stats, "candidates": int(res.candidates),
+               "verified_pairs": len(pairs), "clusters": clusters.n_clusters,
+               "documents_in_clusters": clusters.documents_in_clusters,
+               "duplicates_to_drop": clusters.duplicates,
+               "largest_cluster": int(clusters.sizes.max()) if clusters.n_clusters else 0,
+               "containment_pairs": len(contain), "containment_threshold": float(cfg.containment),
+               "capped_buckets": res.stats.get("capped_buckets", 0),
+               "timings_s": {"total": round(time.perf_counter() - t0, 4)},
+               "peak_rss_bytes": _peak_rss()}
+    return NearDupResult(pairs, pairs, np.full(len(pairs), np.nan), clusters, contain, summary,
+                         cfg, data.docs.column("doc_id"), lengths, None)
+
+
 def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=None,
                          **overrides) -> NearDupResult:
     """Find near-duplicate documents: verified pairs, clusters, containment pairs.
@@ -312,6 +351,8 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
     """
     cfg = replace(config or NearDupConfig(), **overrides).validate()
     say = progress if progress is not None else (lambda msg: None)
+    if cfg.memory_limit is not None:
+        return _out_of_core(data, cfg, say)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     store = None
