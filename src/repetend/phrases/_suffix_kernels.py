@@ -16,21 +16,9 @@ import numpy as np
 
 from repetend._jit import jit
 
+from ._bloomspan_kernels import word_df as token_df  # noqa: F401  (one df kernel for both engines)
+
 SEP = 0
-
-
-@jit
-def token_df(tokens, doc_offsets, vocab_size):
-    """Document frequency of every token id (int32 ``[vocab_size]``)."""
-    df = np.zeros(vocab_size, dtype=np.int32)
-    last = np.full(vocab_size, -1, dtype=np.int32)
-    for d in range(doc_offsets.shape[0] - 1):
-        for p in range(doc_offsets[d], doc_offsets[d + 1]):
-            t = tokens[p]
-            if last[t] != d:
-                last[t] = d
-                df[t] += 1
-    return df
 
 
 @jit

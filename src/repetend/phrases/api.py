@@ -313,7 +313,7 @@ def _run_engine(name: str, c: _Corpus, cfg: PhraseConfig) -> RawPhrases:
     if name == "suffix":
         from .suffix import mine_suffix
 
-        return mine_suffix(tokens, c.doc_offsets, cfg.min_docs, cfg.min_len)
+        return mine_suffix(tokens, c.doc_offsets, cfg.min_docs, cfg.min_len, token_df=c.df)
     from .bloomspan import mine_bloomspan
 
     vocab_size = len(c.vocab) if c.vocab is not None else int(tokens.max()) + 1

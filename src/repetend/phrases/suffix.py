@@ -55,7 +55,7 @@ def _empty(stats: dict) -> RawPhrases:
 
 def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int,
                 min_len: int, *, kgram_filter: bool = True,
-                filter_bits: int | None = None) -> RawPhrases:
+                filter_bits: int | None = None, token_df: npt.ArrayLike | None = None) -> RawPhrases:
     """Maximal contiguous frequent phrases with a suffix array and LCP intervals.
 
     Parameters
@@ -120,7 +120,10 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
     vocab_size = int(tokens.max()) + 1
     if int(tokens.min()) < 0:
         raise ValueError("token ids must be non-negative")
-    df = K.token_df(tokens, doc_offsets, vocab_size)
+    if token_df is not None and len(token_df) >= vocab_size:
+        df = np.asarray(token_df, dtype=np.int32)[:vocab_size]  # the store already counted it
+    else:
+        df = K.token_df(tokens, doc_offsets, vocab_size)
     frequent = df >= min_docs
     n_codes = int(np.count_nonzero(frequent))
     code = np.zeros(vocab_size, dtype=np.int32)
