@@ -561,7 +561,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         # segment, a check of the whole pattern (compiled)
         from ..errors import require
 
-        sa = np.asarray(require("pydivsufsort", "suffix", "templates").divsufsort(t), np.int64)
+        sa = np.asarray(require("pydivsufsort", "suffix", "templates").divsufsort(
+            _sa_text(t, gap_id)), np.int64)
         t_doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(t_off))
         inf = np.iinfo(np.int64).max
         exact = [m for ms, k in zip(members, keys) if (k < 0).any() for m in ms]
@@ -690,15 +691,21 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
     if len(keys) < 1:
         return [], []
     klen = np.array([k.size for k in keys], dtype=np.int64)
+    n_occ = np.array([x.size for x in found], dtype=np.int64)
+    q = np.concatenate(found).astype(np.int64, copy=False)
+    key = np.repeat(np.arange(len(keys), dtype=np.int64), n_occ)
+    # the median span of each pattern's occurrences, all patterns at once
+    spans = g_end[q + klen[key] - 1] - g_start[q]
+    by_span = np.lexsort((spans, key))
+    occ_off = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(n_occ, out=occ_off[1:])
+    has = n_occ > 0
     short = np.zeros(len(keys), dtype=np.bool_)
-    for i, (k, Q) in enumerate(zip(keys, found)):
-        if Q.size:
-            spans = np.sort(g_end[Q + k.size - 1] - g_start[Q])
-            short[i] = spans[spans.size // 2] < min_span
+    short[has] = spans[by_span[occ_off[:-1][has] + n_occ[has] // 2]] < min_span
     if not short.any():
         return [], []
-    q = np.concatenate(found)
-    key = np.repeat(np.arange(len(keys), dtype=np.int64), [x.size for x in found])
+    n_docs = int(t_doc[-1]) + 1
+    key_df = np.bincount(np.unique(key * n_docs + t_doc[q]) // n_docs, minlength=len(keys))
     order = np.lexsort((key, q))
     q, key = q[order], key[order]
     a, b, d = K.pair_links(q, key, klen, t_doc, short, t, np.int32(gap_id))
@@ -712,12 +719,10 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
     ucode, inv = np.unique(code, return_inverse=True)
     inv = inv.reshape(-1)
     uniq = np.stack([ucode // d_max // n_keys, ucode // d_max % n_keys, ucode % d_max], axis=1)
-    n_docs = int(t_doc[-1]) + 1
     pair_doc = np.unique(inv * n_docs + docs)
     df = np.bincount(pair_doc // n_docs, minlength=uniq.shape[0])
     by_pair = np.argsort(inv, kind="stable")
     bounds = np.searchsorted(inv[by_pair], np.arange(uniq.shape[0] + 1))
-    key_df = np.array([np.unique(t_doc[Q]).size for Q in found], dtype=np.int64)
     need = np.maximum(sigma, share * np.minimum(key_df[uniq[:, 0]], key_df[uniq[:, 1]]))
     existing = {k.tobytes() for k in keys}
     out, out_pos = [], []
@@ -738,6 +743,22 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
         out.append(joined)
         out_pos.append(np.unique(q[a[by_pair[bounds[u]:bounds[u + 1]]]]))
     return out, out_pos
+
+
+def _sa_text(t: np.ndarray, gap_id: int) -> np.ndarray:
+    """*t* recoded for its suffix array: the values present ranked densely (an
+    order-preserving map) and every sentinel (> gap_id) one code above all
+    others, in the smallest unsigned type (``pydivsufsort`` sorts bytes).  No
+    key holds a sentinel and every key token is present, so a key compares with
+    any suffix as it does in *t*: the array orders the suffixes of *t* as the
+    binary searches of :func:`_locate` need (ties between sentinels aside)."""
+    clipped = np.minimum(t, np.int32(gap_id + 1))
+    present = np.zeros(gap_id + 2, dtype=np.bool_)
+    present[clipped] = True
+    rank = np.cumsum(present, dtype=np.int64) - 1
+    n_codes = int(rank[-1]) + 1
+    dtype = np.uint8 if n_codes <= 2**8 else np.uint16 if n_codes <= 2**16 else np.int32
+    return rank.astype(dtype)[clipped]
 
 
 def _locate(t: np.ndarray, sa: np.ndarray, t_doc: np.ndarray, keys: list[np.ndarray],
