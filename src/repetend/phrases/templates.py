@@ -575,7 +575,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             if (k < 0).any():
                 mine = exact_pos[j:j + len(ms)]
                 j += len(ms)
-                fallback.append(np.unique(np.concatenate(mine)))
+                fallback.append(_distinct(np.concatenate(mine)))
                 budget.append(max(4096, 16 * sum(x.size for x in mine)))
             else:
                 fallback.append(None)
@@ -705,7 +705,7 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
     if not short.any():
         return [], []
     n_docs = int(t_doc[-1]) + 1
-    key_df = np.bincount(np.unique(key * n_docs + t_doc[q]) // n_docs, minlength=len(keys))
+    key_df = np.bincount(_distinct(key * n_docs + t_doc[q]) // n_docs, minlength=len(keys))
     order = np.lexsort((key, q))
     q, key = q[order], key[order]
     a, b, d = K.pair_links(q, key, klen, t_doc, short, t, np.int32(gap_id))
@@ -719,7 +719,7 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
     ucode, inv = np.unique(code, return_inverse=True)
     inv = inv.reshape(-1)
     uniq = np.stack([ucode // d_max // n_keys, ucode // d_max % n_keys, ucode % d_max], axis=1)
-    pair_doc = np.unique(inv * n_docs + docs)
+    pair_doc = _distinct(inv * n_docs + docs)
     df = np.bincount(pair_doc // n_docs, minlength=uniq.shape[0])
     by_pair = np.argsort(inv, kind="stable")
     bounds = np.searchsorted(inv[by_pair], np.arange(uniq.shape[0] + 1))
@@ -741,8 +741,20 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
             continue
         existing.add(joined.tobytes())
         out.append(joined)
-        out_pos.append(np.unique(q[a[by_pair[bounds[u]:bounds[u + 1]]]]))
+        out_pos.append(_distinct(q[a[by_pair[bounds[u]:bounds[u + 1]]]]))
     return out, out_pos
+
+
+def _distinct(x: np.ndarray) -> np.ndarray:
+    """``np.unique(x)`` (sorted distinct values) by a sort: numpy 2.4's hash-based
+    ``unique`` is ~100× slower on large integer arrays."""
+    x = np.sort(x)
+    if x.size > 1:
+        keep = np.empty(x.size, dtype=np.bool_)
+        keep[0] = True
+        np.not_equal(x[1:], x[:-1], out=keep[1:])
+        x = x[keep]
+    return x
 
 
 def _sa_text(t: np.ndarray, gap_id: int) -> np.ndarray:
@@ -833,7 +845,7 @@ def _template(c: _Corpus, inner: np.ndarray, Q: np.ndarray, t_start, t_end, gap_
     starts = t_start[Q]
     ends = t_end[Q + m - 1]
     docs = np.searchsorted(c.doc_offsets, starts, side="right") - 1
-    df = int(np.unique(docs).size)
+    df = int(_distinct(docs).size)
     spans = np.sort(ends - starts)
     span_med = int(spans[spans.size // 2])
     if span_med < min_span:
