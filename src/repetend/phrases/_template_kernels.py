@@ -386,3 +386,78 @@ def union_covered(doc_offsets, a_starts, a_ends, b_starts, b_ends):
             if ca > 0 or cb > 0:
                 out[d, 2] += 1
     return out
+
+
+@jit
+def occurrence_stats(spans, docs, off):
+    """Per pattern i (occurrences ``off[i]:off[i + 1]``): the median span
+    (``sorted(spans)[n // 2]``) and the number of distinct documents; 0 when
+    it has no occurrence."""
+    n = off.shape[0] - 1
+    med = np.zeros(n, dtype=np.int64)
+    df = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        a = off[i]
+        b = off[i + 1]
+        if b == a:
+            continue
+        sp = np.sort(spans[a:b])
+        med[i] = sp[(b - a) // 2]
+        dd = np.sort(docs[a:b])
+        c = 1
+        for k in range(1, b - a):
+            if dd[k] != dd[k - 1]:
+                c += 1
+        df[i] = c
+    return med, df
+
+
+@jit
+def slot_values(h, ss, se, sl_off, top_values):
+    """Per slot s (value hashes ``h[sl_off[s]:sl_off[s + 1]]``, one per
+    occurrence): the distinct hashes, the empty values (``se == ss``) and the
+    *top_values* most frequent hashes, most frequent first, ties by hash
+    ascending (as ``np.unique`` + ``np.lexsort((uniq, -counts))``), each as the
+    slot-local index of its first occurrence and its count; grouped by slot with
+    offsets ``top_off``."""
+    n_sl = sl_off.shape[0] - 1
+    distinct = np.zeros(n_sl, dtype=np.int64)
+    empty = np.zeros(n_sl, dtype=np.int64)
+    top_first = np.empty(n_sl * top_values, dtype=np.int64)
+    top_count = np.empty(n_sl * top_values, dtype=np.int64)
+    top_off = np.zeros(n_sl + 1, dtype=np.int64)
+    w = 0
+    for s in range(n_sl):
+        a = sl_off[s]
+        b = sl_off[s + 1]
+        for p in range(a, b):
+            if se[p] == ss[p]:
+                empty[s] += 1
+        if b == a:
+            top_off[s + 1] = w
+            continue
+        o = np.argsort(h[a:b], kind="mergesort")
+        ng = 1
+        for k in range(1, b - a):
+            if h[a + o[k]] != h[a + o[k - 1]]:
+                ng += 1
+        distinct[s] = ng
+        g_first = np.empty(ng, dtype=np.int64)
+        g_neg = np.empty(ng, dtype=np.int64)
+        g = 0
+        g_first[0] = o[0]
+        start = 0
+        for k in range(1, b - a + 1):
+            if k == b - a or h[a + o[k]] != h[a + o[k - 1]]:
+                g_neg[g] = -(k - start)
+                g += 1
+                if k < b - a:
+                    g_first[g] = o[k]
+                    start = k
+        go = np.argsort(g_neg, kind="mergesort")
+        for r in range(min(top_values, ng)):
+            top_first[w] = g_first[go[r]]
+            top_count[w] = -g_neg[go[r]]
+            w += 1
+        top_off[s + 1] = w
+    return distinct, empty, top_first[:w], top_count[:w], top_off

@@ -596,8 +596,10 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             found = found + [joined_pos[i] if more_skipped[i] else more[i]
                              for i in range(len(joined))]
             n_fallback += int(np.count_nonzero(more_skipped))
-        for i, inner in enumerate(keys):
-            row = _template(c, inner, found[i], g_start, g_end, gap_id, num_id, cfg, min_span)
+        occ, slots = _slot_stats(c, keys, found, g_start, g_end, gap_id, num_id, cfg.top_values,
+                                 min_span)
+        for i in np.flatnonzero(occ["keep"]).tolist():
+            row = _template(c, keys[i], i, occ, slots, gap_id, num_id, cfg)
             if row is not None:
                 rows.append(row)
     timings["slots"] = time.perf_counter() - t0
@@ -834,31 +836,89 @@ def _coverage_summary(c: _Corpus, raw: RawPhrases | None, gs: np.ndarray, ge: np
             "exact_phrases_given": raw is not None}
 
 
-def _template(c: _Corpus, inner: np.ndarray, Q: np.ndarray, t_start, t_end, gap_id: int,
-              num_id: int, cfg: TemplateConfig, min_span: int) -> dict | None:
-    """One candidate (gapped-sequence content *inner*, occurrences at gapped
-    positions *Q*) → a table row, or None when it is not a template."""
+def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
+                t_start: np.ndarray, t_end: np.ndarray, gap_id: int, num_id: int,
+                top_values: int, min_span: int) -> tuple[dict, dict]:
+    """Occurrence and slot statistics of all patterns at once (a few sorts over
+    all occurrences instead of a few per pattern).
+
+    Returns ``(occ, slots)``.  ``occ``: per occurrence (concatenated in pattern
+    order, ``off`` the offsets) its global ``starts``/``ends`` and ``docs``; per
+    pattern ``df``, ``span`` (median) and ``keep`` (occurs, median span ≥
+    min_span).  ``slots``: per slot position of a kept pattern (``key``, ``pos``,
+    in pattern order, ``first`` the index of a pattern's first slot) the value
+    ranges ``ss``/``se`` of its occurrences (offsets ``off``), ``distinct``,
+    ``empty``, and the top values as in ``np.unique`` + ``lexsort((uniq, -cnt))``
+    (``top_first``: occurrence index of each one's first occurrence within the
+    slot, ``top_count``, grouped by slot with offsets ``top_off``)."""
+    n_keys = len(keys)
+    klen = np.array([k.size for k in keys], dtype=np.int64)
+    n_occ = np.array([x.size for x in found], dtype=np.int64)
+    off = np.zeros(n_keys + 1, dtype=np.int64)
+    np.cumsum(n_occ, out=off[1:])
+    q = np.concatenate(found).astype(np.int64, copy=False)
+    key = np.repeat(np.arange(n_keys, dtype=np.int64), n_occ)
+    starts = t_start[q]
+    ends = t_end[q + klen[key] - 1]
+    docs = np.searchsorted(c.doc_offsets, starts, side="right") - 1
+    has = n_occ > 0
+    med, df = K.occurrence_stats(np.ascontiguousarray(ends - starts, np.int64),
+                                 np.ascontiguousarray(docs, np.int64), off)
+    keep = has & (med >= min_span)
+    occ = {"off": off, "starts": starts.astype(np.int64, copy=False),
+           "ends": ends.astype(np.int64, copy=False), "docs": docs, "df": df, "span": med,
+           "keep": keep, "doc_len": np.diff(c.doc_offsets)[docs]}
+    # the slot positions of the kept patterns
+    sl_key_l, sl_pos_l = [], []
+    for i in np.flatnonzero(keep).tolist():
+        k = keys[i]
+        js = np.flatnonzero((k == gap_id) | (k == num_id) | (k < 0))
+        sl_key_l.append(np.full(js.size, i, np.int64))
+        sl_pos_l.append(js.astype(np.int64))
+    sl_key = np.concatenate(sl_key_l) if sl_key_l else np.zeros(0, np.int64)
+    sl_pos = np.concatenate(sl_pos_l) if sl_pos_l else np.zeros(0, np.int64)
+    n_sl = sl_key.size
+    first = np.full(n_keys + 1, n_sl, dtype=np.int64)
+    if n_sl:
+        bnd = np.flatnonzero(np.concatenate(([True], sl_key[1:] != sl_key[:-1])))
+        first[sl_key[bnd]] = bnd
+    sl_n = n_occ[sl_key]
+    sl_off = np.zeros(n_sl + 1, dtype=np.int64)
+    np.cumsum(sl_n, out=sl_off[1:])
+    total = int(sl_off[-1])
+    sid = np.repeat(np.arange(n_sl, dtype=np.int64), sl_n)
+    local = np.arange(total, dtype=np.int64) - sl_off[sid]
+    pos = q[off[sl_key][sid] + local] + sl_pos[sid]
+    ss = np.ascontiguousarray(t_start[pos], np.int64)
+    se = np.ascontiguousarray(t_end[pos], np.int64)
+    h = K.value_hashes(c.tokens, ss, se)
+    distinct, empty, top_first, top_count, top_off = K.slot_values(h, ss, se, sl_off,
+                                                                   np.int64(top_values))
+    slots = {"key": sl_key, "pos": sl_pos, "first": first, "off": sl_off, "ss": ss, "se": se,
+             "distinct": distinct, "empty": empty, "top_first": top_first,
+             "top_count": top_count, "top_off": top_off}
+    return occ, slots
+
+
+def _template(c: _Corpus, inner: np.ndarray, key: int, occ: dict, sl: dict, gap_id: int,
+              num_id: int, cfg: TemplateConfig) -> dict | None:
+    """One candidate (gapped-sequence content *inner*, pattern *key* of the
+    statistics of :func:`_slot_stats`) → a table row, or None when it is not a
+    template."""
     tokens = c.tokens
     m = inner.size
-    if Q.size == 0:
-        return None
-    starts = t_start[Q]
-    ends = t_end[Q + m - 1]
-    docs = np.searchsorted(c.doc_offsets, starts, side="right") - 1
-    df = int(_distinct(docs).size)
-    spans = np.sort(ends - starts)
-    span_med = int(spans[spans.size // 2])
-    if span_med < min_span:
-        return None
+    lo, hi = int(occ["off"][key]), int(occ["off"][key + 1])
+    starts, ends, docs = occ["starts"][lo:hi], occ["ends"][lo:hi], occ["docs"][lo:hi]
+    df = int(occ["df"][key])
+    span_med = int(occ["span"][key])
+    s_next = int(sl["first"][key])
     raw_elems: list[tuple[str, Any]] = []
     for j in range(m):
         v = int(inner[j])
-        if v == gap_id:
-            raw_elems.append(("s", ("gap", t_start[Q + j], t_end[Q + j])))
-        elif v == num_id:
-            raw_elems.append(("s", ("number", t_start[Q + j], t_end[Q + j])))
-        elif v < 0:
-            raw_elems.append(("s", ("word", t_start[Q + j], t_end[Q + j])))
+        if v == gap_id or v == num_id or v < 0:
+            skind = "gap" if v == gap_id else "number" if v == num_id else "word"
+            raw_elems.append(("s", (skind, s_next)))
+            s_next += 1
         else:
             raw_elems.append(("f", v))
     elements: list[tuple[str, Any]] = []      # ("f", [ids]) / ("s", slot index)
@@ -877,23 +937,21 @@ def _template(c: _Corpus, inner: np.ndarray, Q: np.ndarray, t_start, t_end, gap_
         if kind == "f":
             add_fixed([val])
             continue
-        skind, ss, se = val
-        h = K.value_hashes(tokens, np.ascontiguousarray(ss, np.int64),
-                           np.ascontiguousarray(se, np.int64))
-        uniq, first, inv, cnt = np.unique(h, return_index=True, return_inverse=True,
-                                          return_counts=True)
-        if uniq.size == 1:                            # a constant: fixed text after all
+        skind, s = val
+        a, b = int(sl["off"][s]), int(sl["off"][s + 1])
+        ss, se = sl["ss"][a:b], sl["se"][a:b]
+        distinct = int(sl["distinct"][s])
+        if distinct == 1:                             # a constant: fixed text after all
             add_fixed([int(t) for t in tokens[int(ss[0]):int(se[0])]])
             continue
-        top = np.lexsort((uniq, -cnt))[:cfg.top_values]
         values = []
-        for u in top:
-            i = int(first[u])
+        for u in range(int(sl["top_off"][s]), int(sl["top_off"][s + 1])):
+            i = int(sl["top_first"][u])
             values.append({"value": " ".join(_strings(c, tokens[int(ss[i]):int(se[i])])),
-                           "count": int(cnt[u])})
+                           "count": int(sl["top_count"][u])})
         values.sort(key=lambda v: (-v["count"], v["value"]))
-        slots.append({"slot": len(slots), "kind": skind, "distinct": int(uniq.size),
-                      "empty": int(np.count_nonzero(se == ss)), "top_values": values})
+        slots.append({"slot": len(slots), "kind": skind, "distinct": distinct,
+                      "empty": int(sl["empty"][s]), "top_values": values})
         slot_arrays.append((ss, se))
         elements.append(("s", len(slots) - 1))
     if not slots:
@@ -908,7 +966,7 @@ def _template(c: _Corpus, inner: np.ndarray, Q: np.ndarray, t_start, t_end, gap_
     for ss, se in slot_arrays:
         nonempty &= se > ss
     # (in the shortest such document: mapping tokens back to text costs its length)
-    doc_len = np.diff(c.doc_offsets)[docs]
+    doc_len = occ["doc_len"][lo:hi]
     order = np.lexsort((starts, doc_len, ~nonempty))
     pick = int(order[0])
     d = int(np.searchsorted(c.doc_offsets, starts[pick], side="right") - 1)
