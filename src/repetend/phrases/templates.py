@@ -696,19 +696,18 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
     n_occ = np.array([x.size for x in found], dtype=np.int64)
     q = np.concatenate(found).astype(np.int64, copy=False)
     key = np.repeat(np.arange(len(keys), dtype=np.int64), n_occ)
-    # the median span of each pattern's occurrences, all patterns at once
-    spans = g_end[q + klen[key] - 1] - g_start[q]
-    by_span = np.lexsort((spans, key))
     occ_off = np.zeros(len(keys) + 1, dtype=np.int64)
     np.cumsum(n_occ, out=occ_off[1:])
-    has = n_occ > 0
-    short = np.zeros(len(keys), dtype=np.bool_)
-    short[has] = spans[by_span[occ_off[:-1][has] + n_occ[has] // 2]] < min_span
+    # the median span and the df of each pattern, all patterns at once
+    med, key_df = K.occurrence_stats(
+        np.ascontiguousarray(g_end[q + klen[key] - 1] - g_start[q], np.int64),
+        np.ascontiguousarray(t_doc[q], np.int64), occ_off)
+    short = (n_occ > 0) & (med < min_span)
     if not short.any():
         return [], []
     n_docs = int(t_doc[-1]) + 1
-    key_df = np.bincount(_distinct(key * n_docs + t_doc[q]) // n_docs, minlength=len(keys))
-    order = np.lexsort((key, q))
+    n_keys = len(keys)
+    order = np.argsort(q * n_keys + key)        # (position, pattern) pairs are distinct
     q, key = q[order], key[order]
     a, b, d = K.pair_links(q, key, klen, t_doc, short, t, np.int32(gap_id))
     if a.size == 0:
@@ -716,15 +715,19 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
     ka, kb = key[a], key[b]
     docs = t_doc[q[a]]
     # one int64 per (A, B, offset), then per (pair, document): 1-d sorts
-    n_keys, d_max = len(keys), int(d.max()) + 1
+    d_max = int(d.max()) + 1
     code = (ka * n_keys + kb) * d_max + d
-    ucode, inv = np.unique(code, return_inverse=True)
-    inv = inv.reshape(-1)
+    by_pair = np.argsort(code, kind="stable")
+    sc = code[by_pair]
+    new = np.ones(sc.size, dtype=np.bool_)
+    new[1:] = sc[1:] != sc[:-1]
+    ucode = sc[new]
+    inv = np.empty(sc.size, dtype=np.int64)
+    inv[by_pair] = np.cumsum(new) - 1
+    bounds = np.append(np.flatnonzero(new), sc.size)
     uniq = np.stack([ucode // d_max // n_keys, ucode // d_max % n_keys, ucode % d_max], axis=1)
     pair_doc = _distinct(inv * n_docs + docs)
     df = np.bincount(pair_doc // n_docs, minlength=uniq.shape[0])
-    by_pair = np.argsort(inv, kind="stable")
-    bounds = np.searchsorted(inv[by_pair], np.arange(uniq.shape[0] + 1))
     need = np.maximum(sigma, share * np.minimum(key_df[uniq[:, 0]], key_df[uniq[:, 1]]))
     existing = {k.tobytes() for k in keys}
     out, out_pos = [], []
