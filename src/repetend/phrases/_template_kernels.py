@@ -225,20 +225,31 @@ def _sa_range(t, sa, keys, a, m):
 
 
 @jit
-def _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, max_range, counts,
-             out_off, out, fill):
+def match_all_sa(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, max_range):
+    """Every occurrence of every key (``keys[key_off[i]:key_off[i + 1]]``) in *t*
+    within one document (``t_doc``), through a suffix array *sa* of *t*: the
+    occurrences of key i's wildcard-free segment ``[seg_start[i], +seg_len[i])``
+    are one suffix-array range (binary search), each then checked whole.  A
+    negative key token is a wildcard: any token ``< wild_below``.  A key whose
+    segment range is longer than ``max_range[i]`` is skipped.
+    Returns ``(offsets, positions, skipped)``; positions of key i are increasing.
+    One pass: the positions go to a buffer that doubles when full."""
     n = t.shape[0]
-    for i in range(key_off.shape[0] - 1):
+    n_k = key_off.shape[0] - 1
+    out_off = np.zeros(n_k + 1, dtype=np.int64)
+    skipped = np.zeros(n_k, dtype=np.bool_)
+    out = np.empty(1 << 16, dtype=np.int64)
+    w = 0
+    for i in range(n_k):
         a = key_off[i]
         m = key_off[i + 1] - a
         s0 = seg_start[i]
         lo, hi = _sa_range(t, sa, keys, a + s0, seg_len[i])
         if hi - lo > max_range[i]:
-            counts[i] = 0
-            if not fill:
-                counts[i] = -1              # too many to check: the caller falls back
+            skipped[i] = True             # too many to check: the caller falls back
+            out_off[i + 1] = w
             continue
-        k = 0
+        begin = w
         for r in range(lo, hi):
             q = sa[r] - s0
             if q < 0 or q + m > n or t_doc[q + m - 1] != t_doc[q]:
@@ -254,36 +265,15 @@ def _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, max_ra
                     ok = False
                     break
             if ok:
-                if fill:
-                    out[out_off[i] + k] = q
-                k += 1
-        counts[i] = k
-        if fill:
-            out[out_off[i]:out_off[i] + k] = np.sort(out[out_off[i]:out_off[i] + k])
-
-
-@jit
-def match_all_sa(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, max_range):
-    """Every occurrence of every key (``keys[key_off[i]:key_off[i + 1]]``) in *t*
-    within one document (``t_doc``), through a suffix array *sa* of *t*: the
-    occurrences of key i's wildcard-free segment ``[seg_start[i], +seg_len[i])``
-    are one suffix-array range (binary search), each then checked whole.  A
-    negative key token is a wildcard: any token ``< wild_below``.  A key whose
-    segment range is longer than ``max_range[i]`` is skipped.
-    Returns ``(offsets, positions, skipped)``; positions of key i are increasing."""
-    n_k = key_off.shape[0] - 1
-    counts = np.zeros(n_k, dtype=np.int64)
-    out_off = np.zeros(n_k + 1, dtype=np.int64)
-    dummy = np.empty(0, dtype=np.int64)
-    _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, max_range, counts,
-             out_off, dummy, False)
-    skipped = counts < 0
-    for i in range(n_k):
-        out_off[i + 1] = out_off[i] + max(counts[i], 0)
-    out = np.empty(out_off[n_k], dtype=np.int64)
-    _sa_pass(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, max_range, counts,
-             out_off, out, True)
-    return out_off, out, skipped
+                if w == out.shape[0]:
+                    bigger = np.empty(2 * out.shape[0], dtype=np.int64)
+                    bigger[:w] = out[:w]
+                    out = bigger
+                out[w] = q
+                w += 1
+        out[begin:w] = np.sort(out[begin:w])
+        out_off[i + 1] = w
+    return out_off, out[:w].copy(), skipped
 
 
 @jit

@@ -717,7 +717,7 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
     # one int64 per (A, B, offset), then per (pair, document): 1-d sorts
     d_max = int(d.max()) + 1
     code = (ka * n_keys + kb) * d_max + d
-    by_pair = np.argsort(code, kind="stable")
+    by_pair = np.argsort(code)                  # order within a group is irrelevant
     sc = code[by_pair]
     new = np.ones(sc.size, dtype=np.bool_)
     new[1:] = sc[1:] != sc[:-1]
