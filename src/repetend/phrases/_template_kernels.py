@@ -451,3 +451,24 @@ def slot_values(h, ss, se, sl_off, top_values):
             w += 1
         top_off[s + 1] = w
     return distinct, empty, top_first[:w], top_count[:w], top_off
+
+
+@jit
+def slot_ranges(q, off, sl_key, sl_pos, sl_off, t_start, t_end):
+    """The value range of every slot at every occurrence: slot s is position
+    ``sl_pos[s]`` of pattern ``sl_key[s]``, whose occurrences (gapped positions)
+    are ``q[off[k]:off[k + 1]]``; returns global ``(ss, se)``, slot after slot
+    (offsets *sl_off*)."""
+    total = sl_off[sl_off.shape[0] - 1]
+    ss = np.empty(total, dtype=np.int64)
+    se = np.empty(total, dtype=np.int64)
+    for s in range(sl_key.shape[0]):
+        k = sl_key[s]
+        j = sl_pos[s]
+        w = sl_off[s]
+        for x in range(off[k], off[k + 1]):
+            p = q[x] + j
+            ss[w] = t_start[p]
+            se[w] = t_end[p]
+            w += 1
+    return ss, se

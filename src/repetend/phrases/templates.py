@@ -888,12 +888,7 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
     sl_n = n_occ[sl_key]
     sl_off = np.zeros(n_sl + 1, dtype=np.int64)
     np.cumsum(sl_n, out=sl_off[1:])
-    total = int(sl_off[-1])
-    sid = np.repeat(np.arange(n_sl, dtype=np.int64), sl_n)
-    local = np.arange(total, dtype=np.int64) - sl_off[sid]
-    pos = q[off[sl_key][sid] + local] + sl_pos[sid]
-    ss = np.ascontiguousarray(t_start[pos], np.int64)
-    se = np.ascontiguousarray(t_end[pos], np.int64)
+    ss, se = K.slot_ranges(q, off, sl_key, sl_pos, sl_off, t_start, t_end)
     h = K.value_hashes(c.tokens, ss, se)
     distinct, empty, top_first, top_count, top_off = K.slot_values(h, ss, se, sl_off,
                                                                    np.int64(top_values))
