@@ -472,3 +472,22 @@ def slot_ranges(q, off, sl_key, sl_pos, sl_off, t_start, t_end):
             se[w] = t_end[p]
             w += 1
     return ss, se
+
+
+@jit
+def trimmed_ranges(t, occ_offsets, occ_starts, lengths, gap_id):
+    """The content of each phrase (its first occurrence in *t*) without the gap
+    tokens at its edges: ``(lo, hi)`` per phrase, ``lo == hi`` when nothing is left."""
+    n = lengths.shape[0]
+    lo = np.empty(n, dtype=np.int64)
+    hi = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        a = occ_starts[occ_offsets[k]]
+        b = a + lengths[k]
+        while a < b and t[a] == gap_id:
+            a += 1
+        while b > a and t[b - 1] == gap_id:
+            b -= 1
+        lo[k] = a
+        hi[k] = b
+    return lo, hi

@@ -532,17 +532,12 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         n_candidates += chains.n_phrases
         c_off = np.asarray(chains.occ_offsets, np.int64)
         c_starts = np.asarray(chains.occ_starts, np.int64)
-        for k in range(chains.n_phrases):
-            m = int(chains.lengths[k])
-            q0 = int(c_starts[c_off[k]])
-            content = t[q0:q0 + m]
-            keep = np.flatnonzero(content != gap_id)       # a gap at an edge is no slot
-            if keep.size == 0:
-                continue
-            inner = content[int(keep[0]):int(keep[-1]) + 1]
-            groups.add(inner.tobytes())
-        next_sentinel = K.peel(residue, c_off, c_starts, np.asarray(chains.lengths, np.int64),
-                               np.int32(next_sentinel))
+        c_len = np.asarray(chains.lengths, np.int64)
+        lo, hi = K.trimmed_ranges(t, c_off, c_starts, c_len, np.int32(gap_id))
+        for a, b in zip(lo.tolist(), hi.tolist()):      # a gap at an edge is no slot
+            if b > a:
+                groups.add(t[a:b].tobytes())
+        next_sentinel = K.peel(residue, c_off, c_starts, c_len, np.int32(next_sentinel))
     timings["chains"] = time.perf_counter() - t0
 
     # 4. slots, filters, tables
