@@ -461,27 +461,32 @@ def _build_tables(c: _Corpus, raw: RawPhrases, cfg: PhraseConfig, fs: FrequentSp
         "frequent_tokens": pa.array(fs.covered),
         "frequent_share": pa.array(fshare),
     })
-    hosts = None
-    if c.hosts is not None:
-        g = documents.group_by("host").aggregate([
-            ("doc_index", "count"), ("n_tokens", "sum"), ("covered_tokens", "sum"),
-            ("frequent_tokens", "sum")])
-        tok = g.column("n_tokens_sum").to_numpy()
-        cov = g.column("covered_tokens_sum").to_numpy()
-        fcov = g.column("frequent_tokens_sum").to_numpy()
-        hosts = pa.table({
-            "host": g.column("host"),
-            "documents": g.column("doc_index_count").cast(pa.int64()),
-            "tokens": pa.array(tok.astype(np.int64)),
-            "covered_tokens": pa.array(cov.astype(np.int64)),
-            "covered_share": pa.array(np.divide(cov, tok, out=np.zeros(tok.size, np.float64),
-                                                where=tok > 0)),
-            "frequent_tokens": pa.array(fcov.astype(np.int64)),
-            "frequent_share": pa.array(np.divide(fcov, tok, out=np.zeros(tok.size, np.float64),
-                                                 where=tok > 0)),
-        })
-        hosts = hosts.sort_by([("covered_tokens", "descending"), ("host", "ascending")])
+    hosts = hosts_table(documents) if c.hosts is not None else None
     return phrases, documents, hosts, occurrences, spans, covered, share, fshare, texts
+
+
+def hosts_table(documents: pa.Table) -> pa.Table:
+    """Per-host figures from the documents table (documents, tokens, covered and
+    frequent tokens and shares), most covered first."""
+    g = documents.group_by("host").aggregate([
+        ("doc_index", "count"), ("n_tokens", "sum"), ("covered_tokens", "sum"),
+        ("frequent_tokens", "sum")])
+    tok = g.column("n_tokens_sum").to_numpy()
+    cov = g.column("covered_tokens_sum").to_numpy()
+    fcov = g.column("frequent_tokens_sum").to_numpy()
+
+    def share(x):
+        return pa.array(np.divide(x, tok, out=np.zeros(tok.size, np.float64), where=tok > 0))
+
+    return pa.table({
+        "host": g.column("host"),
+        "documents": g.column("doc_index_count").cast(pa.int64()),
+        "tokens": pa.array(tok.astype(np.int64)),
+        "covered_tokens": pa.array(cov.astype(np.int64)),
+        "covered_share": share(cov),
+        "frequent_tokens": pa.array(fcov.astype(np.int64)),
+        "frequent_share": share(fcov),
+    }).sort_by([("covered_tokens", "descending"), ("host", "ascending")])
 
 
 def _peak_memory_bytes() -> int:

@@ -288,7 +288,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     from ..phrases import PhraseConfig, PhraseResult
     from ..phrases import find_phrases as local_find
     from ..phrases._raw import RawPhrases
-    from ..phrases.api import _peak_memory_bytes
+    from ..phrases.api import _peak_memory_bytes, hosts_table
     from ..phrases.coverage import covered_per_document, share_distribution
 
     cfg = PhraseConfig(**{**(asdict(config) if config is not None else {}), **overrides})
@@ -478,25 +478,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         "frequent_tokens": pa.array(fcovered),
         "frequent_share": pa.array(fshare),
     })
-    hosts = None
-    if has_urls:
-        g = documents.group_by("host").aggregate([
-            ("doc_index", "count"), ("n_tokens", "sum"), ("covered_tokens", "sum"),
-            ("frequent_tokens", "sum")])
-        tok = g.column("n_tokens_sum").to_numpy()
-        cov = g.column("covered_tokens_sum").to_numpy()
-        fcov = g.column("frequent_tokens_sum").to_numpy()
-        hosts = pa.table({
-            "host": g.column("host"),
-            "documents": g.column("doc_index_count").cast(pa.int64()),
-            "tokens": pa.array(tok.astype(np.int64)),
-            "covered_tokens": pa.array(cov.astype(np.int64)),
-            "covered_share": pa.array(np.divide(cov, tok, out=np.zeros(tok.size, np.float64),
-                                                where=tok > 0)),
-            "frequent_tokens": pa.array(fcov.astype(np.int64)),
-            "frequent_share": pa.array(np.divide(fcov, tok, out=np.zeros(tok.size, np.float64),
-                                                 where=tok > 0)),
-        }).sort_by([("covered_tokens", "descending"), ("host", "ascending")])
+    hosts = hosts_table(documents) if has_urls else None
 
     nonempty = n_tok > 0
     cov_total = int(covered.sum())
