@@ -10,34 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._hashing import splitmix64 as _splitmix64
+from .._search import lower_bound as _lower
+from .._search import upper_bound as _upper
 from .._jit import jit, pjit, prange
 
-
-
-@jit
-def _lower(a, x):
-    lo = 0
-    hi = a.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@jit
-def _upper(a, x):
-    lo = 0
-    hi = a.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] <= x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 @pjit

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._search import lower_bound as _lookup
 from .._jit import jit, pjit, prange
 
 _BASE = np.uint64(0x100000001B3)
@@ -57,19 +58,6 @@ def bloom_of(keys):
         b = keys[i] >> shift
         bits[b >> np.uint64(6)] |= np.uint64(1) << (b & np.uint64(63))
     return bits
-
-
-@jit
-def _lookup(keys, h):
-    lo = 0
-    hi = keys.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if keys[mid] < h:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 @jit
