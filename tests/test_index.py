@@ -19,6 +19,9 @@ from repetend.corpus.store import TokenStore
 from repetend.errors import InputError, ParameterError
 from repetend.index import NearDupIndex, load_phrases, shared_fragments, tokens_of
 from repetend.index import _index_kernels as K
+import repetend.index.align as align_mod
+from repetend.index.align import Tokens
+from repetend.index.align import common_runs as align_runs
 from repetend.neardup import NearDupConfig, find_near_duplicates
 
 
@@ -175,30 +178,92 @@ def test_query_recall_matches_s_curve(tmp_path):
 # -- shared fragments -----------------------------------------------------------------
 
 def naive_runs(a: list, b: list, k: int) -> set:
-    out = set()
-    for i in range(len(a)):
-        for j in range(len(b)):
-            if i > 0 and j > 0 and a[i - 1] == b[j - 1]:
-                continue
-            t = 0
-            while i + t < len(a) and j + t < len(b) and a[i + t] == b[j + t]:
-                t += 1
-            if t >= k:
-                out.add((i, j, t))
+    """Every maximal common run (i, j, t >= k) by an O(n·m) table of common
+    prefix lengths: lcp[i][j] = lcp[i+1][j+1] + 1 where a[i] == b[j]."""
+    n, m = len(a), len(b)
+    lcp = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            if a[i] == b[j]:
+                lcp[i][j] = lcp[i + 1][j + 1] + 1
+    return {(i, j, lcp[i][j]) for i in range(n) for j in range(m)
+            if lcp[i][j] >= max(k, 1) and (i == 0 or j == 0 or a[i - 1] != b[j - 1])}
+
+
+def naive_fragments(a: list, b: list, k: int) -> list[tuple]:
+    """The documented selection: all maximal runs of >= k tokens ordered by
+    (longer first, smaller start in a, smaller start in b); a run is chosen when
+    its span in a overlaps none chosen before.  Returns (i, j, t) in choice order."""
+    used: set = set()
+    out = []
+    for i, j, t in sorted(naive_runs(a, b, k), key=lambda r: (-r[2], r[0], r[1])):
+        span = set(range(i, i + t))
+        if not span & used:
+            out.append((i, j, t))
+            used |= span
     return out
 
 
-@settings(max_examples=60, deadline=None)
-@given(a=st.lists(st.integers(0, 4), max_size=30), b=st.lists(st.integers(0, 4), max_size=30),
-       k=st.integers(1, 4))
+def dedup_runs(runs: set) -> set:
+    """One run per (start in a, length): the smallest start in b."""
+    best: dict = {}
+    for i, j, t in runs:
+        if (i, t) not in best or j < best[(i, t)]:
+            best[(i, t)] = j
+    return {(i, j, t) for (i, t), j in best.items()}
+
+
+token_lists = st.one_of(
+    st.lists(st.integers(0, 4), max_size=30),                          # small alphabet
+    st.lists(st.integers(0, 1), max_size=40),                          # binary
+    st.builds(lambda p, r, c: (p * r)[:c],                             # periodic
+              st.lists(st.integers(0, 2), min_size=1, max_size=4), st.integers(1, 15),
+              st.integers(0, 40)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=token_lists, b=token_lists, k=st.integers(1, 4))
 def test_common_runs_vs_naive(a, b, k):
-    ta = np.array(a, dtype=np.uint64)
-    tb = np.array(b, dtype=np.uint64)
-    wa = K.window_hashes(ta, k)
-    wb = K.window_hashes(tb, k)
-    order = np.argsort(wb, kind="stable")
-    ra, rb, rl = K.common_runs(ta, tb, wa, wb[order], order.astype(np.int64), k, 10_000, 100_000)
-    assert set(zip(ra.tolist(), rb.tolist(), rl.tolist())) == naive_runs(a, b, k)
+    ra, rb, rl = align_runs(np.array(a, np.uint64), np.array(b, np.uint64), k)
+    got = list(zip(ra.tolist(), rb.tolist(), rl.tolist()))
+    assert len(got) == len(set(got))
+    assert set(got) == dedup_runs(naive_runs(a, b, k))
+
+
+def _tokens(ids: list) -> "Tokens":
+    return tokens_of(" ".join(f"w{x}" for x in ids))
+
+
+@pytest.mark.parametrize("group", [1, 16])
+@settings(max_examples=200, deadline=None)
+@given(a=token_lists, b=token_lists, k=st.integers(1, 5))
+def test_shared_fragments_vs_naive(group, a, b, k):
+    # group 1: every window group takes the path that skips by the token before
+    align_mod._GROUP = group
+    try:
+        frags = shared_fragments(_tokens(a), _tokens(b), k, limit=10**6)
+    finally:
+        align_mod._GROUP = 16
+    got = [(f["query_token"], f["doc_token"], f["tokens"]) for f in frags]
+    w = max(1, min(k, len(a), len(b)))
+    want = naive_fragments(a, b, w) if a and b else []
+    assert got == want
+    if want:
+        assert frags[0]["tokens"] == max(t for _, _, t in naive_runs(a, b, w))
+
+
+def test_shared_fragments_many_occurrences():
+    """The longest run starts where its first window occurs many times in the
+    other text (the old search tried 16 occurrences and reported 2 tokens)."""
+    a = [0, 1, 2, 3, 4, 5]
+    b = [0, 1, 9] * 40 + [0, 1, 2, 3, 4, 5]
+    frags = shared_fragments(_tokens(a), _tokens(b), 2)
+    assert [(f["query_token"], f["doc_token"], f["tokens"]) for f in frags] == [(0, 120, 6)]
+    # periodic texts: the whole shorter text is the longest fragment
+    a = [0, 1, 2] * 200
+    b = [7] + [0, 1, 2] * 300
+    frags = shared_fragments(_tokens(a), _tokens(b), 5)
+    assert frags[0]["tokens"] == 600 and frags[0]["doc_token"] == 1
 
 
 @settings(max_examples=40, deadline=None)

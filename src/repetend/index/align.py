@@ -3,13 +3,21 @@
 Shared fragments
     Seed 001 (plagiarism): once a document is found similar, show *which*
     fragments were taken and from where.  Both texts are tokenized (the index's
-    tokenizer), every window of ``k`` tokens is hashed (the shingle formula),
-    and a maximal common run starts wherever window i of the query equals window
-    j of the other text while the tokens before them differ; it extends token
-    by token while they are equal (:func:`._index_kernels.common_runs`), so a
-    run is exact, never a hash artefact.  Runs are then chosen longest first so
-    that no two overlap in the query, and mapped to character offsets in both
-    original texts (:func:`repetend.corpus.tokenizer.token_spans`).
+    tokenizer) and every window of ``k`` tokens is hashed (the shingle formula).
+    A maximal common run (i, j, t) is a pair of positions whose tokens before
+    differ (or one is the first) and whose next t tokens agree, t as long as
+    possible.  Every such run of at least k tokens is found
+    (:func:`._index_kernels.common_runs`): window i of the query is looked up
+    among the windows of the other text, those of them preceded by the same
+    token as position i are skipped as one block, the others are extended token
+    by token, so a run is exact, never a hash artefact, and none is left out
+    however repetitive the texts (no cap on occurrences or runs).  Of the runs
+    with the same query span only the one with the smallest start in the other
+    text is kept.  Runs are then chosen greedily, longest first, ties by query
+    start and then by start in the other text, skipping any that overlaps in
+    the query a run chosen before; the chosen runs are mapped to character
+    offsets in both original texts
+    (:func:`repetend.corpus.tokenizer.token_spans`).
 
 Known phrases
     The maximal frequent phrases of a scan (``SCAN/phrases``) are kept as token
@@ -32,11 +40,16 @@ from ..corpus.tokenizer import hash_strings, token_spans, tokenize_batch
 from ..errors import InputError
 from . import _index_kernels as K
 
-__all__ = ["Tokens", "tokens_of", "shared_fragments", "KnownPhrases", "load_phrases"]
+__all__ = ["Tokens", "tokens_of", "common_runs", "shared_fragments", "KnownPhrases",
+           "load_phrases"]
 
-MAX_OCC = 16        # occurrences of one window in the other text that are tried
-MAX_RUNS = 100_000  # candidate runs per pair of texts
-
+# windows of the other text with one hash tried one by one; a larger group is
+# ordered by the token before each window, so those that cannot start a maximal
+# run are skipped in one step (a speed setting: the runs found are the same)
+_GROUP = 16
+_NP_SORT = 400  # from this many tokens the other text's windows are sorted by numpy
+_NO_U64 = np.empty(0, np.uint64)
+_NO_I64 = np.empty(0, np.int64)
 
 @dataclass(slots=True)
 class Tokens:
@@ -57,6 +70,29 @@ def tokens_of(text: str, unit: str = "word", lang: str | None = None) -> Tokens:
     return Tokens(text, np.ascontiguousarray(tb.hashes, np.uint64))
 
 
+def common_runs(a: np.ndarray, b: np.ndarray, w: int,
+                min_len: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All maximal common runs of at least ``min_len`` (default and floor: ``w``)
+    tokens of the token-hash sequences *a* and *b*, found through windows of ``w``
+    tokens; one per (start in a, length), with its smallest start in b.
+
+    Returns int64 arrays (a_start, b_start, length), a_start ascending.
+    """
+    a = np.ascontiguousarray(a, np.uint64)
+    b = np.ascontiguousarray(b, np.uint64)
+    w = int(w)
+    if w < 1:
+        raise ValueError("w must be >= 1")
+    if a.shape[0] < w or b.shape[0] < w:
+        e = np.empty(0, np.int64)
+        return e, e.copy(), e.copy()
+    kmin = w if min_len is None else max(int(min_len), w)
+    if b.shape[0] >= _NP_SORT:
+        wb = K.window_hashes(b, w)
+        return K.shared_runs(a, b, w, kmin, _GROUP, wb, np.argsort(wb))
+    return K.shared_runs(a, b, w, kmin, _GROUP, _NO_U64, _NO_I64)
+
+
 def shared_fragments(a: Tokens, b: Tokens, k: int, *, unit: str = "word",
                      lang: str | None = None, min_tokens: int | None = None,
                      limit: int = 20) -> list[dict]:
@@ -66,20 +102,16 @@ def shared_fragments(a: Tokens, b: Tokens, k: int, *, unit: str = "word",
     ``doc_start``/``doc_end`` (character offsets in the two original texts),
     ``query_token``/``doc_token`` (token positions) and ``text`` (surface form
     in *a*).  Runs shorter than ``min_tokens`` (default: k, or the shorter text
-    when it has fewer tokens) are not reported.
+    when it has fewer tokens; never below that) are not reported.  Selection is
+    exact: of all maximal common runs (:func:`common_runs`) the longest is taken
+    first (ties: smaller query start, then smaller start in *b*), then the
+    longest not overlapping it in *a*, and so on, up to ``limit`` fragments.
     """
     na, nb = a.hashes.shape[0], b.hashes.shape[0]
     if na == 0 or nb == 0:
         return []
     w = max(1, min(int(k), na, nb))
-    wa = K.window_hashes(a.hashes, w)
-    wb = K.window_hashes(b.hashes, w)
-    order = np.argsort(wb, kind="stable")
-    ra, rb, rl = K.common_runs(a.hashes, b.hashes, wa, wb[order], order.astype(np.int64), w,
-                               MAX_OCC, MAX_RUNS)
-    floor = w if min_tokens is None else max(int(min_tokens), 1)
-    sel = rl >= floor
-    ra, rb, rl = ra[sel], rb[sel], rl[sel]
+    ra, rb, rl = common_runs(a.hashes, b.hashes, w, min_tokens)
     if ra.size == 0:
         return []
     pri = np.lexsort((rb, ra, -rl))
