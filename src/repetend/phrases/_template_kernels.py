@@ -491,3 +491,49 @@ def trimmed_ranges(t, occ_offsets, occ_starts, lengths, gap_id):
         lo[k] = a
         hi[k] = b
     return lo, hi
+
+
+@jit
+def ngram_runs(doc_offsets, pos, s_start, s_end, n):
+    """The covered runs of the frequent n-grams: every position inside an
+    occurrence ``[pos[i], pos[i] + n)`` of a kept n-gram (``i`` in some
+    ``[s_start[s], s_end[s])``), merged per document into maximal stretches of
+    covered positions (occurrences never cross a document boundary).  Returns
+    ``(run_offsets, starts, ends)`` as :class:`repetend.phrases.frequent_spans.
+    FrequentSpans` has them (global positions, end exclusive)."""
+    n_docs = doc_offsets.shape[0] - 1
+    n_tok = doc_offsets[n_docs]
+    cov = np.zeros(n_tok + 1, dtype=np.bool_)
+    for s in range(s_start.shape[0]):
+        for i in range(s_start[s], s_end[s]):
+            p = pos[i]
+            for j in range(p, p + n):
+                cov[j] = True
+    runs = np.zeros(n_docs + 1, dtype=np.int64)
+    for d in range(n_docs):
+        c = 0
+        prev = False
+        for p in range(doc_offsets[d], doc_offsets[d + 1]):
+            if cov[p] and not prev:
+                c += 1
+            prev = cov[p]
+        runs[d + 1] = runs[d] + c
+    starts = np.empty(runs[n_docs], dtype=np.int64)
+    ends = np.empty(runs[n_docs], dtype=np.int64)
+    for d in range(n_docs):
+        w = runs[d]
+        a = doc_offsets[d]
+        b = doc_offsets[d + 1]
+        p = a
+        while p < b:
+            if not cov[p]:
+                p += 1
+                continue
+            q = p
+            while q < b and cov[q]:
+                q += 1
+            starts[w] = p
+            ends[w] = q
+            w += 1
+            p = q
+    return runs, starts, ends

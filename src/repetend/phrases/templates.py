@@ -475,7 +475,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     params = {**asdict(cfg), "min_docs": sigma, "min_len": L,
               "resolved": {"part_len": part_len, "min_span": min_span}}
 
-    # 1. parts
+    # 1. parts: the covered runs (every token inside a frequent phrase of ≥ L'
+    #    tokens, numbers masked), and 2. the gapped sequence over them
     t0 = time.perf_counter()
     slot_id = -1
     anchor_tokens = tokens
@@ -485,33 +486,28 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             if is_num.any():
                 slot_id = len(c.vocab)
                 anchor_tokens = K.mask_tokens(tokens, is_num, np.int32(slot_id))
-        parts, parts_engine = _mine_parts(
-            anchor_tokens, offsets, sigma, part_len, cfg.engine,
-            (slot_id + 1) if slot_id >= 0 else (len(c.vocab) if c.vocab is not None else None)
-        ) if n_tokens else (None, "none")
+        vocab_size = (slot_id + 1) if slot_id >= 0 else (len(c.vocab) if c.vocab is not None
+                                                           else None)
+        runs, part_counts, parts_engine = _part_runs(anchor_tokens, offsets, sigma, part_len,
+                                                     cfg.engine, vocab_size)
     else:
-        parts, parts_engine = raw, "given"
+        runs, part_counts, parts_engine = _given_runs(anchor_tokens, offsets, raw, L)
     timings["parts"] = time.perf_counter() - t0
     summary: dict[str, Any] = {"parameters": params, "documents": n_docs, "tokens": n_tokens,
-                               "parts_engine": parts_engine}
-    if parts is None or parts.n_phrases == 0:
+                               "parts_engine": parts_engine, **part_counts}
+    if runs is None:
         summary.update(_coverage_summary(c, raw, np.zeros(0, np.int64), np.zeros(0, np.int64)),
-                       templates=0, template_occurrences=0, part_phrases=0, covered_runs=0,
-                       gapped_length=0,
+                       templates=0, template_occurrences=0, covered_runs=0, gapped_length=0,
                        timings={**timings, "total": time.perf_counter() - t_start})
         return _empty_result(cfg, summary)
+    run_offsets, run_starts, run_ends = runs
 
-    # 2. the covered runs, short gaps as one slot token
     t0 = time.perf_counter()
-    from .frequent_spans import frequent_spans
-
-    fs = frequent_spans(anchor_tokens, offsets, parts, part_len if cfg.short_parts else L)
     base = (len(c.vocab) if c.vocab is not None else int(tokens.max(initial=-1)) + 1) + 1
     num_id = base - 1 if slot_id >= 0 else -1
     gap_id = base
     t, g_start, g_end, t_off = K.gapped_corpus(
-        anchor_tokens, offsets, np.asarray(fs.run_offsets, np.int64),
-        np.asarray(fs.starts, np.int64), np.asarray(fs.ends, np.int64),
+        anchor_tokens, offsets, run_offsets, run_starts, run_ends,
         np.int64(cfg.max_gap), np.int32(gap_id), np.int32(gap_id + 1))
     timings["gapped"] = time.perf_counter() - t0
 
@@ -630,7 +626,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     summary.update(_coverage_summary(c, raw, gs, ge))
     timings["total"] = time.perf_counter() - t_start
     summary.update(templates=len(rows), template_occurrences=int(gs.size),
-                   part_phrases=int(parts.n_phrases), covered_runs=int(fs.starts.size),
+                   covered_runs=int(run_starts.size),
                    gapped_length=int(t.size),
                    candidate_phrases=n_candidates, candidates=len(groups),
                    sibling_patterns=n_siblings, patterns=len(keys),
@@ -794,24 +790,92 @@ def _locate(t: np.ndarray, sa: np.ndarray, t_doc: np.ndarray, keys: list[np.ndar
     return [pos[off[i]:off[i + 1]] for i in range(len(keys))], skipped
 
 
-def _mine_parts(tokens: np.ndarray, offsets: np.ndarray, sigma: int, part_len: int,
-                engine: str, vocab_size: int | None) -> tuple[RawPhrases, str]:
-    """The exact maximal frequent phrases at (σ, L') with the engine asked for
-    (``auto``: :func:`repetend.phrases.auto.choose_engine`); all engines give
-    the same phrases."""
-    from .auto import bloomspan_available, choose_engine
-    from .suffix import mine_suffix
+def _part_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, part_len: int,
+               engine: str, vocab_size: int | None) -> tuple[tuple | None, dict, str]:
+    """The covered runs of the parts: every position inside a phrase of ≥ L'
+    (*part_len*) tokens with df ≥ σ, maximal or not, merged per document.
 
-    if engine == "auto":
-        engine, _ = choose_engine(tokens, offsets, sigma, part_len)
-    elif engine == "bloomspan" and not bloomspan_available():
-        engine = "suffix"
-    if engine == "bloomspan":
-        from .bloomspan import mine_bloomspan
+    That set is the union of the occurrences of the frequent L'-grams (see
+    :mod:`repetend.phrases.frequent_spans`), so the default path counts the
+    L'-grams only — bloomspan's word-df filter, counting filter and exact
+    grouping (its seed stage, :func:`_frequent_ngrams`) — and never grows the
+    maximal phrases.  ``engine="suffix"`` mines the maximal phrases with the
+    suffix engine and scans their L'-windows (the same runs, slower; kept as
+    an independent path).  Returns ``(runs or None, counts, engine used)``."""
+    from .auto import bloomspan_available
 
-        vs = max(vocab_size or 0, int(tokens.max(initial=0)) + 1)
-        return mine_bloomspan(tokens, offsets, sigma, part_len, vocab_size=vs), engine
-    return mine_suffix(tokens, offsets, sigma, part_len), engine
+    if tokens.size == 0:
+        return None, {"part_phrases": 0}, "none"
+    if engine == "suffix" or not bloomspan_available():
+        from .frequent_spans import frequent_spans
+        from .suffix import mine_suffix
+
+        parts = mine_suffix(tokens, offsets, sigma, part_len)
+        if parts.n_phrases == 0:
+            return None, {"part_phrases": 0}, "suffix"
+        fs = frequent_spans(tokens, offsets, parts, part_len)
+        return ((np.asarray(fs.run_offsets, np.int64), np.asarray(fs.starts, np.int64),
+                 np.asarray(fs.ends, np.int64)), {"part_phrases": int(parts.n_phrases)}, "suffix")
+    vs = max(vocab_size or 0, int(tokens.max(initial=0)) + 1)
+    pos, s_start, s_end = _frequent_ngrams(tokens, offsets, sigma, part_len, vs)
+    counts = {"part_ngrams": int(s_start.size)}
+    if s_start.size == 0:
+        return None, counts, "ngrams"
+    return K.ngram_runs(offsets, pos, s_start, s_end, np.int64(part_len)), counts, "ngrams"
+
+
+def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
+                     vocab_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every n-gram with df ≥ σ and all its occurrences, exactly: the seed
+    stage of :func:`repetend.phrases.bloomspan.mine_bloomspan` (word df, a
+    one-sided counting filter, the survivors sorted by hash and grouped by
+    content with exact df).  Returns ``(pos, s_start, s_end)``: the
+    occurrences of kept n-gram s are ``pos[s_start[s]:s_end[s]]``."""
+    from . import _bloomspan_kernels as B
+    from .bloomspan import build_filter, default_filter_bytes
+
+    empty = np.zeros(0, np.int64)
+    n_tok, n_docs = int(tokens.size), int(offsets.size - 1)
+    if sigma > n_docs or n_tok == 0:
+        return empty, empty, empty
+    word_ok = (B.word_df(tokens, offsets, vocab_size) >= sigma).astype(np.uint8)
+    use_filter = n >= 2
+    if use_filter:
+        filt, shift = build_filter(tokens, offsets, n, default_filter_bytes(n_tok, sigma),
+                                   word_ok)
+    else:
+        filt, shift = np.zeros(1, dtype=np.uint8), 63
+    block = 1 << 16
+    nb = (n_tok + block - 1) // block
+    block_doc = (np.searchsorted(offsets, np.arange(nb, dtype=np.int64) * block, side="right")
+                 - 1).astype(np.int64)
+    bits = np.zeros((n_tok + 63) // 64, dtype=np.uint64)
+    counts = np.zeros(nb, dtype=np.int64)
+    B.mark_survivors(tokens, offsets, block_doc, block, n, word_ok, filt, shift, use_filter,
+                     min(sigma, 255), bits, counts)
+    del filt, word_ok
+    starts = np.zeros(nb, dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    pos = np.empty(int(counts.sum()), dtype=np.int64)
+    doc = np.empty(pos.size, dtype=np.int32)
+    B.fill_survivors(bits, offsets, block_doc, block, n_tok, starts, pos, doc)
+    del bits
+    keys = B.ngram_keys(tokens, pos, n)
+    keys, pos, doc = B.radix_sort_occurrences(keys, pos, doc, 32 if n != 2 else 64)
+    s_start, s_end, _ = B.group_seeds(tokens, pos, doc, keys, n, sigma)
+    return pos, s_start, s_end
+
+
+def _given_runs(tokens: np.ndarray, offsets: np.ndarray, raw: RawPhrases, L: int
+                ) -> tuple[tuple | None, dict, str]:
+    """Merge-only mode: the covered runs of the given exact phrases (length ≥ L)."""
+    from .frequent_spans import frequent_spans
+
+    if raw is None or raw.n_phrases == 0 or tokens.size == 0:
+        return None, {"part_phrases": 0}, "given"
+    fs = frequent_spans(tokens, offsets, raw, L)
+    return ((np.asarray(fs.run_offsets, np.int64), np.asarray(fs.starts, np.int64),
+             np.asarray(fs.ends, np.int64)), {"part_phrases": int(raw.n_phrases)}, "given")
 
 
 def _coverage_summary(c: _Corpus, raw: RawPhrases | None, gs: np.ndarray, ge: np.ndarray

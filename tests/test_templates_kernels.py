@@ -1,0 +1,93 @@
+"""Kernels and helpers of the template layer against simple oracles."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repetend.phrases import _template_kernels as K
+from repetend.phrases.templates import _frequent_ngrams, _part_runs
+
+
+def _corpus(rng, n_docs, vocab):
+    lens = rng.integers(0, 30, size=n_docs)
+    offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    # a small vocabulary and repeated blocks, so that some n-grams are frequent
+    block = rng.integers(0, vocab, size=8)
+    toks = []
+    for n in lens:
+        doc = list(rng.integers(0, vocab, size=int(n)))
+        if n >= 8 and rng.random() < 0.7:
+            at = int(rng.integers(0, n - 7))
+            doc[at:at + 8] = list(block)
+        toks += doc
+    return np.array(toks, dtype=np.int32), offsets
+
+
+def _naive_ngram_cover(tokens, offsets, sigma, n):
+    docs = defaultdict(set)
+    for d in range(offsets.size - 1):
+        for i in range(offsets[d], offsets[d + 1] - n + 1):
+            docs[tuple(tokens[i:i + n])].add(d)
+    cov = np.zeros(tokens.size, dtype=bool)
+    for d in range(offsets.size - 1):
+        for i in range(offsets[d], offsets[d + 1] - n + 1):
+            if len(docs[tuple(tokens[i:i + n])]) >= sigma:
+                cov[i:i + n] = True
+    return cov, {g for g, ds in docs.items() if len(ds) >= sigma}
+
+
+def _naive_runs(cov, offsets):
+    runs = []
+    for d in range(offsets.size - 1):
+        p, b = int(offsets[d]), int(offsets[d + 1])
+        while p < b:
+            if cov[p]:
+                q = p
+                while q < b and cov[q]:
+                    q += 1
+                runs.append((d, p, q))
+                p = q
+            else:
+                p += 1
+    return runs
+
+
+def _as_runs(run_offsets, starts, ends):
+    return [(d, int(starts[i]), int(ends[i])) for d in range(run_offsets.size - 1)
+            for i in range(run_offsets[d], run_offsets[d + 1])]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 12), sigma=st.integers(1, 4),
+       n=st.integers(1, 5), vocab=st.integers(2, 12))
+def test_frequent_ngrams_and_runs_match_naive(seed, n_docs, sigma, n, vocab):
+    rng = np.random.default_rng(seed)
+    tokens, offsets = _corpus(rng, n_docs, vocab)
+    cov, grams = _naive_ngram_cover(tokens, offsets, sigma, n)
+    pos, s_start, s_end = _frequent_ngrams(tokens, offsets, sigma, n, vocab)
+    got = set()
+    for s in range(s_start.size):
+        occ = pos[s_start[s]:s_end[s]]
+        g = {tuple(tokens[p:p + n]) for p in occ}
+        assert len(g) == 1                      # one n-gram per group
+        got |= g
+        # all its occurrences
+        want = [i for d in range(n_docs) for i in range(offsets[d], offsets[d + 1] - n + 1)
+                if tuple(tokens[i:i + n]) == next(iter(g))]
+        assert sorted(occ.tolist()) == want
+    assert got == grams
+    runs = K.ngram_runs(offsets, pos, s_start, s_end, np.int64(n))
+    assert _as_runs(*runs) == _naive_runs(cov, offsets)
+    if sigma >= 2:
+        # the suffix engine + frequent-span scan gives the same runs
+        fast, _, _ = _part_runs(tokens, offsets, sigma, n, "bloomspan", vocab)
+        slow, _, _ = _part_runs(tokens, offsets, sigma, n, "suffix", vocab)
+        if fast is None or slow is None:
+            assert fast is None and slow is None and not cov.any()
+        else:
+            assert _as_runs(*fast) == _as_runs(*slow) == _naive_runs(cov, offsets)
