@@ -209,15 +209,16 @@ def assert_same_pairs(want, got):
 @given(seed=st.integers(0, 10**6), thr=st.sampled_from([0.5, 0.7, 0.9, 1.0]),
        k=st.integers(1, 4), mb=st.sampled_from([None, 3, 200]),
        scheme=st.sampled_from(["minhash", "oph"]), shard=st.integers(1, 50),
-       parts=st.sampled_from([1, 4, 32]))
-def test_neardup_ooc_equals_in_memory(tmp_path_factory, seed, thr, k, mb, scheme, shard, parts):
+       parts=st.sampled_from([1, 4, 32]), vtok=st.sampled_from([None, 1, 40, 400]))
+def test_neardup_ooc_equals_in_memory(tmp_path_factory, seed, thr, k, mb, scheme, shard, parts,
+                                      vtok):
     rng = np.random.default_rng(seed)
     store = _dups_corpus(rng, int(rng.integers(2, 150)), int(rng.integers(1, 30)))
     cfg = NearDupConfig(threshold=thr, shingle=k, max_bucket=mb, scheme=scheme, num_perm=64)
     want = find_near_duplicates(store, cfg)
     work = tmp_path_factory.mktemp("nd")
     got = near_duplicates_store(store, cfg, memory_limit="64G", shard_docs=shard,
-                                n_parts=parts, workdir=work)
+                                n_parts=parts, workdir=work, verify_tokens=vtok)
     assert_same_pairs(want.pairs, got.pairs)
     assert got.candidates == len(want.candidates)
     assert got.stats["capped_buckets"] == want.summary["lsh"]["capped_buckets"]
@@ -232,7 +233,8 @@ def test_neardup_ooc_plans_under_budget_and_writes_atomically(tmp_path):
     cfg = NearDupConfig(threshold=0.7, shingle=3)
     want = find_near_duplicates(store, cfg)
     near_duplicates_store(tmp_path / "s", cfg, memory_limit="64G")  # warm the kernels
-    limit = rss_now()["anon"] + (5 << 20)
+    # a few MB over what the process holds: room for several shards, not for the corpus
+    limit = rss_now()["anon"] + (10 << 20)
     got = near_duplicates_store(tmp_path / "s", cfg, memory_limit=limit, workdir=tmp_path / "w")
     assert got.stats["shards"] > 1
     assert len(got) > 100
@@ -271,3 +273,33 @@ def test_store_token_hashes_equal_token_hashes(tmp_path):
     st_ = TokenStore.from_texts(["привет мир", "hello wörld 123", "ü ñ 日本"])
     st_.save(tmp_path / "s")
     np.testing.assert_array_equal(store_token_hashes(tmp_path / "s"), token_hashes(st_.vocab))
+
+
+def _distinct_cost_cuts_oracle(a, b, lens, cap):
+    """Greedy runs: a pair joins the run unless it would push the run's distinct
+    documents' tokens over cap (a run always takes its first pair)."""
+    cuts, docs = [0], set()
+    for i, (x, y) in enumerate(zip(a.tolist(), b.tolist())):
+        new = docs | {x, y}
+        if i > cuts[-1] and sum(lens[d] for d in new) > cap:
+            cuts.append(i)
+            new = {x, y}
+        docs = new
+    return cuts + [len(a)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_distinct_cost_cuts_oracle(data):
+    from repetend.neardup._lsh_kernels import distinct_cost_cuts
+    n_docs = data.draw(st.integers(2, 12))
+    lens = np.array(data.draw(st.lists(st.integers(0, 9), min_size=n_docs, max_size=n_docs)),
+                    dtype=np.int64)
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, n_docs - 1), st.integers(0, n_docs - 1)),
+                               max_size=30))
+    a = np.array([p[0] for p in pairs], dtype=np.int64)
+    b = np.array([p[1] for p in pairs], dtype=np.int64)
+    cap = data.draw(st.integers(0, 40))
+    mark = np.full(n_docs, -1, dtype=np.int32)
+    got = distinct_cost_cuts(a, b, lens, np.int64(cap), mark).tolist()
+    assert got == _distinct_cost_cuts_oracle(a, b, lens, cap)

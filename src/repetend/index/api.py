@@ -24,6 +24,7 @@ from typing import Literal, Sequence
 import numpy as np
 import pyarrow as pa
 
+from .._arrays import sorted_unique
 from .._atomic import write_json, write_parquet
 from ..corpus.store import TokenStore
 from ..errors import InputError, ParameterError
@@ -666,7 +667,7 @@ class NearDupIndex:
             q2, g2 = B.lookup_postings(snap.segments, batch, self.postings_max_df, min_shared)
             if q2.size:
                 total = int(max(g.max() if g.size else 0, g2.max()) + 1)
-                key = np.unique(np.concatenate([q * total + g, q2 * total + g2]))
+                key = sorted_unique(np.concatenate([q * total + g, q2 * total + g2]))
                 q, g = key // total, key % total
         p = B.verify_cross(snap.segments, batch, q, g)
         order = np.lexsort((p.b, -p.jaccard, p.a))

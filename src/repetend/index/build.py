@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from .._arrays import sorted_unique
 from ..corpus.store import TokenStore
 from ..errors import ParameterError
 from ..neardup import _lsh_kernels as LK
@@ -220,7 +221,7 @@ def lookup(segments, batch: Batch, cap: int = LOOKUP_LIMIT) -> tuple[np.ndarray,
     q = np.concatenate(qs)
     g = np.concatenate(gs)
     total = int(max(g.max() + 1, 1))
-    key = np.unique(q * np.int64(total) + g)
+    key = sorted_unique(q * np.int64(total) + g)
     return key // total, key % total, stats
 
 

@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from .._arrays import sorted_unique
 from ..errors import ParameterError
 from . import _lsh_kernels as K
 from . import _minhash_kernels as MK
@@ -260,7 +261,7 @@ def _unique_pairs(parts: list[tuple[np.ndarray, np.ndarray]], n: int):
     a = np.concatenate([p[0] for p in parts])
     b = np.concatenate([p[1] for p in parts])
     raw = int(a.size)
-    key = np.unique(a * np.int64(n) + b)
+    key = sorted_unique(a * np.int64(n) + b)
     return key // n, key % n, raw
 
 

@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from .._arrays import sorted_unique
 from ..errors import InputError, MissingExtraError, ParameterError
 from . import _normalize_kernels as K
 
@@ -196,7 +197,7 @@ class Normalization:
     def types_after(self) -> int:
         """Distinct normalized strings in use (stop words excluded)."""
         kept = self.remap[self.remap >= 0]
-        return int(np.unique(kept).shape[0]) if kept.size else 0
+        return int(sorted_unique(kept).shape[0]) if kept.size else 0
 
 
 def normalize_vocabulary(vocab: list[str], *, stopwords: str | frozenset[str] | None = None,

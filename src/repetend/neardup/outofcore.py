@@ -16,12 +16,13 @@ by ``memory_limit``.  Four passes, each over on-disk runs:
    :func:`repetend.neardup.lsh.lsh_candidates` (same cap rule, same
    near-empty grouping by set fingerprint), spilled again to ``n_parts``
    pair files by range of the first document;
-3. **candidates per pair file**: read back, deduplicated (``np.unique``),
+3. **candidates per pair file**: read back, deduplicated (by a sort),
    sorted by (a, b) -- the files are ranges of ``a``, so the stream is
    globally sorted;
-4. **verification** in chunks of pairs whose documents' tokens fit the
-   budget: the documents of a chunk are gathered from the memmap, shingled
-   again and intersected exactly (:func:`repetend.neardup.pairs.verify_pairs`).
+4. **verification** in runs of consecutive pairs whose *distinct* documents'
+   tokens fit the budget (a document in many pairs, such as the centre of a
+   capped bucket's star, counts once per run): the documents of a run are
+   gathered from the memmap, shingled again and intersected exactly (:func:`repetend.neardup.pairs.verify_pairs`).
 
 The verified pairs equal the in-memory
 :func:`repetend.neardup.api.find_near_duplicates` (method ``minhash``, no
@@ -43,6 +44,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from .._arrays import sorted_unique
 from .._atomic import write_parquet
 from .._memory import MemoryBudget, parse_size
 from ..errors import ParameterError
@@ -141,7 +143,8 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                         seed: int = DEFAULT_SEED, max_bucket: int | None = 200,
                         min_shingles: int = 3, min_recall: float = 0.98,
                         workdir: str | os.PathLike | None = None,
-                        shard_docs: int | None = None, n_parts: int | None = None) -> OutOfCorePairs:
+                        shard_docs: int | None = None, n_parts: int | None = None,
+                        verify_tokens: int | None = None) -> OutOfCorePairs:
     """MinHash-LSH near-duplicate pairs under a memory budget (module docs).
 
     Parameters
@@ -151,16 +154,18 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
     tok_hash : uint64 array
         Stable hash of every token id (:func:`repetend.neardup.shingles.token_hashes`).
     memory_limit : int or str
-        Budget of private memory (bytes or ``"8G"``).  Fixed: 24 bytes per
-        document (offsets, set sizes, fingerprints); the shards, partitions and
-        verification chunks are sized to the rest.
+        Budget of private memory (bytes or ``"8G"``).  Fixed: 36 bytes per
+        document (offsets, lengths, set sizes, fingerprints, verification
+        marks); the shards, partitions and verification chunks are sized
+        to the rest.
     threshold, shingle, num_perm, bands, rows, hash, scheme, bits, seed, max_bucket,
     min_shingles, min_recall
         As :class:`repetend.neardup.api.NearDupConfig` (``bits`` = ``bbits`` or 64).
     workdir : path, optional
         Where the spill directory is created (default: the system temp dir).
-    shard_docs, n_parts : int, optional
-        Override the planned shard size (documents) / partition count (tests).
+    shard_docs, n_parts, verify_tokens : int, optional
+        Override the planned shard size (documents), partition count and tokens
+        per verification run (tests).
 
     Returns
     -------
@@ -203,7 +208,7 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
 
     budget = MemoryBudget(limit)
     work = budget.working_bytes(limit)
-    fixed = 24 * (n + 1) + 8 * tok_hash.shape[0]
+    fixed = 36 * (n + 1) + 8 * tok_hash.shape[0]
     avail = work - fixed
     if avail < (1 << 22):
         raise ParameterError(
@@ -291,7 +296,7 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                     return
                 a, b = got
                 raw_pairs += int(a.size)
-                pk = np.unique(a * nn + b)
+                pk = sorted_unique(a * nn + b)
                 pair_counts[:] += _append(spill, "p", {"key": pk}, pk // nn // q_div, n_parts)
 
             for j in range(n_parts):
@@ -334,29 +339,37 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
 
             # 3 + 4. candidates per pair file (ranges of a), verified in chunks
             t0 = time.perf_counter()
-            tok_cap = max(1 << 16, avail // _VERIFY_BYTES_PER_TOKEN)
+            tok_cap = (max(1 << 16, avail // _VERIFY_BYTES_PER_TOKEN) if verify_tokens is None
+                       else max(1, int(verify_tokens)))
             out: list[Pairs] = []
             n_cand = 0
+            mark = np.empty(n, dtype=np.int32)
+            verify_chunks = 0
             for j in range(n_parts):
                 if pair_counts[j] == 0:
                     continue
-                pk = np.unique(np.fromfile(spill / f"p{j}.key", dtype=np.int64))
+                pk = sorted_unique(np.fromfile(spill / f"p{j}.key", dtype=np.int64))
                 (spill / f"p{j}.key").unlink()
                 a, b = pk // nn, pk % nn
                 del pk
                 n_cand += int(a.size)
-                pc = _cost_cuts(lens[a] + lens[b], tok_cap // 2)
+                # runs of pairs whose distinct documents fit the budget: a document
+                # shared by many pairs (a star centre) is gathered and shingled once
+                mark.fill(-1)
+                pc = LK.distinct_cost_cuts(a, b, lens, np.int64(tok_cap), mark)
                 for c in range(pc.shape[0] - 1):
                     ca, cb = a[pc[c]:pc[c + 1]], b[pc[c]:pc[c + 1]]
-                    docs = np.unique(np.concatenate([ca, cb]))
+                    docs = sorted_unique(np.concatenate([ca, cb]))
                     sub_t, sub_off = _gather_docs(tokens, doc_offsets, docs)
                     sets = shingle_sets(sub_t, sub_off, tok_hash, k)
                     del sub_t
                     got = verify_pairs(sets, np.searchsorted(docs, ca), np.searchsorted(docs, cb))
                     del sets
+                    verify_chunks += 1
                     got = got.select(got.jaccard >= t_thr)
                     out.append(Pairs(docs[got.a], docs[got.b], got.jaccard,
                                      got.containment_ab, got.containment_ba))
+            stats["verify_chunks"] = verify_chunks
             timings["verify"] = time.perf_counter() - t0
     finally:
         shutil.rmtree(spill, ignore_errors=True)

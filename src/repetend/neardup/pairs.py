@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .._jit import pjit, prange, jit
+from .._arrays import sorted_unique
+from .._jit import jit, pjit, prange
 from .shingles import ShingleSets
 
 __all__ = ["Pairs", "verify_pairs", "intersection_sizes"]
@@ -80,6 +81,14 @@ class Pairs:
                      self.containment_ab[mask], self.containment_ba[mask])
 
 
+def _strictly_sorted(lo: np.ndarray, hi: np.ndarray) -> bool:
+    """Whether the pairs are already distinct and in (lo, hi) order (the out-of-core
+    stream is), so the sort can be skipped."""
+    if lo.shape[0] < 2:
+        return True
+    return bool(np.all((lo[1:] > lo[:-1]) | ((lo[1:] == lo[:-1]) & (hi[1:] > hi[:-1]))))
+
+
 def verify_pairs(sets: ShingleSets, a: np.ndarray, b: np.ndarray) -> Pairs:
     """Exact resemblance and containments of candidate pairs (a, b), normalised so a < b
     and deduplicated. Pairs with an empty set get 0."""
@@ -88,11 +97,13 @@ def verify_pairs(sets: ShingleSets, a: np.ndarray, b: np.ndarray) -> Pairs:
     lo = np.minimum(a, b)
     hi = np.maximum(a, b)
     keep = lo != hi
-    if keep.any():
-        key = np.unique(np.stack([lo[keep], hi[keep]], axis=1), axis=0)
-        lo, hi = key[:, 0].copy(), key[:, 1].copy()
-    else:
+    if not keep.any():
         return Pairs.empty()
+    lo, hi = lo[keep], hi[keep]
+    if not _strictly_sorted(lo, hi):
+        span = np.int64(hi.max()) + 1          # lo < hi <= max: the key lo*span + hi is exact
+        key = sorted_unique(lo * span + hi)
+        lo, hi = key // span, key % span
     inter = intersection_sizes(sets, lo, hi).astype(np.float64)
     sa = sets.sizes[lo].astype(np.float64)
     sb = sets.sizes[hi].astype(np.float64)
