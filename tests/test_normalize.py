@@ -121,6 +121,7 @@ def test_identity_normalization_gives_the_raw_shingles():
 
 # -- end to end -------------------------------------------------------------------------
 
+@pytest.mark.filterwarnings("ignore::repetend.neardup.simhash.SimHashRecallWarning")  # k=3, t=0.5
 @pytest.mark.parametrize("method", ["minhash", "allpairs", "broder", "simhash"])
 def test_normalization_off_gives_the_same_pairs_as_before(method):
     """Off = the raw shingles of the store; the pairs equal the brute-force oracle on them."""
@@ -137,6 +138,7 @@ def test_normalization_off_gives_the_same_pairs_as_before(method):
         assert pairs_as_dict(r0.pairs) == truth
 
 
+@pytest.mark.filterwarnings("ignore::repetend.neardup.simhash.SimHashRecallWarning")  # k=12, t=0.5
 @pytest.mark.parametrize("method", ["allpairs", "minhash", "simhash"])
 def test_stemming_finds_inflected_copies(method):
     texts = [RU, RU_INFLECTED, EN, EN_INFLECTED, "совсем другой текст о кошках и мышах в доме"]

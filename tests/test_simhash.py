@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from math import comb
 
 import numpy as np
@@ -16,11 +17,15 @@ from repetend.cli import main
 from repetend.corpus.store import TokenStore
 from repetend.errors import ParameterError
 from repetend.neardup import find_near_duplicates, shingle_sets, token_hashes
+from repetend.neardup.shingles import ShingleSets
 from repetend.neardup.simhash import (
     DEFAULT_SIMHASH_SEED,
+    SimHashRecallWarning,
+    check_threshold,
     hamming_candidates,
     hamming_distance,
     simhash_fingerprints,
+    simhash_recall,
     simhash_tables,
 )
 
@@ -188,7 +193,8 @@ def test_simhash_method_is_verified_and_complete_on_its_candidates(k):
     rng = np.random.default_rng(k)
     py = planted_sets(rng)
     ss = sets_from_python(py)
-    r = find_near_duplicates(ss, method="simhash", threshold=0.8, hamming=k)
+    with pytest.warns(SimHashRecallWarning):          # k <= 8 cannot reach J = 0.8
+        r = find_near_duplicates(ss, method="simhash", threshold=0.8, hamming=k)
     fps = simhash_fingerprints(ss)
     valid = [bool(s) for s in py]
     truth = naive_pairs(py, 0.8)
@@ -205,17 +211,22 @@ def test_simhash_recall_on_close_copies_grows_with_k():
     py = planted_sets(rng, edits=2)
     ss = sets_from_python(py)
     truth = naive_pairs(py, 0.9)
-    found = [len(set(pairs_as_dict(find_near_duplicates(ss, method="simhash", threshold=0.9,
-                                                        hamming=k).pairs)) & set(truth)) for k in (0, 3, 8)]
+    found = []
+    for k in (0, 3, 8):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SimHashRecallWarning)   # k = 0 and 3 warn at J = 0.9
+            r = find_near_duplicates(ss, method="simhash", threshold=0.9, hamming=k)
+        found.append(len(set(pairs_as_dict(r.pairs)) & set(truth)))
     assert found == sorted(found) and found[-1] >= 0.9 * len(truth)
 
 
 def test_simhash_count_weights_need_a_store_and_run_on_one():
     ss = sets_from_python([{1, 2, 3}, {1, 2, 3}])
     with pytest.raises(ParameterError, match="TokenStore"):
-        find_near_duplicates(ss, method="simhash", simhash_weights="count")
+        find_near_duplicates(ss, method="simhash", simhash_weights="count", threshold=0.98)
     store = TokenStore.from_texts(["a b c d e f a b c", "a b c d e f a b c", "x y z"])
-    r = find_near_duplicates(store, method="simhash", simhash_weights="count", shingle=2)
+    r = find_near_duplicates(store, method="simhash", simhash_weights="count", shingle=2,
+                             threshold=0.98)
     assert pairs_as_dict(r.pairs).keys() == {(0, 1)}
 
 
@@ -243,6 +254,79 @@ def test_cli_simhash(tmp_path):
     assert "SimHash 64 bits" in res.output and "5 pairs with J >= 0.8" in res.output
     s = json.loads((out / "summary.json").read_text())
     assert s["method"] == "simhash" and s["simhash"]["hamming"] == 4
+
+
+# -- the reach of k: recall model and warning ------------------------------------------
+
+def equal_size_pairs(rng, jac: float, size: int, n: int) -> ShingleSets:
+    """n pairs of random sets of *size* shingles with Jaccard *jac* (|A ∩ B| rounded)."""
+    inter = int(round(2 * jac * size / (1 + jac)))
+    parts, offs = [], [0]
+    for _ in range(n):
+        u = rng.choice(2**62, 2 * size - inter, replace=False).astype(np.uint64)
+        parts += [np.sort(u[:size]), np.sort(np.concatenate([u[:inter], u[size:]]))]
+        offs += [offs[-1] + size, offs[-1] + 2 * size]
+    return ShingleSets(np.concatenate(parts), np.array(offs, np.int64), 5)
+
+
+@pytest.mark.parametrize("jac", [0.8, 0.9, 0.97])
+def test_recall_model_matches_measured_distances(jac):
+    """P(Binomial(64, arccos(2J/(1+J))/π) <= k) against fingerprints of random pairs."""
+    rng = np.random.default_rng(int(jac * 100))
+    size = 200
+    ss = equal_size_pairs(rng, jac, size, 1000)
+    fps = simhash_fingerprints(ss)
+    d = hamming_distance(fps[0::2], fps[1::2])
+    real_j = (int(round(2 * jac * size / (1 + jac)))) / (2 * size - int(round(2 * jac * size / (1 + jac))))
+    for k in (3, 8, 12):
+        assert abs(np.mean(d <= k) - simhash_recall(real_j, k)) < 0.05, k
+
+
+def test_recall_model_values():
+    assert simhash_recall(1.0, 0) == 1.0
+    assert simhash_recall(0.8, 3) < 0.02 and simhash_recall(0.97, 3) > 0.5
+    assert simhash_recall(0.8, 13) > 0.9
+    ks = [simhash_recall(0.85, k) for k in range(0, 33)]
+    assert ks == sorted(ks)
+    js = [simhash_recall(j / 20, 3) for j in range(21)]
+    assert js == sorted(js)
+
+
+def test_warning_when_k_cannot_reach_the_threshold():
+    ss = sets_from_python([{1, 2, 3, 4}, {1, 2, 3, 4}, {7, 8}])
+    with pytest.warns(SimHashRecallWarning, match=r"Hamming distance 3 .* threshold 0\.8.*"
+                                                  r"raise the Hamming distance to 13.*minhash"):
+        r = find_near_duplicates(ss, method="simhash")          # defaults: t = 0.8, k = 3
+    assert pairs_as_dict(r.pairs).keys() == {(0, 1)}
+    with pytest.warns(SimHashRecallWarning, match="minhash"):
+        check_threshold(0.3, 3)
+
+
+@pytest.mark.parametrize("kwargs", [dict(method="simhash", threshold=0.97),
+                                    dict(method="simhash", threshold=0.8, hamming=13),
+                                    dict(method="simhash", threshold=1.0, hamming=0),
+                                    dict(method="minhash", threshold=0.5),
+                                    dict(method="allpairs", threshold=0.3)])
+def test_no_warning_where_k_reaches_the_threshold(kwargs):
+    ss = sets_from_python([{1, 2, 3, 4}, {1, 2, 3, 4}, {7, 8}])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        find_near_duplicates(ss, **kwargs)
+
+
+def test_cli_shows_the_warning_once_on_stderr(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps({"text": t}) + "\n" for t in
+                            ["a b c d e f g h", "a b c d e f g h", "x y z w v"]), encoding="utf-8")
+    res = CliRunner().invoke(main, ["dups", str(path), "--out", str(tmp_path / "o"), "-q",
+                                    "--method", "simhash", "-k", "2"])
+    assert res.exit_code == 0, res.output
+    assert res.stderr.count("warning: SimHash with Hamming distance 3") == 1
+    assert "--hamming" in res.stderr and "Traceback" not in res.stderr
+    assert "warning:" not in res.stdout
+    res = CliRunner().invoke(main, ["dups", str(path), "--out", str(tmp_path / "o2"), "-q",
+                                    "--method", "simhash", "-k", "2", "--hamming", "13"])
+    assert res.exit_code == 0 and "warning" not in res.stderr
 
 
 @settings(max_examples=25, deadline=None)

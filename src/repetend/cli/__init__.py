@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 
 import click
 
@@ -21,9 +22,24 @@ _MODULES = ("tokenize_cmd", "synth_cmd", "phrases_cmd", "dups_cmd", "report_cmd"
 
 
 class _Group(click.Group):
-    """Prints repetend's own errors as one clear line, without a traceback."""
+    """Prints repetend's own errors as one clear line, without a traceback, and its
+    warnings as one ``warning: …`` line each on stderr, once."""
 
     def invoke(self, ctx):
+        with warnings.catch_warnings():
+            warnings.simplefilter("once", UserWarning)   # repetend's warnings: one line, once
+            shown = warnings.showwarning
+
+            def show(message, category, filename, lineno, file=None, line=None):
+                if category.__module__.split(".")[0] == "repetend":
+                    click.echo(f"warning: {message}", err=True)
+                else:  # pragma: no cover - other libraries' warnings as Python prints them
+                    shown(message, category, filename, lineno, file, line)
+
+            warnings.showwarning = show
+            return self._invoke(ctx)
+
+    def _invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except RepetendError as exc:

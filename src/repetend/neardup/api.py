@@ -353,6 +353,9 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
     say = progress if progress is not None else (lambda msg: None)
     if cfg.memory_limit is not None:
         return _out_of_core(data, cfg, say)
+    if cfg.method == "simhash":   # before any work: warns when k cannot reach the threshold
+        from .simhash import check_threshold
+        check_threshold(float(cfg.threshold), int(cfg.hamming))
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     store = None

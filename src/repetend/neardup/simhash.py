@@ -28,14 +28,27 @@ More blocks mean more tables but longer keys and so fewer random collisions;
 256 tables.  For k = 3: B = 4 (4 tables, 16-bit keys) up to n ≈ 3·10⁶ fingerprints,
 B = 5 (10 tables, ≥ 25-bit keys) up to n ≈ 5·10⁸, B = 6 (20 tables, ≥ 31-bit keys)
 beyond — the design range of Manku et al. (20 tables for 8·10⁹ pages at k = 3).
+
+Reach of k: for binary weights and two sets of equal size with Jaccard J, the
+cosine of their feature vectors is 2J/(1+J), so a bit differs with probability
+p = arccos(2J/(1+J))/π and the distance is about Binomial(64, p)
+(:func:`simhash_recall`; unequal sizes only raise the cosine).  Measured on
+random sets of 50 and 400 shingles, 3,000 pairs per J, this matches to ±0.03
+(k = 3: 0.9 % found at J = 0.8, 9 % at 0.9, 52 % at 0.97; k = 12: 84 % at 0.8).
+:func:`check_threshold` warns (:class:`SimHashRecallWarning`) when fewer than
+half of the pairs at the requested threshold would be found.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from math import comb, log2
+from math import acos, comb, log2, pi
 from typing import Literal
+
+import os
+import sys
+import warnings
 
 import numpy as np
 import numpy.typing as npt
@@ -44,12 +57,60 @@ from ..errors import ParameterError
 from . import _simhash_kernels as K
 from .shingles import ShingleSets
 
-__all__ = ["HammingCandidates", "SimHashTables", "hamming_candidates", "hamming_distance",
-           "simhash_fingerprints", "simhash_tables"]
+__all__ = ["HammingCandidates", "SimHashRecallWarning", "SimHashTables", "check_threshold",
+           "hamming_candidates", "hamming_distance", "simhash_fingerprints", "simhash_recall",
+           "simhash_tables"]
 
 MAX_TABLES = 256
 SERIAL_COMPARISONS = 1 << 22
 DEFAULT_SIMHASH_SEED = 0x5EED5
+MIN_RECALL_AT_THRESHOLD = 0.5   # below this, check_threshold warns
+BITS = 64
+
+
+class SimHashRecallWarning(UserWarning):
+    """SimHash at the chosen Hamming distance finds few of the pairs at the Jaccard threshold."""
+
+
+def simhash_recall(jaccard: float, k: int, bits: int = BITS) -> float:
+    """Share of pairs with Jaccard *jaccard* whose fingerprints are within Hamming
+    distance *k*: ``P(Binomial(bits, p) <= k)``, p = arccos(2J/(1+J))/π (binary
+    weights, sets of equal size — the worst case for a given J)."""
+    j = min(max(float(jaccard), 0.0), 1.0)
+    p = acos(min(1.0, 2.0 * j / (1.0 + j))) / pi
+    k = int(k)
+    if p <= 0.0:
+        return 1.0
+    return float(min(1.0, sum(comb(bits, i) * p ** i * (1.0 - p) ** (bits - i)
+                              for i in range(min(k, bits) + 1))))
+
+
+def _outside_package() -> int:
+    """stacklevel of the first caller outside the repetend package."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    f = sys._getframe(1)
+    level = 1
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(root):
+        f = f.f_back
+        level += 1
+    return level
+
+
+def check_threshold(threshold: float, k: int) -> float:
+    """Warn (:class:`SimHashRecallWarning`) when Hamming distance *k* finds fewer
+    than half of the pairs at Jaccard *threshold*; returns that share."""
+    r = simhash_recall(threshold, k)
+    if r < MIN_RECALL_AT_THRESHOLD:
+        need = next((kk for kk in range(int(k) + 1, 33) if simhash_recall(threshold, kk) >= 0.9), None)
+        half = next((j / 100 for j in range(1, 101) if simhash_recall(j / 100, k) >= 0.5), 1.0)
+        fix = (f"raise the Hamming distance to {need} (hamming= / --hamming; more table "
+               f"comparisons) or use method 'minhash' (or 'allpairs')" if need is not None else
+               "use method 'minhash' (or 'allpairs')")
+        warnings.warn(
+            f"SimHash with Hamming distance {int(k)} (of 64 bits) finds only about {r:.0%} of the "
+            f"pairs at the Jaccard threshold {float(threshold):g}, and half of them only from "
+            f"J ≈ {half:.2f}: {fix}", SimHashRecallWarning, stacklevel=_outside_package())
+    return r
 
 
 def simhash_fingerprints(sets: ShingleSets | None = None, *, weights: Literal["binary", "count"] = "binary",
