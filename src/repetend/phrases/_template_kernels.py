@@ -537,3 +537,68 @@ def ngram_runs(doc_offsets, pos, s_start, s_end, n):
             w += 1
             p = q
     return runs, starts, ends
+
+
+@jit
+def text_positions(seg_orig, seg_cstart, seg_len, m):
+    """Position in the gapped sequence of every position of the compacted text
+    (runs of ``seg_len[s]`` tokens from ``seg_orig[s]``, copied to
+    ``seg_cstart[s]`` and each followed by a separator); -1 at a separator."""
+    out = np.full(m, -1, dtype=np.int64)
+    for s in range(seg_orig.shape[0]):
+        c = seg_cstart[s]
+        o = seg_orig[s]
+        for k in range(seg_len[s]):
+            out[c + k] = o + k
+    return out
+
+
+@jit
+def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, seg_start, seg_len,
+                   wild_below, max_range):
+    """:func:`match_all_sa` through the suffix array *sa* of a compacted text
+    (the runs of frequent tokens of *t*, dense codes, separators 0; ``t_of``
+    maps a text position to its position in *t*): the binary search compares
+    key i's wildcard-free segment in codes (``kcodes``, all ``>= 1``), each
+    hit is checked whole in *t* with the key's tokens (``keys``, wildcards
+    negative: any token ``< wild_below``).  Same returns."""
+    n = t.shape[0]
+    n_k = key_off.shape[0] - 1
+    out_off = np.zeros(n_k + 1, dtype=np.int64)
+    skipped = np.zeros(n_k, dtype=np.bool_)
+    out = np.empty(1 << 16, dtype=np.int64)
+    w = 0
+    for i in range(n_k):
+        a = key_off[i]
+        m = key_off[i + 1] - a
+        s0 = seg_start[i]
+        lo, hi = _sa_range(text, sa, kcodes, a + s0, seg_len[i])
+        if hi - lo > max_range[i]:
+            skipped[i] = True
+            out_off[i + 1] = w
+            continue
+        begin = w
+        for r in range(lo, hi):
+            q = t_of[sa[r]] - s0
+            if q < 0 or q + m > n or t_doc[q + m - 1] != t_doc[q]:
+                continue
+            ok = True
+            for j in range(m):
+                kv = keys[a + j]
+                if kv < 0:
+                    if t[q + j] >= wild_below:
+                        ok = False
+                        break
+                elif t[q + j] != kv:
+                    ok = False
+                    break
+            if ok:
+                if w == out.shape[0]:
+                    bigger = np.empty(2 * out.shape[0], dtype=np.int64)
+                    bigger[:w] = out[:w]
+                    out = bigger
+                out[w] = q
+                w += 1
+        out[begin:w] = np.sort(out[begin:w])
+        out_off[i + 1] = w
+    return out_off, out[:w].copy(), skipped

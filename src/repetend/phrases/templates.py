@@ -467,8 +467,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     sigma, L = int(min_docs), int(min_len)
     part_len = int(cfg.part_len) if cfg.part_len is not None else min(L, 4)
     min_span = int(cfg.min_span) if cfg.min_span is not None else L
-    t_start = time.perf_counter()
-    timings: dict[str, float] = {}
+    clock = _Clock()
     c = _as_corpus(corpus)
     tokens, offsets = c.tokens, c.doc_offsets
     n_docs, n_tokens = offsets.size - 1, int(tokens.size)
@@ -477,7 +476,6 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
 
     # 1. parts: the covered runs (every token inside a frequent phrase of ≥ L'
     #    tokens, numbers masked), and 2. the gapped sequence over them
-    t0 = time.perf_counter()
     slot_id = -1
     anchor_tokens = tokens
     if cfg.short_parts:
@@ -492,57 +490,58 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                                                      cfg.engine, vocab_size)
     else:
         runs, part_counts, parts_engine = _given_runs(anchor_tokens, offsets, raw, L)
-    timings["parts"] = time.perf_counter() - t0
+    clock.lap("parts")
     summary: dict[str, Any] = {"parameters": params, "documents": n_docs, "tokens": n_tokens,
                                "parts_engine": parts_engine, **part_counts}
     if runs is None:
         summary.update(_coverage_summary(c, raw, np.zeros(0, np.int64), np.zeros(0, np.int64)),
                        templates=0, template_occurrences=0, covered_runs=0, gapped_length=0,
-                       timings={**timings, "total": time.perf_counter() - t_start})
+                       **clock.total())
         return _empty_result(cfg, summary)
     run_offsets, run_starts, run_ends = runs
 
-    t0 = time.perf_counter()
     base = (len(c.vocab) if c.vocab is not None else int(tokens.max(initial=-1)) + 1) + 1
     num_id = base - 1 if slot_id >= 0 else -1
     gap_id = base
     t, g_start, g_end, t_off = K.gapped_corpus(
         anchor_tokens, offsets, run_offsets, run_starts, run_ends,
         np.int64(cfg.max_gap), np.int32(gap_id), np.int32(gap_id + 1))
-    timings["gapped"] = time.perf_counter() - t0
+    clock.lap("gapped")
 
     # 3. maximal frequent phrases of that sequence: the candidate templates.
     #    Peeling rounds: the occurrences found are replaced by sentinels and the
     #    rest mined again, so that a phrase hidden by a frequent extension (a
     #    footer that is often, not always, preceded by the same block) surfaces.
-    t0 = time.perf_counter()
     groups: set[bytes] = set()
     residue = t.copy()
     next_sentinel = np.int32(int(t.max(initial=gap_id)) + 1)
     n_candidates, rounds = 0, 0
-    for _ in range(cfg.rounds):
-        chains = mine_suffix(residue, t_off, sigma, 2) if t.size else None
-        if chains is None or chains.n_phrases == 0:
+    ix = _gapped_index(t, t_off, gap_id, sigma) if t.size else None
+    for r in range(cfg.rounds):
+        if r == 0:      # round 1 on the index kept for locating the patterns
+            c_len, c_off, c_starts = _mine_indexed(ix, n_docs, sigma, 2) if t.size else \
+                (np.zeros(0, np.int64),) * 3
+        else:
+            chains = mine_suffix(residue, t_off, sigma, 2)
+            c_len = np.asarray(chains.lengths, np.int64)
+            c_off = np.asarray(chains.occ_offsets, np.int64)
+            c_starts = np.asarray(chains.occ_starts, np.int64)
+        if c_len.size == 0:
             break
         rounds += 1
-        n_candidates += chains.n_phrases
-        c_off = np.asarray(chains.occ_offsets, np.int64)
-        c_starts = np.asarray(chains.occ_starts, np.int64)
-        c_len = np.asarray(chains.lengths, np.int64)
+        n_candidates += int(c_len.size)
         lo, hi = K.trimmed_ranges(t, c_off, c_starts, c_len, np.int32(gap_id))
         for a, b in zip(lo.tolist(), hi.tolist()):      # a gap at an edge is no slot
             if b > a:
                 groups.add(t[a:b].tobytes())
         next_sentinel = K.peel(residue, c_off, c_starts, c_len, np.int32(next_sentinel))
-    timings["chains"] = time.perf_counter() - t0
+    clock.lap("chains")
 
     # 4. slots, filters, tables
-    t0 = time.perf_counter()
     rows: list[dict] = []
     keys, members = _final_keys(groups, gap_id, num_id, cfg.word_slots)
     n_siblings = sum(1 for k in keys if (k < 0).any())
-    timings["siblings"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    clock.lap("siblings")
     n_fallback = n_joined = 0
     if keys:
         # every occurrence of each pattern, not only those of the maximal phrases
@@ -550,14 +549,10 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         # it, would otherwise hide the rest): a suffix array of the gapped
         # sequence, a binary search for the pattern's longest wildcard-free
         # segment, a check of the whole pattern (compiled)
-        from ..errors import require
-
-        sa = np.asarray(require("pydivsufsort", "suffix", "templates").divsufsort(
-            _sa_text(t, gap_id)), np.int64)
         t_doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(t_off))
         inf = np.iinfo(np.int64).max
         exact = [m for ms, k in zip(members, keys) if (k < 0).any() for m in ms]
-        exact_pos, _ = _locate(t, sa, t_doc, exact, gap_id, np.full(len(exact), inf))
+        exact_pos, _ = _locate(ix, t, t_doc, exact, gap_id, np.full(len(exact), inf))
         # a word-slot pattern whose segment is common (a short fixed part) would
         # check a huge range: past max(4096, 16 × its members' occurrences) it
         # takes its members' occurrences instead (values seen in ≥ σ docs each)
@@ -571,30 +566,31 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             else:
                 fallback.append(None)
                 budget.append(inf)
-        found, skipped = _locate(t, sa, t_doc, keys, gap_id, np.array(budget, np.int64))
+        found, skipped = _locate(ix, t, t_doc, keys, gap_id, np.array(budget, np.int64))
         found = [fallback[i] if skipped[i] else found[i] for i in range(len(keys))]
         n_fallback = int(np.count_nonzero(skipped))
+        clock.lap("locate")
         # joins: a short pattern that overlaps or touches another one in ≥ σ
         # documents forms one template with it (an author slot, then a date)
         joined, joined_pos = _joins(keys, found, t, t_doc, g_start, g_end, gap_id, sigma,
                                     min_span, cfg.join_share)
         n_joined = len(joined)
         if joined:
-            more, more_skipped = _locate(t, sa, t_doc, joined, gap_id,
+            more, more_skipped = _locate(ix, t, t_doc, joined, gap_id,
                                          np.array([max(4096, 16 * x.size) for x in joined_pos],
                                                   np.int64))
             keys = keys + joined
             found = found + [joined_pos[i] if more_skipped[i] else more[i]
                              for i in range(len(joined))]
             n_fallback += int(np.count_nonzero(more_skipped))
+        clock.lap("joins")
         occ, slots = _slot_stats(c, keys, found, g_start, g_end, gap_id, num_id, cfg.top_values,
                                  min_span)
         for i in np.flatnonzero(occ["keep"]).tolist():
             row = _template(c, keys[i], i, occ, slots, gap_id, num_id, cfg)
             if row is not None:
                 rows.append(row)
-    timings["slots"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    clock.lap("slots")
     rows.sort(key=lambda r: (-r["psi"], -r["df"], r["parts"]))
     doc_ids = pa.array(c.doc_ids, pa.string())
     tid, od, os_, oe = [], [], [], []
@@ -622,9 +618,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     else:
         gs = ge = np.zeros(0, np.int64)
         occurrences = OCCURRENCE_SCHEMA.empty_table()
-    timings["tables"] = time.perf_counter() - t0
+    clock.lap("tables")
     summary.update(_coverage_summary(c, raw, gs, ge))
-    timings["total"] = time.perf_counter() - t_start
     summary.update(templates=len(rows), template_occurrences=int(gs.size),
                    covered_runs=int(run_starts.size),
                    gapped_length=int(t.size),
@@ -632,8 +627,29 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                    sibling_patterns=n_siblings, patterns=len(keys),
                    sibling_fallbacks=n_fallback, joined_patterns=n_joined,
                    rounds=rounds,
-                   timings=timings)
+                   **clock.total())
     return TemplateResult(table, occurrences, summary, cfg)
+
+
+class _Clock:
+    """Wall and CPU seconds per stage (CPU: all threads of the process; the
+    figure to compare on a shared machine)."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+        self.t0 = self.t = time.perf_counter()
+        self.c0 = self.c = time.process_time()
+
+    def lap(self, name: str) -> None:
+        t, c = time.perf_counter(), time.process_time()
+        self.wall[name], self.cpu[name] = t - self.t, c - self.c
+        self.t, self.c = t, c
+
+    def total(self) -> dict:
+        """``timings`` (wall) and ``cpu_timings``, each with its ``total``."""
+        return {"timings": {**self.wall, "total": time.perf_counter() - self.t0},
+                "cpu_timings": {**self.cpu, "total": time.process_time() - self.c0}}
 
 
 def _final_keys(groups: set[bytes], gap_id: int, num_id: int, word_slots: int
@@ -753,23 +769,80 @@ def _distinct(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _sa_text(t: np.ndarray, gap_id: int) -> np.ndarray:
-    """*t* recoded for its suffix array: the values present ranked densely (an
-    order-preserving map) and every sentinel (> gap_id) one code above all
-    others, in the smallest unsigned type (``pydivsufsort`` sorts bytes).  No
-    key holds a sentinel and every key token is present, so a key compares with
-    any suffix as it does in *t*: the array orders the suffixes of *t* as the
-    binary searches of :func:`_locate` need (ties between sentinels aside)."""
+@dataclass
+class _GappedIndex:
+    """The suffix array of the gapped sequence *t*, built once for the first
+    chain round and for locating every pattern: the runs of frequent tokens
+    (df ≥ σ in *t*; sentinels and rare tokens split runs) with dense codes
+    ``1..V'`` (order-preserving), each run followed by a separator 0, as the
+    suffix engine lays its text out (:func:`repetend.phrases._suffix_kernels.
+    compact_runs`, with every run kept)."""
+
+    text: np.ndarray
+    sa: np.ndarray
+    code: np.ndarray         # token (sentinels clipped to gap_id + 1) -> code, 0: none
+    t_of: np.ndarray         # text position -> position in t (-1: separator)
+    seg_doc: np.ndarray
+    seg_orig: np.ndarray
+    seg_cstart: np.ndarray
+    seg_len: np.ndarray
+
+
+def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, sigma: int) -> _GappedIndex:
+    from ..errors import require
+    from . import _suffix_kernels as S
+
+    divsufsort = require("pydivsufsort", "suffix", "templates")
     clipped = np.minimum(t, np.int32(gap_id + 1))
-    present = np.zeros(gap_id + 2, dtype=np.bool_)
-    present[clipped] = True
-    rank = np.cumsum(present, dtype=np.int64) - 1
-    n_codes = int(rank[-1]) + 1
-    dtype = np.uint8 if n_codes <= 2**8 else np.uint16 if n_codes <= 2**16 else np.int32
-    return rank.astype(dtype)[clipped]
+    df = S.token_df(clipped, t_off, gap_id + 2)
+    frequent = df >= sigma
+    frequent[gap_id + 1] = False                # sentinels (unique, df 1 each)
+    n_codes = int(np.count_nonzero(frequent))
+    code = np.zeros(gap_id + 2, dtype=np.int32)
+    code[frequent] = np.arange(1, n_codes + 1, dtype=np.int32)
+    text32, seg_doc, seg_orig, seg_cstart, seg_len = S.compact_runs(
+        clipped, t_off, code, 1, code[clipped] != 0)
+    dtype = np.uint8 if n_codes < 2**8 else np.uint16 if n_codes < 2**16 else np.int32
+    text = text32.astype(dtype) if dtype is not np.int32 else text32
+    sa = divsufsort.divsufsort(text) if text.size else np.zeros(0, np.int32)
+    return _GappedIndex(text, sa, code, K.text_positions(seg_orig, seg_cstart, seg_len,
+                                                          np.int64(text.size)),
+                        seg_doc, seg_orig, seg_cstart, seg_len)
 
 
-def _locate(t: np.ndarray, sa: np.ndarray, t_doc: np.ndarray, keys: list[np.ndarray],
+def _mine_indexed(ix: _GappedIndex, n_docs: int, sigma: int, min_len: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The maximal frequent phrases (≥ *min_len* tokens, σ documents) of the
+    gapped sequence from its index: steps 2–5 of
+    :func:`repetend.phrases.suffix.mine_suffix` on the same kernels (the same
+    phrases and occurrences: its filters only drop suffixes that can be in no
+    frequent interval).  Returns ``(lengths, occ_offsets, occ_starts)``,
+    positions in the gapped sequence."""
+    from . import _suffix_kernels as S
+
+    m = int(ix.text.size)
+    if m == 0:
+        z = np.zeros(0, np.int64)
+        return z, np.zeros(1, np.int64), z
+    lcp, scratch = S.kasai_clamped(ix.text, ix.sa)
+    docsa = S.docs_in_sa_order(ix.sa, ix.seg_doc, ix.seg_cstart, ix.seg_len, scratch)
+    del scratch
+    bound = m // max(sigma, 1) + 1
+    cap = min(bound, max(1 << 16, m // 256))
+    while True:
+        lbs, rbs, lens, _, _, _, n_found = S.frequent_leaves(
+            ix.sa, lcp, docsa, n_docs, ix.seg_cstart, ix.seg_len, sigma, min_len, cap)
+        if n_found <= cap:
+            break
+        cap = min(bound, int(n_found))
+    del lcp
+    keep = S.left_maximal(ix.text, ix.sa, docsa, lbs, rbs, sigma, n_docs)
+    occ_offsets, occ_starts = S.emit_occurrences(ix.sa, ix.seg_orig, ix.seg_cstart,
+                                                 lbs[keep], rbs[keep])
+    return lens[keep], occ_offsets, occ_starts
+
+
+def _locate(ix: _GappedIndex, t: np.ndarray, t_doc: np.ndarray, keys: list[np.ndarray],
             gap_id: int, max_range: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     """All occurrences of each key in the gapped sequence (wildcards: -1), and
     which keys were skipped for a segment range longer than *max_range*."""
@@ -784,9 +857,13 @@ def _locate(t: np.ndarray, sa: np.ndarray, t_doc: np.ndarray, keys: list[np.ndar
         runs = np.flatnonzero(np.diff(fixed.astype(np.int8))).reshape(-1, 2)
         best = int(np.argmax(runs[:, 1] - runs[:, 0]))
         seg_start[i], seg_len[i] = runs[best, 0], runs[best, 1] - runs[best, 0]
-    off, pos, skipped = K.match_all_sa(t, sa, t_doc, np.concatenate(keys), key_off, seg_start,
-                                       seg_len, np.int32(gap_id),
-                                       np.asarray(max_range, np.int64))
+    flat = np.concatenate(keys)
+    # key tokens in codes (wildcards: -1, never searched); every fixed key
+    # token is frequent in t (keys are made of frequent phrases), so ≥ 1
+    kcodes = np.where(flat >= 0, ix.code[np.clip(flat, 0, gap_id + 1)], -1).astype(np.int32)
+    off, pos, skipped = K.match_all_text(ix.text, ix.sa, ix.t_of, t, t_doc, flat, kcodes,
+                                         key_off, seg_start, seg_len, np.int32(gap_id),
+                                         np.asarray(max_range, np.int64))
     return [pos[off[i]:off[i + 1]] for i in range(len(keys))], skipped
 
 
