@@ -12,8 +12,16 @@ private memory (what ``--limit`` bounds; the in-memory runs hold the whole
 corpus in it).  Phrases: σ = 20, L = 10 as in the seed's
 Gutenberg-BookCorpus table (seed 000, part 5: 0.021-0.027 µs/token on a JVM,
 3.07 B tokens in 383 s and 38.9 GB).  Near-duplicates: MinHash (OPH, K = 128),
-k = 5 shingles, J >= 0.7; recall is measured on the planted near-copies whose
-exact resemblance is >= 0.7 (``dups.npy`` of the generator).
+k = 5 shingles, J >= 0.7; recall is measured after the timed run, on the
+planted near-copies (``dups.npy`` of the generator; a random sample of 50,000
+pairs when there are more) whose exact resemblance is >= 0.7.
+``--phrase-store`` / ``--dups-store`` run the same measurements on stores made
+beforehand, e.g. the moonshot corpus of 3.07 B tokens and 10 M documents::
+
+    .venv/bin/python benchmarks/gen_zipf.py --tokens 3.07G --mean-len 230 \
+        --out /work/tmp/oc_zipf3g
+    .venv/bin/python benchmarks/bench_scale.py --sizes '' --dups-docs 0 --modes ooc \
+        --limit 2G --phrase-store /work/tmp/oc_zipf3g --dups-store /work/tmp/oc_zipf3g
 ``B/token`` is the private memory the run added over the idle process
 (Python, numba, pyarrow: about 190 MB), per token.  CPU seconds sum the
 threads; on a machine shared with other jobs they are steadier than wall time.
@@ -93,31 +101,52 @@ def worker(spec: dict) -> dict:
                 out.update(tokens=r.stats["tokens"], docs=r.stats["documents"],
                            shards=r.stats["shards"], partitions=r.stats["partitions"],
                            spilled=r.stats["spilled_bytes"], within_limit=r.stats["within_limit"])
-            planted = np.load(path / "dups.npy")
-            n = np.int64(out["docs"])
-            got = np.asarray(a, np.int64) * n + np.asarray(b, np.int64)
-            lo, hi = planted.min(axis=1), planted.max(axis=1)
-            want = lo * n + hi
-            # exact resemblance of the planted pairs: recall among those with J >= 0.7
-            from repetend.neardup.outofcore import _gather_docs, store_token_hashes
-            from repetend.neardup.pairs import verify_pairs
-            from repetend.neardup.shingles import shingle_sets
-            docs = np.unique(planted)
-            toks = np.load(path / "tokens.npy", mmap_mode="r")
-            sub_t, sub_off = _gather_docs(toks, np.load(path / "doc_offsets.npy"), docs)
-            sets = shingle_sets(sub_t, sub_off, store_token_hashes(path), 5)
-            v = verify_pairs(sets, np.searchsorted(docs, lo), np.searchsorted(docs, hi))
-            true = docs[v.a[v.jaccard >= 0.7]] * n + docs[v.b[v.jaccard >= 0.7]]
-            out.update(pairs=int(len(a)), candidates=int(nc),
-                       planted=int(want.size), planted_above=int(true.size),
-                       recall=float(np.isin(true, got).mean()) if true.size else None)
+            out.update(pairs=int(len(a)), candidates=int(nc))
         else:
             raise SystemExit(f"unknown kind {kind}")
     out["seconds"] = time.perf_counter() - t0
     out["cpu_seconds"] = time.process_time() - c0
     rep = budget.report()
     out.update(peak_anon=rep["peak_anon"], base_anon=rep["base_anon"], hwm=rss_now()["hwm"])
+    if kind.startswith("dups"):   # after the measurement: recall on the planted copies
+        out.update(_recall(path, np.int64(out["docs"]), a, b))
     return out
+
+
+def _recall(path: Path, n, a, b, sample: int = 50_000) -> dict:
+    """Recall among the planted near-copies (``dups.npy``) whose exact resemblance
+    is >= 0.7, on a random sample of at most ``sample`` planted pairs (their
+    documents are shingled in memory)."""
+    from repetend.neardup.outofcore import _gather_docs, store_token_hashes
+    from repetend.neardup.pairs import verify_pairs
+    from repetend._arrays import sorted_unique
+    from repetend.neardup.shingles import shingle_sets
+    planted = np.load(path / "dups.npy")
+    n_planted = int(planted.shape[0])
+    if n_planted > sample:
+        planted = planted[np.random.default_rng(0).choice(n_planted, sample, replace=False)]
+    got = np.asarray(a, np.int64) * n + np.asarray(b, np.int64)
+    lo, hi = planted.min(axis=1), planted.max(axis=1)
+    docs = sorted_unique(planted)
+    toks = np.load(path / "tokens.npy", mmap_mode="r")
+    sub_t, sub_off = _gather_docs(toks, np.load(path / "doc_offsets.npy"), docs)
+    sets = shingle_sets(sub_t, sub_off, store_token_hashes(path), 5)
+    v = verify_pairs(sets, np.searchsorted(docs, lo), np.searchsorted(docs, hi))
+    above = v.jaccard >= 0.7
+    true = docs[v.a[above]] * n + docs[v.b[above]]
+    return dict(planted=n_planted, planted_sampled=int(planted.shape[0]),
+                planted_above=int(true.size),
+                recall=float(np.isin(true, got).mean()) if true.size else None)
+
+
+def _label(path, docs: bool = False) -> str:
+    """'3.07B' (tokens) or '10.2M docs' from a store's meta.json."""
+    summ = json.loads((Path(path) / "meta.json").read_text())["summary"]
+    x = summ["documents"] if docs else summ["tokens"]
+    for div, unit in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if x >= div:
+            return f"{x / div:.3g}{unit}" + (" docs" if docs else "")
+    return f"{x}" + (" docs" if docs else "")
 
 
 def run(spec: dict, threads: int | None = None) -> dict:
@@ -142,6 +171,11 @@ def main(argv=None) -> None:
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--sizes", default="10M,100M", help="phrase corpora, e.g. 10M,100M,1G")
     ap.add_argument("--dups-docs", default="1M", help="near-duplicate corpus size in documents (0: skip)")
+    ap.add_argument("--phrase-store", action="append", default=[],
+                    help="also mine this existing store (e.g. a gen_zipf.py corpus); repeatable")
+    ap.add_argument("--dups-store", action="append", default=[],
+                    help="also run near-duplicates on this existing store (it needs the "
+                         "generator's dups.npy for recall); repeatable")
     ap.add_argument("--limit", default="2G", help="memory limit of the out-of-core runs")
     ap.add_argument("--workdir", default="/work/tmp", help="where corpora and spill files go")
     ap.add_argument("--threads", default="2", help="thread counts of the out-of-core runs, e.g. 1,2")
@@ -172,8 +206,10 @@ def main(argv=None) -> None:
             print(f"  {info['tokens']:,} tokens in {info['seconds']:.0f} s", file=sys.stderr)
         return path
 
-    for size in [s for s in a.sizes.split(",") if s]:
-        path = store_for(f"oc_zipf{size.lower()}", _decimal(size))
+    jobs = [(size, store_for(f"oc_zipf{size.lower()}", _decimal(size)))
+            for size in a.sizes.split(",") if size]
+    jobs += [(_label(p), Path(p)) for p in a.phrase_store]
+    for size, path in jobs:
         if "mem" in modes:
             rows.append({"task": "phrases", "corpus": size, "mode": "in memory", "threads": 2,
                          **run({"kind": "phrases-mem", "path": str(path)})})
@@ -185,16 +221,20 @@ def main(argv=None) -> None:
                                     "workdir": str(work)}, t)})
                 print(rows[-1], file=sys.stderr)
     nd = _decimal(a.dups_docs)
+    djobs = []
     if nd:
         # mean body 60 tokens + templates: about 130 tokens per document
-        path = store_for(f"oc_nd{a.dups_docs.lower()}", nd * 130, mean_len=60, dup_rate=0.1)
+        djobs.append((f"{a.dups_docs} docs", store_for(f"oc_nd{a.dups_docs.lower()}", nd * 130,
+                                                       mean_len=60, dup_rate=0.1)))
+    djobs += [(_label(p, docs=True), Path(p)) for p in a.dups_store]
+    for name, path in djobs:
         if "mem" in modes:
-            rows.append({"task": "near-dups", "corpus": f"{a.dups_docs} docs", "mode": "in memory",
+            rows.append({"task": "near-dups", "corpus": name, "mode": "in memory",
                          "threads": 2, **run({"kind": "dups-mem", "path": str(path)})})
             print(rows[-1], file=sys.stderr)
         if "ooc" in modes:
             for t in threads:
-                rows.append({"task": "near-dups", "corpus": f"{a.dups_docs} docs",
+                rows.append({"task": "near-dups", "corpus": name,
                              "mode": f"ooc {a.limit}", "threads": t,
                              **run({"kind": "dups-ooc", "path": str(path), "limit": a.limit,
                                     "workdir": str(work)}, t)})
