@@ -82,6 +82,84 @@ def test_bad_parameters_are_one_line_errors(corpus, tmp_path, args, message):
     assert message in r.output and "Traceback" not in r.output
 
 
+@pytest.fixture(scope="module")
+def bigger_corpus(tmp_path_factory):
+    """1,500 pages: tokenizing and mining take over a second here."""
+    out = tmp_path_factory.mktemp("web1500")
+    return weblike(1500, seed=4).write(out)["corpus"]
+
+
+BAD_OPTIONS = [
+    (["--shingle", "0"], "--shingle must be >= 1"),
+    (["--num-perm", "0"], "--num-perm must be >= 1"),
+    (["--threshold", "1.5"], "threshold must be in (0, 1]"),
+    (["--threshold", "0"], "threshold must be in (0, 1]"),
+    (["--min-len", "0"], "--min-len must be >= 1"),
+    (["--min-docs", "0"], "--min-docs must be >= 1"),
+    (["--memory-limit", "8Q"], "cannot read memory size '8Q'"),
+    (["--memory-limit", "0"], "memory size must be positive"),
+    (["--unit", "code", "--lang", "no-such-language"], "unknown code language"),
+    (["--no-phrases", "--no-dups", "--shingle", "-3"], "--shingle must be >= 1"),
+]
+
+
+@pytest.mark.parametrize("args, message", BAD_OPTIONS)
+def test_bad_options_fail_before_any_stage_runs(bigger_corpus, tmp_path, monkeypatch, args, message):
+    """Every option is checked first: no tokenizing, no output directory, well under a second."""
+    import time
+
+    import repetend.cli._common as common
+
+    def no_stage(*a, **k):
+        raise AssertionError("a stage ran before the options were checked")
+
+    monkeypatch.setattr(common, "load_store", no_stage)
+    out = tmp_path / "o"
+    t0 = time.perf_counter()
+    r = CliRunner().invoke(main, ["scan", str(bigger_corpus), "--out", str(out), "--quiet", *args])
+    elapsed = time.perf_counter() - t0
+    assert r.exit_code == 2, r.output
+    assert "error: " in r.output and message in r.output and "Traceback" not in r.output
+    assert not out.exists()
+    assert elapsed < 0.5
+
+
+def test_bad_option_leaves_an_existing_scan_untouched(corpus, tmp_path):
+    out = tmp_path / "scan"
+    assert CliRunner().invoke(main, ["scan", str(corpus), "--out", str(out), "--min-docs", "5",
+                                     "--no-report", "--quiet"]).exit_code == 0
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    r = CliRunner().invoke(main, ["scan", str(corpus), "--out", str(out), "--reuse",
+                                  "--shingle", "0", "--quiet"])
+    assert r.exit_code == 2 and "--shingle" in r.output
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
+
+
+def test_missing_input_fails_before_the_output_is_made(tmp_path):
+    r = CliRunner().invoke(main, ["scan", str(tmp_path / "nope.jsonl"), "--out",
+                                  str(tmp_path / "o"), "--quiet"])
+    assert r.exit_code == 2 and "no such file" in r.output
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(engine="bogus"), "engine must be one of"),
+    (dict(dups_method="bogus"), "method must be one of"),
+    (dict(input_options={"unit": "bogus"}), "--unit must be one of"),
+    (dict(input_options={"fmt": "docx"}), "--format must be one of"),
+    (dict(input_options={"limit": 0}), "--limit must be >= 1"),
+    (dict(input_options={"txt_field": "body"}), "unknown input option"),
+    (dict(memory_limit="lots"), "cannot read memory size"),
+])
+def test_scan_config_is_checked_before_the_output_is_made(corpus, tmp_path, kwargs, message):
+    from repetend.errors import ParameterError
+    from repetend.scan import ScanConfig, scan
+
+    with pytest.raises(ParameterError, match=message.replace("(", r"\(")):
+        scan([corpus], tmp_path / "o", ScanConfig(**kwargs))
+    assert not (tmp_path / "o").exists()
+
+
 def test_empty_corpus_is_an_error(tmp_path):
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")

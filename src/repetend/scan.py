@@ -51,6 +51,76 @@ class ScanConfig:
     memory_limit: str | int | None = None  # phrases and MinHash out of core under this memory
     input_options: dict = field(default_factory=dict)
 
+    def validate(self) -> "ScanConfig":
+        """Check every option of every stage (raise :class:`ParameterError`), so a
+        bad one stops the scan before anything is read or written."""
+        from ._memory import parse_size
+        from .corpus.readers import FORMATS
+        from .neardup import NearDupConfig
+        from .phrases import PhraseConfig
+
+        if self.engine not in ENGINES:
+            raise ParameterError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        if self.engine == "spark" or self.spark_master:
+            import importlib.util
+
+            from .errors import MissingExtraError
+
+            if importlib.util.find_spec("pyspark") is None:
+                raise MissingExtraError("pyspark", "spark", "--engine spark")
+        for name in ("templates", "phrases", "dups", "report", "reuse"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ParameterError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if self.min_docs is not None:
+            _check_int("--min-docs", self.min_docs, 1)
+        _check_int("--min-len", self.min_len, 1)
+        parse_size(self.memory_limit)
+        PhraseConfig(min_docs=1 if self.min_docs is None else self.min_docs, min_len=self.min_len,
+                     engine="auto" if self.engine == "spark" else self.engine,
+                     templates=self.templates).validate()
+        _check_int("--shingle", self.shingle, 1)
+        _check_int("--num-perm", self.num_perm, 1)
+        ncfg = NearDupConfig(method=self.dups_method, threshold=self.threshold,
+                             shingle=self.shingle, num_perm=self.num_perm).validate()
+        if ncfg.method == "minhash":
+            ncfg.banding()
+        io = dict(self.input_options)
+        unknown = set(io) - set(_INPUT_OPTIONS)
+        if unknown:
+            raise ParameterError(f"unknown input option(s) {', '.join(sorted(unknown))}; "
+                                 f"known: {', '.join(_INPUT_OPTIONS)}")
+        for name, allowed in (("fmt", FORMATS), ("unit", ("word", "code", "char")),
+                              ("on_error", ("skip", "fail")), ("html", ("all", "main"))):
+            v = io.get(name)
+            if v is not None and v not in allowed:
+                raise ParameterError(f"{_INPUT_OPTIONS[name]} must be one of {', '.join(allowed)}, "
+                                     f"got {v!r}")
+        if io.get("limit") is not None:
+            _check_int("--limit", io["limit"], 1)
+        for name in ("text_field", "id_field", "url_field", "glob", "lang"):
+            v = io.get(name)
+            if v is not None and (not isinstance(v, str) or not v):
+                raise ParameterError(f"{_INPUT_OPTIONS[name]} must be a non-empty string, got {v!r}")
+        if io.get("lang") and io.get("unit") == "code":
+            from .corpus.code_tokens import _lexer_by_name
+
+            _lexer_by_name(io["lang"].lower())
+        return self
+
+
+ENGINES = ("auto", "bloomspan", "suffix", "spark")
+# ScanConfig.input_options keys and the CLI options they come from
+_INPUT_OPTIONS = {"text_field": "--text-field", "id_field": "--id-field", "url_field": "--url-field",
+                  "fmt": "--format", "glob": "--glob", "limit": "--limit", "on_error": "--on-error",
+                  "html": "--html", "unit": "--unit", "lang": "--lang"}
+
+
+def _check_int(name: str, v, lo: int) -> None:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise ParameterError(f"{name} must be an integer, got {v!r}")
+    if v < lo:
+        raise ParameterError(f"{name} must be >= {lo}, got {v}")
+
 
 @dataclass
 class ScanResult:
@@ -136,13 +206,26 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
     """Run the whole pipeline on *inputs* (files, or one token store) into *out*."""
     from .cli._common import is_store, load_store
 
-    config = config or ScanConfig()
-    if config.min_docs is not None and config.min_docs < 1:
-        raise ParameterError(f"--min-docs must be >= 1, got {config.min_docs}")
-    if config.min_len < 1:
-        raise ParameterError(f"--min-len must be >= 1, got {config.min_len}")
+    config = (config or ScanConfig()).validate()
     say = log or (lambda _msg: None)
     out = Path(out)
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    if not isinstance(inputs, TokenStore):
+        # the inputs exist and have a known format, before anything is written
+        from .corpus.readers import expand_inputs
+
+        given = [str(p) for p in inputs]
+        if not given:
+            raise ParameterError("no inputs given")
+        if not (len(given) == 1 and is_store(given[0])):
+            expand_inputs(given, config.input_options.get("fmt"), config.input_options.get("glob"))
+    if config.spark_master or config.engine == "spark":
+        if isinstance(inputs, TokenStore) or (len(inputs) == 1 and is_store(inputs[0])):
+            raise ParameterError("--engine spark reads the corpus files (JSONL or Parquet), "
+                                 "not a token store")
+    if out.exists() and not out.is_dir():
+        raise ParameterError(f"--out {out} exists and is not a directory")
     out.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
 
@@ -192,9 +275,6 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
     if config.spark_master or config.engine == "spark":
         from .spark import local_session
 
-        if isinstance(inputs, TokenStore) or (len(input_list) == 1 and is_store(input_list[0])):
-            raise ParameterError("--engine spark reads the corpus files (JSONL or Parquet), "
-                                 "not a token store")
         say(f"starting Spark ({config.spark_master or 'local[2]'}) …")
         spark = local_session(config.spark_master or "local[2]", "repetend scan")
         io = config.input_options
