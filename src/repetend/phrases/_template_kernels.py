@@ -556,12 +556,20 @@ def text_positions(seg_orig, seg_cstart, seg_len, m):
 @jit
 def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, seg_start, seg_len,
                    wild_below, max_range):
-    """:func:`match_all_sa` through the suffix array *sa* of a compacted text
-    (the runs of frequent tokens of *t*, dense codes, separators 0; ``t_of``
-    maps a text position to its position in *t*): the binary search compares
-    key i's wildcard-free segment in codes (``kcodes``, all ``>= 1``), each
-    hit is checked whole in *t* with the key's tokens (``keys``, wildcards
-    negative: any token ``< wild_below``).  Same returns."""
+    """Every occurrence of every key (``keys[key_off[i]:key_off[i + 1]]``) in
+    *t* within one document, through the suffix array *sa* of a compacted text
+    (the runs of frequent tokens of *t* in dense codes, each run followed by a
+    separator 0; ``t_of`` maps a text position to its position in *t*).  A
+    negative key token is a wildcard: any token ``< wild_below``.
+
+    Key i is skipped (``skipped[i]``, no positions) when the suffix-array range
+    of its segment ``[seg_start[i], +seg_len[i])`` (wildcard-free) is longer
+    than ``max_range[i]``.  Otherwise the range of its *rarest* wildcard-free
+    run (a binary search in codes, ``kcodes``, each ``>= 1``) is scanned and
+    every hit checked whole in *t*; a run that is the whole key needs no check
+    (a text run lies in one document, between sentinels).  Returns
+    ``(offsets, positions, skipped)``; positions of key i are increasing.  One
+    pass: the positions go to a buffer that doubles when full."""
     n = t.shape[0]
     n_k = key_off.shape[0] - 1
     out_off = np.zeros(n_k + 1, dtype=np.int64)
@@ -571,34 +579,86 @@ def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, seg_start, s
     for i in range(n_k):
         a = key_off[i]
         m = key_off[i + 1] - a
-        s0 = seg_start[i]
-        lo, hi = _sa_range(text, sa, kcodes, a + s0, seg_len[i])
+        lo, hi = _sa_range(text, sa, kcodes, a + seg_start[i], seg_len[i])
         if hi - lo > max_range[i]:
             skipped[i] = True
             out_off[i + 1] = w
             continue
+        s0 = seg_start[i]
+        ln = seg_len[i]
+        j = 0
+        while j < m:                      # the other wildcard-free runs: the rarest
+            if keys[a + j] < 0:
+                j += 1
+                continue
+            k = j
+            while k < m and keys[a + k] >= 0:
+                k += 1
+            if j != seg_start[i] and hi - lo > 0:
+                lo2, hi2 = _sa_range(text, sa, kcodes, a + j, k - j)
+                if hi2 - lo2 < hi - lo:
+                    lo, hi, s0, ln = lo2, hi2, j, k - j
+            j = k
+        whole = s0 == 0 and ln == m
         begin = w
         for r in range(lo, hi):
             q = t_of[sa[r]] - s0
-            if q < 0 or q + m > n or t_doc[q + m - 1] != t_doc[q]:
-                continue
-            ok = True
-            for j in range(m):
-                kv = keys[a + j]
-                if kv < 0:
-                    if t[q + j] >= wild_below:
+            if not whole:
+                if q < 0 or q + m > n or t_doc[q + m - 1] != t_doc[q]:
+                    continue
+                ok = True
+                for j in range(m):
+                    kv = keys[a + j]
+                    if kv < 0:
+                        if t[q + j] >= wild_below:
+                            ok = False
+                            break
+                    elif t[q + j] != kv:
                         ok = False
                         break
-                elif t[q + j] != kv:
-                    ok = False
-                    break
-            if ok:
-                if w == out.shape[0]:
-                    bigger = np.empty(2 * out.shape[0], dtype=np.int64)
-                    bigger[:w] = out[:w]
-                    out = bigger
-                out[w] = q
-                w += 1
+                if not ok:
+                    continue
+            if w == out.shape[0]:
+                bigger = np.empty(2 * out.shape[0], dtype=np.int64)
+                bigger[:w] = out[:w]
+                out = bigger
+            out[w] = q
+            w += 1
         out[begin:w] = np.sort(out[begin:w])
         out_off[i + 1] = w
     return out_off, out[:w].copy(), skipped
+
+
+@jit
+def emit_positions(sa, t_of, lbs, rbs):
+    """The occurrences of suffix-array intervals ``[lbs[c], rbs[c]]`` as
+    positions in *t* (``t_of`` of each suffix), sorted per interval; returns
+    ``(occ_offsets, occ_starts)``."""
+    k = lbs.shape[0]
+    offsets = np.empty(k + 1, dtype=np.int64)
+    offsets[0] = 0
+    for c in range(k):
+        offsets[c + 1] = offsets[c] + rbs[c] - lbs[c] + 1
+    starts = np.empty(offsets[k], dtype=np.int64)
+    for c in range(k):
+        o = offsets[c]
+        for i in range(lbs[c], rbs[c] + 1):
+            starts[o] = t_of[sa[i]]
+            o += 1
+        starts[offsets[c]:offsets[c + 1]].sort()
+    return offsets, starts
+
+
+@jit
+def symbol_suffixes(byte_sa, width):
+    """The suffix array of a text of *width*-byte big-endian symbols from the
+    suffix array of its bytes: the suffixes starting on a symbol boundary, in
+    order (big-endian bytes compare as the symbols do)."""
+    out = np.empty(byte_sa.shape[0] // width, dtype=np.int32)
+    k = 0
+    for i in range(byte_sa.shape[0]):
+        x = byte_sa[i]
+        if x % width == 0:
+            out[k] = x // width
+            k += 1
+    return out

@@ -455,7 +455,6 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     >>> res.table.column("parts").to_pylist()
     [['1 2 3', '▢', '4 5 6']]
     """
-    from .suffix import mine_suffix
 
     cfg = TemplateConfig(**asdict(config)) if config is not None else TemplateConfig()
     cfg.validate()
@@ -521,11 +520,9 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         if r == 0:      # round 1 on the index kept for locating the patterns
             c_len, c_off, c_starts = _mine_indexed(ix, n_docs, sigma, 2) if t.size else \
                 (np.zeros(0, np.int64),) * 3
-        else:
-            chains = mine_suffix(residue, t_off, sigma, 2)
-            c_len = np.asarray(chains.lengths, np.int64)
-            c_off = np.asarray(chains.occ_offsets, np.int64)
-            c_starts = np.asarray(chains.occ_starts, np.int64)
+        else:           # the residue: peeled positions are sentinels
+            c_len, c_off, c_starts = _mine_indexed(
+                _gapped_index(residue, t_off, gap_id, sigma, 2, True), n_docs, sigma, 2)
         if c_len.size == 0:
             break
         rounds += 1
@@ -788,11 +785,15 @@ class _GappedIndex:
     seg_len: np.ndarray
 
 
-def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, sigma: int) -> _GappedIndex:
-    from ..errors import require
+def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, sigma: int,
+                  min_len: int = 1, kgram_filter: bool = False) -> _GappedIndex:
+    """The index of *t* (a gapped sequence or a peeled residue of it: tokens
+    above *gap_id* are sentinels).  ``min_len=1`` without the filter keeps
+    every frequent token (the index that locates the patterns); ``min_len=2``
+    with the k-gram filter keeps what the chain miner needs, as
+    :func:`repetend.phrases.suffix.mine_suffix` does."""
     from . import _suffix_kernels as S
 
-    divsufsort = require("pydivsufsort", "suffix", "templates")
     clipped = np.minimum(t, np.int32(gap_id + 1))
     df = S.token_df(clipped, t_off, gap_id + 2)
     frequent = df >= sigma
@@ -800,14 +801,35 @@ def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, sigma: int) -> 
     n_codes = int(np.count_nonzero(frequent))
     code = np.zeros(gap_id + 2, dtype=np.int32)
     code[frequent] = np.arange(1, n_codes + 1, dtype=np.int32)
+    if kgram_filter:
+        n = int(t.size)
+        bits = int(min(29, max(10, int(n - 1).bit_length()
+                               - (2 if sigma >= 8 else 1 if sigma >= 4 else 0))))
+        cover = S.kgram_cover(clipped, t_off, code, min_len, bits, min(sigma, 255))
+    else:
+        cover = code[clipped] != 0
     text32, seg_doc, seg_orig, seg_cstart, seg_len = S.compact_runs(
-        clipped, t_off, code, 1, code[clipped] != 0)
+        clipped, t_off, code, min_len, cover)
+    del cover, clipped
     dtype = np.uint8 if n_codes < 2**8 else np.uint16 if n_codes < 2**16 else np.int32
     text = text32.astype(dtype) if dtype is not np.int32 else text32
-    sa = divsufsort.divsufsort(text) if text.size else np.zeros(0, np.int32)
-    return _GappedIndex(text, sa, code, K.text_positions(seg_orig, seg_cstart, seg_len,
-                                                          np.int64(text.size)),
+    return _GappedIndex(text, _suffix_array(text), code,
+                        K.text_positions(seg_orig, seg_cstart, seg_len, np.int64(text.size)),
                         seg_doc, seg_orig, seg_cstart, seg_len)
+
+
+def _suffix_array(text: np.ndarray) -> np.ndarray:
+    """int32 suffix array of *text* (uint8, uint16 or int32 symbols) with
+    ``pydivsufsort``, which sorts bytes: wider symbols as big-endian bytes."""
+    from ..errors import require
+
+    divsufsort = require("pydivsufsort", "suffix", "templates").divsufsort
+    if text.size == 0:
+        return np.zeros(0, np.int32)
+    if text.dtype == np.uint8:
+        return np.asarray(divsufsort(text), np.int32)
+    be = text.astype(">u2" if text.dtype == np.uint16 else ">u4")
+    return K.symbol_suffixes(divsufsort(be.view(np.uint8)), np.int64(be.dtype.itemsize))
 
 
 def _mine_indexed(ix: _GappedIndex, n_docs: int, sigma: int, min_len: int
@@ -827,8 +849,7 @@ def _mine_indexed(ix: _GappedIndex, n_docs: int, sigma: int, min_len: int
     lcp, scratch = S.kasai_clamped(ix.text, ix.sa)
     docsa = S.docs_in_sa_order(ix.sa, ix.seg_doc, ix.seg_cstart, ix.seg_len, scratch)
     del scratch
-    bound = m // max(sigma, 1) + 1
-    cap = min(bound, max(1 << 16, m // 256))
+    cap = bound = m // max(sigma, 1) + 1       # disjoint intervals of ≥ σ suffixes each
     while True:
         lbs, rbs, lens, _, _, _, n_found = S.frequent_leaves(
             ix.sa, lcp, docsa, n_docs, ix.seg_cstart, ix.seg_len, sigma, min_len, cap)
@@ -837,8 +858,7 @@ def _mine_indexed(ix: _GappedIndex, n_docs: int, sigma: int, min_len: int
         cap = min(bound, int(n_found))
     del lcp
     keep = S.left_maximal(ix.text, ix.sa, docsa, lbs, rbs, sigma, n_docs)
-    occ_offsets, occ_starts = S.emit_occurrences(ix.sa, ix.seg_orig, ix.seg_cstart,
-                                                 lbs[keep], rbs[keep])
+    occ_offsets, occ_starts = K.emit_positions(ix.sa, ix.t_of, lbs[keep], rbs[keep])
     return lens[keep], occ_offsets, occ_starts
 
 
