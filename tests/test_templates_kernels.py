@@ -91,3 +91,55 @@ def test_frequent_ngrams_and_runs_match_naive(seed, n_docs, sigma, n, vocab):
             assert fast is None and slow is None and not cov.any()
         else:
             assert _as_runs(*fast) == _as_runs(*slow) == _naive_runs(cov, offsets)
+
+
+def _naive_sa(text):
+    s = [int(x) for x in text]
+    return sorted(range(len(s)), key=lambda i: s[i:])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300),
+       alphabet=st.sampled_from([3, 200, 300, 5000, 70000]), one_byte=st.integers(0, 255))
+def test_suffix_array_of_wide_codes_matches_naive(seed, n, alphabet, one_byte):
+    from repetend.phrases.templates import _suffix_array
+
+    rng = np.random.default_rng(seed)
+    # repeats and separators (0), as in the gapped sequence
+    base = rng.integers(1, alphabet, size=max(1, n // 3))
+    text = np.concatenate([base if rng.random() < 0.5 else rng.integers(0, alphabet, size=7)
+                           for _ in range(4)] + [np.zeros(1, np.int64)])
+    dtype = np.uint8 if alphabet < 2**8 else np.uint16 if alphabet < 2**16 else np.int32
+    text = text.astype(dtype)
+    sa = _suffix_array(text, one_byte)
+    assert sa.dtype == np.int32
+    assert sa.tolist() == _naive_sa(text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(2, 12), sigma=st.integers(2, 4),
+       vocab=st.sampled_from([4, 12, 400]), sentinels=st.booleans())
+def test_indexed_chain_mining_matches_suffix_engine(seed, n_docs, sigma, vocab, sentinels):
+    """The chain miner on the template layer's own index gives the phrases and
+    occurrences of ``mine_suffix`` (with and without its k-gram filter)."""
+    from repetend.phrases.suffix import mine_suffix
+    from repetend.phrases.templates import _gapped_index, _mine_indexed
+
+    rng = np.random.default_rng(seed)
+    tokens, offsets = _corpus(rng, n_docs, vocab)
+    gap_id = vocab + 1
+    if sentinels and tokens.size:                # peeled positions: unique sentinels
+        hit = rng.random(tokens.size) < 0.2
+        tokens[hit] = gap_id + 1 + np.arange(int(hit.sum()))
+    want = mine_suffix(tokens, offsets, sigma, 2)
+
+    def as_set(lengths, occ_off, occ_starts):
+        return {(tokens[occ_starts[occ_off[i]]:occ_starts[occ_off[i]] + lengths[i]].tobytes(),
+                 tuple(occ_starts[occ_off[i]:occ_off[i + 1]].tolist()))
+                for i in range(len(lengths))}
+
+    ref = as_set(want.lengths, want.occ_offsets, want.occ_starts)
+    for min_len, filt in ((1, False), (2, True)):
+        got = _mine_indexed(_gapped_index(tokens, offsets, gap_id, sigma, min_len, filt),
+                            n_docs, sigma, 2)
+        assert as_set(*got) == ref

@@ -662,3 +662,47 @@ def symbol_suffixes(byte_sa, width):
             out[k] = x // width
             k += 1
     return out
+
+
+@jit
+def encode_bytes(text, one_byte):
+    """*text* (codes ``0 … V'``) as a prefix-free byte string that sorts like
+    the codes: a code ``c <= one_byte`` is the byte ``c``; a larger one the two
+    bytes ``one_byte + 1 + (c - one_byte - 1) // 256`` and ``(c - one_byte - 1)
+    % 256`` (the caller makes sure the first stays below 256).  Returns the
+    bytes and, per byte, the index of the symbol starting there (-1 inside a
+    two-byte symbol)."""
+    n = text.shape[0]
+    nb = n
+    for i in range(n):
+        if text[i] > one_byte:
+            nb += 1
+    out = np.empty(nb, dtype=np.uint8)
+    sym = np.full(nb, -1, dtype=np.int32)
+    w = 0
+    for i in range(n):
+        c = np.int64(text[i])
+        sym[w] = i
+        if c <= one_byte:
+            out[w] = c
+            w += 1
+        else:
+            r = c - one_byte - 1
+            out[w] = one_byte + 1 + r // 256
+            out[w + 1] = r % 256
+            w += 2
+    return out, sym
+
+
+@jit
+def symbol_order(byte_sa, sym, n):
+    """The suffix array of the symbols from that of their bytes: the suffixes
+    that start a symbol (``sym >= 0``), in order."""
+    out = np.empty(n, dtype=np.int32)
+    k = 0
+    for i in range(byte_sa.shape[0]):
+        s = sym[byte_sa[i]]
+        if s >= 0:
+            out[k] = s
+            k += 1
+    return out

@@ -799,8 +799,20 @@ def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, sigma: int,
     frequent = df >= sigma
     frequent[gap_id + 1] = False                # sentinels (unique, df 1 each)
     n_codes = int(np.count_nonzero(frequent))
+    # dense codes, the most frequent tokens first: with more than 255 codes the
+    # suffix array sorts a prefix-free byte string in which the first
+    # ``one_byte`` codes take one byte (see _suffix_array); any order of the
+    # codes gives the same phrases, and keys are searched in the same codes
+    one_byte = min(n_codes, (255 * 256 - n_codes) // 255) if n_codes >= 2**8 else n_codes
     code = np.zeros(gap_id + 2, dtype=np.int32)
-    code[frequent] = np.arange(1, n_codes + 1, dtype=np.int32)
+    ids = np.flatnonzero(frequent)
+    if 0 < one_byte < n_codes:
+        occ = np.bincount(clipped, minlength=gap_id + 2)[ids]
+        top = np.argsort(-occ, kind="stable")[:one_byte]
+        rest = np.ones(ids.size, dtype=np.bool_)
+        rest[top] = False
+        ids = np.concatenate((ids[top], ids[rest]))
+    code[ids] = np.arange(1, n_codes + 1, dtype=np.int32)
     if kgram_filter:
         n = int(t.size)
         bits = int(min(29, max(10, int(n - 1).bit_length()
@@ -813,22 +825,31 @@ def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, sigma: int,
     del cover, clipped
     dtype = np.uint8 if n_codes < 2**8 else np.uint16 if n_codes < 2**16 else np.int32
     text = text32.astype(dtype) if dtype is not np.int32 else text32
-    return _GappedIndex(text, _suffix_array(text), code,
+    return _GappedIndex(text, _suffix_array(text, max(one_byte, 0)), code,
                         K.text_positions(seg_orig, seg_cstart, seg_len, np.int64(text.size)),
                         seg_doc, seg_orig, seg_cstart, seg_len)
 
 
-def _suffix_array(text: np.ndarray) -> np.ndarray:
-    """int32 suffix array of *text* (uint8, uint16 or int32 symbols) with
-    ``pydivsufsort``, which sorts bytes: wider symbols as big-endian bytes."""
+def _suffix_array(text: np.ndarray, one_byte: int = 0) -> np.ndarray:
+    """int32 suffix array of *text* (codes; separators 0) with ``pydivsufsort``,
+    which sorts bytes.  Codes under 256: the text as bytes.  Otherwise, when
+    ``one_byte`` allows (codes ``1 … one_byte`` one byte, the others two, the
+    first byte below 256), a prefix-free byte string that sorts like the codes
+    (:func:`~repetend.phrases._template_kernels.encode_bytes`; on Zipfian text
+    most symbols are frequent words, so ~1.25 bytes per symbol instead of 2),
+    and the suffixes starting a symbol are kept; else big-endian fixed width."""
     from ..errors import require
 
     divsufsort = require("pydivsufsort", "suffix", "templates").divsufsort
     if text.size == 0:
         return np.zeros(0, np.int32)
-    if text.dtype == np.uint8:
-        return np.asarray(divsufsort(text), np.int32)
-    be = text.astype(">u2" if text.dtype == np.uint16 else ">u4")
+    top = int(text.max())
+    if top < 2**8:
+        return np.asarray(divsufsort(text.astype(np.uint8, copy=False)), np.int32)
+    if 0 < one_byte and one_byte + 1 + (top - one_byte - 1) // 256 < 256:
+        data, sym = K.encode_bytes(text, np.int64(one_byte))
+        return K.symbol_order(divsufsort(data), sym, np.int64(text.size))
+    be = text.astype(">u2" if top < 2**16 else ">u4")
     return K.symbol_suffixes(divsufsort(be.view(np.uint8)), np.int64(be.dtype.itemsize))
 
 
