@@ -178,10 +178,12 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
 
     Notes
     -----
-    The boilerplate spans are the occurrences of the maximal frequent phrases
-    of seed 000 (BloomSpan) mapped back to the original text; a document's
-    boilerplate share is its coverage (seed 000 part 6).  Re-scanning the
-    cleaned corpus with the same σ finds none of the removed phrases.
+    The boilerplate spans are the frequent spans of the scan (any phrase of
+    ≥ L tokens in ≥ σ documents), or with ``spans="maximal"`` the occurrences
+    of the maximal frequent phrases of seed 000 (BloomSpan), mapped back to the
+    original text; a document's boilerplate share is its frequent share (or
+    its coverage by maximal phrases, seed 000 part 6).  Re-scanning the cleaned
+    corpus with the same σ finds none of the removed phrases.
     """
     cfg = config or CleanConfig()
     from ..corpus.readers import expand_inputs, read_corpus
