@@ -360,6 +360,52 @@ def test_cli_clean(tmp_path):
     assert r.exit_code == 2 and "error:" in r.output
 
 
+def test_jsonl_changed_records_keep_their_other_bytes(tmp_path):
+    """In a changed record only the text value's JSON string differs from the input
+    line: key order, spacing, escapes, number spelling and the line end are kept."""
+    texts, ids, urls = corpus()
+    src = tmp_path / "in.jsonl"
+    parts = []
+    with open(src, "wb") as f:
+        for i, (t, d, u) in enumerate(zip(texts, ids, urls)):
+            ascii_style = i % 2 == 0
+            pre = ('{ "url" :%s,"id":"%s" ,  "n": 1.0E+2, "s":"\\/x\\u00e9\\u0041", "text":  '
+                   % (json.dumps(u), d))
+            post = (' , "tail": [1 ,2,{"text":"not this one"}]}' + ("\r\n" if i % 3 == 0 else "\n"))
+            parts.append((pre, post, ascii_style))
+            f.write((pre + json.dumps(t, ensure_ascii=ascii_style) + post).encode("utf-8"))
+    scan_for(tmp_path, [src], texts, ids, urls, "jsonl")
+    out = tmp_path / "out.jsonl"
+    res = clean_corpus([src], tmp_path / "scan", out, config=CleanConfig(remove_duplicates=False))
+    assert res.documents_cleaned > 0
+    in_lines = src.read_bytes().splitlines(keepends=True)
+    out_lines = out.read_bytes().splitlines(keepends=True)
+    assert len(out_lines) == len(in_lines)
+    changed = 0
+    for (pre, post, ascii_style), raw_in, raw_out in zip(parts, in_lines, out_lines):
+        new_text = json.loads(raw_out)["text"]
+        assert raw_out == (pre + json.dumps(new_text, ensure_ascii=ascii_style) + post).encode("utf-8")
+        changed += raw_out != raw_in
+    assert changed == res.documents_cleaned
+
+
+def test_splice_json_text_replaces_only_the_value_or_declines():
+    from repetend.clean.writers import splice_json_text as splice
+
+    assert splice(b'{"a":1,"meta":{"body":"x y","k":[{"body":2}]},"body":3}\n', "meta.body", "x") == \
+        b'{"a":1,"meta":{"body":"x","k":[{"body":2}]},"body":3}\n'
+    assert splice(b'{"meta.body":"x y", "meta":{"body":"z"}}', "meta.body", "y") == \
+        b'{"meta.body":"y", "meta":{"body":"z"}}\n'
+    # duplicate keys: json.loads keeps the last one, so that is the one replaced
+    assert splice(b'{"text":"a","text":"b c"}\n', "text", "c") == b'{"text":"a","text":"c"}\n'
+    # invalid UTF-8 in another field stays byte for byte
+    assert splice(b'{"text":"a b","x":"\xfe"}\n', "text", "b") == b'{"text":"b","x":"\xfe"}\n'
+    assert splice(b'{"text":"a","x":"\xc3\xa9"}\n', "text", "\u00e9\ud800") == \
+        b'{"text":"\\u00e9\\ud800","x":"\xc3\xa9"}\n'
+    for line in (b"[1, 2]\n", b'{"id": 1}\n', b'{"text": "a"\n', b'"text"\n'):
+        assert splice(line, "text", "x") is None
+
+
 def test_jsonl_messy_input_and_gz_output(tmp_path):
     """Blank and malformed lines (skipped by the reader) are not written, a BOM
     and a moved scan directory are handled, .gz output is compressed."""

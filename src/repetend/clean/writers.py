@@ -9,7 +9,11 @@ back to the record's own bytes in its source file (``record.source`` and
 * a document with nothing removed is written byte for byte as it was read
   (JSONL line, CSV row, text file); Parquet rows keep every column's value;
 * in a changed document only the text field is replaced, every other field
-  of the record is kept (JSONL: the same JSON object with the text replaced).
+  of the record is kept.  JSONL: only the text value's JSON string is
+  replaced in the original line (:func:`splice_json_text`), so key order,
+  spacing, escapes and number spelling of every other field stay byte for
+  byte; when that cannot be done safely (the line does not parse back to the
+  same object) the object is re-encoded with the text replaced.
 
 Records the reader skipped as malformed (and blank lines) are not written:
 the output holds exactly the documents of the scan that were kept.
@@ -29,7 +33,7 @@ from ..corpus.record import Record
 from ..errors import InputError
 
 __all__ = ["CsvWriter", "JsonlWriter", "ParquetWriter", "RecordJsonlWriter", "TextDirWriter", "Writer",
-           "make_writer", "open_output"]
+           "make_writer", "open_output", "splice_json_text"]
 
 
 def open_output(path: Path, name: str | None = None) -> BinaryIO:
@@ -46,6 +50,86 @@ def open_output(path: Path, name: str | None = None) -> BinaryIO:
         zstd = require("zstandard", "zstd", "writing .zst files")
         return zstd.ZstdCompressor().stream_writer(open(path, "wb"), closefd=True)
     return open(path, "wb")
+
+
+_WS = " \t\n\r"
+_DECODER = json.JSONDecoder()
+
+
+def _skip_ws(s: str, i: int) -> int:
+    while i < len(s) and s[i] in _WS:
+        i += 1
+    return i
+
+
+def _member_span(s: str, i: int, key: str) -> tuple[int, int] | None:
+    """Span of the value of *key* in the JSON object starting at ``s[i]`` (the
+    last one if the key repeats, as ``json.loads`` keeps the last)."""
+    i = _skip_ws(s, i)
+    if i >= len(s) or s[i] != "{":
+        return None
+    i = _skip_ws(s, i + 1)
+    found = None
+    if i < len(s) and s[i] == "}":
+        return None
+    while True:
+        if i >= len(s) or s[i] != '"':
+            return None
+        k, i = _DECODER.raw_decode(s, i)
+        i = _skip_ws(s, i)
+        if i >= len(s) or s[i] != ":":
+            return None
+        vs = _skip_ws(s, i + 1)
+        _, ve = _DECODER.raw_decode(s, vs)
+        if k == key:
+            found = (vs, ve)
+        i = _skip_ws(s, ve)
+        if i < len(s) and s[i] == ",":
+            i = _skip_ws(s, i + 1)
+            continue
+        if i < len(s) and s[i] == "}":
+            return found
+        return None
+
+
+def _field_span(s: str, obj: dict, field: str) -> tuple[int, int] | None:
+    """Span in *s* of the value :func:`_set_field` would replace."""
+    if field in obj or "." not in field:
+        return _member_span(s, 0, field)
+    start = 0
+    span = None
+    for p in field.split("."):
+        span = _member_span(s, start, p)
+        if span is None:
+            return None
+        start = span[0]
+    return span
+
+
+def splice_json_text(line: bytes, field: str, new_text: str) -> bytes | None:
+    """*line* (one JSON object, no BOM) with the value of *field* replaced by
+    *new_text* and nothing else touched; None when the result would not parse
+    to the original object with only that field changed."""
+    try:
+        s = line.decode("utf-8", "surrogateescape")
+        obj = json.loads(line.decode("utf-8", "replace"))
+        if not isinstance(obj, dict):
+            return None
+        span = _field_span(s, obj, field)
+        if span is None:
+            return None
+        vs, ve = span
+        ascii_style = s.isascii()   # an all-ASCII line (escaped non-ASCII) stays all-ASCII
+        enc = json.dumps(new_text, ensure_ascii=ascii_style)
+        if not ascii_style and any("\ud800" <= c <= "\udfff" for c in enc):
+            enc = json.dumps(new_text, ensure_ascii=True)   # lone surrogates stay escaped
+        out = (s[:vs] + enc + s[ve:]).encode("utf-8", "surrogateescape")
+        _set_field(obj, field, new_text)
+        if json.loads(out.decode("utf-8", "replace")) != obj:
+            return None
+    except (ValueError, UnicodeError, KeyError, TypeError, RecursionError):
+        return None
+    return out if out.endswith(b"\n") else out + b"\n"
 
 
 def _set_field(obj: dict, field: str, value: str) -> None:
@@ -101,8 +185,8 @@ class _LineSource:
 
 
 class JsonlWriter(Writer):
-    """JSON Lines out: unchanged lines verbatim, changed ones re-encoded with
-    only the text field replaced."""
+    """JSON Lines out: unchanged lines verbatim, changed ones with only the text
+    field's value replaced in the line (re-encoded when that is not safe)."""
 
     def __init__(self, target: Path, *, text_field: str = "text", name: str | None = None):
         super().__init__(target, text_field=text_field, name=name)
@@ -121,9 +205,12 @@ class JsonlWriter(Writer):
             self.fh.write(line if line.endswith(b"\n") else line + b"\n")
         else:
             raw = line[3:] if (rec.record_no == 0 and line.startswith(b"\xef\xbb\xbf")) else line
-            obj = json.loads(raw.decode("utf-8", "replace"))
-            _set_field(obj, self.text_field, new_text)
-            self.fh.write(json.dumps(obj, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n")
+            out = splice_json_text(raw, self.text_field, new_text)
+            if out is None:
+                obj = json.loads(raw.decode("utf-8", "replace"))
+                _set_field(obj, self.text_field, new_text)
+                out = json.dumps(obj, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
+            self.fh.write(out)
         self.written += 1
 
     def close(self):
