@@ -277,37 +277,67 @@ def match_all_sa(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, ma
 
 
 @jit
-def pair_links(q, key, klen, t_doc, short, t, gap_id):
+def pair_groups(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max):
     """Pairs of pattern occurrences to join: occurrence b (of pattern B) starts
     inside occurrence a (of A), right after it, or after exactly one gap
     token, without lying inside it, in the same document, and A or B is
-    short.  *q* (gapped positions) must be sorted; ``key[i]`` is the pattern
-    of occurrence i and ``klen[k]`` the length of pattern k.  Returns
-    ``(a, b, d)``: the two occurrence indices and the offset ``q[b] - q[a]``."""
+    short.  *q* (gapped positions) must be sorted, ties by pattern; ``key[i]``
+    is the pattern of occurrence i and ``klen[k]`` the length of pattern k.
+    Returns, per pair in the order of a, its group ``code = (A · n_keys + B) ·
+    d_max + d`` (d = ``q[b] - q[a] < d_max``; uint64), ``q[a]`` and the
+    document."""
     n = q.shape[0]
     cnt = 0
     for pass_ in range(2):
         if pass_ == 1:
-            out_a = np.empty(cnt, dtype=np.int64)
-            out_b = np.empty(cnt, dtype=np.int64)
-            out_d = np.empty(cnt, dtype=np.int64)
+            code = np.empty(cnt, dtype=np.uint64)
+            pos = np.empty(cnt, dtype=np.int64)
+            doc = np.empty(cnt, dtype=np.int32)
             cnt = 0
         for a in range(n):
-            la = klen[key[a]]
+            ka = key[a]
+            la = klen[ka]
+            qa = q[a]
+            da = t_doc[qa]
             b = a + 1
-            while b < n and q[b] <= q[a] + la + 1:
-                d = q[b] - q[a]
-                lb = klen[key[b]]
-                if d >= 1 and d + lb > la and t_doc[q[b]] == t_doc[q[a]] \
-                        and (short[key[a]] or short[key[b]]) \
-                        and (d <= la or t[q[a] + la] == gap_id):
+            while b < n and q[b] <= qa + la + 1:
+                d = q[b] - qa
+                kb = key[b]
+                lb = klen[kb]
+                if d >= 1 and d + lb > la and t_doc[q[b]] == da \
+                        and (short[ka] or short[kb]) \
+                        and (d <= la or t[qa + la] == gap_id):
                     if pass_ == 1:
-                        out_a[cnt] = a
-                        out_b[cnt] = b
-                        out_d[cnt] = d
+                        code[cnt] = np.uint64((ka * n_keys + kb) * d_max + d)
+                        pos[cnt] = qa
+                        doc[cnt] = da
                     cnt += 1
                 b += 1
-    return out_a, out_b, out_d
+    return code, pos, doc
+
+
+@jit
+def code_groups(code, doc):
+    """Runs of equal codes in sorted *code* (documents ascending inside a run):
+    ``(bounds, df)``, run g is ``[bounds[g], bounds[g + 1])`` and holds
+    ``df[g]`` distinct documents."""
+    n = code.shape[0]
+    ng = 0
+    for i in range(n):
+        if i == 0 or code[i] != code[i - 1]:
+            ng += 1
+    bounds = np.empty(ng + 1, dtype=np.int64)
+    df = np.zeros(ng, dtype=np.int64)
+    g = -1
+    for i in range(n):
+        if i == 0 or code[i] != code[i - 1]:
+            g += 1
+            bounds[g] = i
+            df[g] = 1
+        elif doc[i] != doc[i - 1]:
+            df[g] += 1
+    bounds[ng] = n
+    return bounds, df
 
 
 @jit

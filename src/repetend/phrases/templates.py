@@ -709,29 +709,25 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
     short = (n_occ > 0) & (med < min_span)
     if not short.any():
         return [], []
-    n_docs = int(t_doc[-1]) + 1
     n_keys = len(keys)
-    order = np.argsort(q * n_keys + key)        # (position, pattern) pairs are distinct
+    # (position, pattern) order: the positions of each pattern are increasing
+    # and the patterns concatenated in order, so a stable sort by position
+    order = np.argsort(q, kind="stable")
     q, key = q[order], key[order]
-    a, b, d = K.pair_links(q, key, klen, t_doc, short, t, np.int32(gap_id))
-    if a.size == 0:
+    d_max = int(klen.max()) + 2                 # offsets are at most len(A) + 1
+    code, pos, docs = K.pair_groups(q, key, klen, t_doc, short, t, np.int32(gap_id),
+                                    np.int64(n_keys), np.int64(d_max))
+    if code.size == 0:
         return [], []
-    ka, kb = key[a], key[b]
-    docs = t_doc[q[a]]
-    # one int64 per (A, B, offset), then per (pair, document): 1-d sorts
-    d_max = int(d.max()) + 1
-    code = (ka * n_keys + kb) * d_max + d
-    by_pair = np.argsort(code)                  # order within a group is irrelevant
-    sc = code[by_pair]
-    new = np.ones(sc.size, dtype=np.bool_)
-    new[1:] = sc[1:] != sc[:-1]
-    ucode = sc[new]
-    inv = np.empty(sc.size, dtype=np.int64)
-    inv[by_pair] = np.cumsum(new) - 1
-    bounds = np.append(np.flatnonzero(new), sc.size)
+    # group the pairs by (A, B, offset): a stable sort keeps each group's
+    # positions (distinct: one B occurrence per A occurrence and offset) and
+    # documents increasing
+    from ._bloomspan_kernels import radix_sort_occurrences
+
+    code, pos, docs = radix_sort_occurrences(code, pos, docs, int(code.max()).bit_length())
+    bounds, df = K.code_groups(code, docs)
+    ucode = code[bounds[:-1]].astype(np.int64)
     uniq = np.stack([ucode // d_max // n_keys, ucode // d_max % n_keys, ucode % d_max], axis=1)
-    pair_doc = _distinct(inv * n_docs + docs)
-    df = np.bincount(pair_doc // n_docs, minlength=uniq.shape[0])
     need = np.maximum(sigma, share * np.minimum(key_df[uniq[:, 0]], key_df[uniq[:, 1]]))
     existing = {k.tobytes() for k in keys}
     out, out_pos = [], []
@@ -750,7 +746,7 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
             continue
         existing.add(joined.tobytes())
         out.append(joined)
-        out_pos.append(_distinct(q[a[by_pair[bounds[u]:bounds[u + 1]]]]))
+        out_pos.append(pos[bounds[u]:bounds[u + 1]].copy())
     return out, out_pos
 
 
