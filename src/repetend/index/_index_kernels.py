@@ -175,6 +175,7 @@ def common_runs(ta, tb, wa, wb_sorted, prev_sorted, pos_sorted, kmin, g):
     rl = np.empty(64, dtype=np.int64)
     stamp = np.empty(0, dtype=np.int64)  # allocated when a window has several runs
     bestj = np.empty(0, dtype=np.int64)
+    touched = np.empty(0, dtype=np.int64)
     c = 0
     for i in range(wa.shape[0]):
         x = wa[i]
@@ -197,10 +198,43 @@ def common_runs(ta, tb, wa, wb_sorted, prev_sorted, pos_sorted, kmin, g):
                 pe = ps
                 if ps < e and prev_sorted[ps] == cprev:
                     pe = s1 + _upper(prev_sorted[s1:e], cprev)
+        if pe > ps or e - s > g:
+            # a large group: every window visited starts a maximal run (the ones
+            # preceded by ta[i-1] were skipped); keep one run per length, the
+            # smallest j, without writing the others
+            if stamp.shape[0] == 0:
+                stamp = np.full(min(na, nb) + 1, -1, dtype=np.int64)
+                bestj = np.zeros(min(na, nb) + 1, dtype=np.int64)
+                touched = np.empty(min(na, nb) + 1, dtype=np.int64)
+            nt = 0
+            for q in range(s, e - (pe - ps)):
+                if q >= ps:
+                    q += pe - ps
+                j = pos_sorted[q]
+                t = 0
+                while i + t < na and j + t < nb and ta[i + t] == tb[j + t]:
+                    t += 1
+                if t < kmin:
+                    continue
+                if stamp[t] != i:
+                    stamp[t] = i
+                    bestj[t] = j
+                    touched[nt] = t
+                    nt += 1
+                elif j < bestj[t]:
+                    bestj[t] = j
+            if c + nt > ra.shape[0]:
+                ra = _grow(ra, c + nt)
+                rb = _grow(rb, c + nt)
+                rl = _grow(rl, c + nt)
+            for u in range(nt):
+                ra[c] = i
+                rb[c] = bestj[touched[u]]
+                rl[c] = touched[u]
+                c += 1
+            continue
         c0 = c
-        for q in range(s, e - (pe - ps)):
-            if q >= ps:
-                q += pe - ps
+        for q in range(s, e):
             j = pos_sorted[q]
             if i > 0 and j > 0 and ta[i - 1] == tb[j - 1]:
                 continue
@@ -222,6 +256,7 @@ def common_runs(ta, tb, wa, wb_sorted, prev_sorted, pos_sorted, kmin, g):
             if stamp.shape[0] == 0:
                 stamp = np.full(min(na, nb) + 1, -1, dtype=np.int64)
                 bestj = np.zeros(min(na, nb) + 1, dtype=np.int64)
+                touched = np.empty(min(na, nb) + 1, dtype=np.int64)
             for u in range(c0, c):
                 t = rl[u]
                 if stamp[t] != i:
