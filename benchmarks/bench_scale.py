@@ -83,7 +83,11 @@ def worker(spec: dict) -> dict:
             r = mine_bloomspan_store(path, 20, 10, memory_limit=limit, workdir=spec["workdir"])
             out.update(phrases=r.n_phrases, tokens=r.stats["tokens"], docs=r.stats["docs"],
                        shards=r.stats["shards"], partitions=r.stats["partitions"],
-                       spilled=r.stats["spilled_bytes"], within_limit=r.stats["within_limit"])
+                       spilled=r.stats["spilled_bytes"], within_limit=r.stats["within_limit"],
+                       stages={k[8:]: round(v, 1) for k, v in r.stats.items()
+                               if k.startswith("seconds_") and k != "seconds_total"},
+                       cpu_stages={k[12:]: round(v, 1) for k, v in r.stats.items()
+                                   if k.startswith("cpu_seconds_") and k != "cpu_seconds_total"})
         elif kind in ("dups-mem", "dups-ooc"):
             from repetend.neardup.api import NearDupConfig
             cfg = NearDupConfig(threshold=0.7, shingle=5, num_perm=128, scheme="oph")
@@ -100,7 +104,8 @@ def worker(spec: dict) -> dict:
                 a, b, nc = r.pairs.a, r.pairs.b, r.candidates
                 out.update(tokens=r.stats["tokens"], docs=r.stats["documents"],
                            shards=r.stats["shards"], partitions=r.stats["partitions"],
-                           spilled=r.stats["spilled_bytes"], within_limit=r.stats["within_limit"])
+                           spilled=r.stats["spilled_bytes"], within_limit=r.stats["within_limit"],
+                           stages=r.stats["timings_s"])
             out.update(pairs=int(len(a)), candidates=int(nc))
         else:
             raise SystemExit(f"unknown kind {kind}")
@@ -262,6 +267,10 @@ def table(rows: list) -> None:
               f"{r['docs']:>10,} {r['seconds']:>8.1f} {r['cpu_seconds']:>8.1f} "
               f"{r['seconds'] / tok * 1e6:>7.3f} {r['cpu_seconds'] / tok * 1e6:>10.3f} {_mb(r['hwm']):>8} {_mb(r['peak_anon']):>8} "
               f"{(r['peak_anon'] - r.get('base_anon', 0)) / tok:>8.2f} {res:>22}")
+        if r.get("stages"):
+            cpu = r.get("cpu_stages") or {}
+            print("    stages (wall s" + (" / CPU s" if cpu else "") + "): " + ", ".join(
+                f"{k} {v:.1f}" + (f"/{cpu[k]:.1f}" if k in cpu else "") for k, v in r["stages"].items()))
 
 
 if __name__ == "__main__":
