@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..corpus.tokenizer import hash_strings, token_spans, tokenize_batch
-from ..errors import InputError
+from ..errors import InputError, ParameterError
 from . import _index_kernels as K
 
 __all__ = ["Tokens", "tokens_of", "common_runs", "shared_fragments", "KnownPhrases",
@@ -50,6 +50,7 @@ _GROUP = 16
 _NP_SORT = 400  # from this many tokens the other text's windows are sorted by numpy
 _NO_U64 = np.empty(0, np.uint64)
 _NO_I64 = np.empty(0, np.int64)
+
 
 @dataclass(slots=True)
 class Tokens:
@@ -82,7 +83,7 @@ def common_runs(a: np.ndarray, b: np.ndarray, w: int,
     b = np.ascontiguousarray(b, np.uint64)
     w = int(w)
     if w < 1:
-        raise ValueError("w must be >= 1")
+        raise ParameterError(f"window length w must be >= 1, got {w}")
     if a.shape[0] < w or b.shape[0] < w:
         e = np.empty(0, np.int64)
         return e, e.copy(), e.copy()
