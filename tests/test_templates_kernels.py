@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from repetend.phrases import _template_kernels as K
-from repetend.phrases.templates import _frequent_ngrams, _part_runs
+from repetend.phrases.templates import _frequent_ngrams, _packed_ngram_cover, _part_runs
 
 
 def _corpus(rng, n_docs, vocab):
@@ -83,6 +83,12 @@ def test_frequent_ngrams_and_runs_match_naive(seed, n_docs, sigma, n, vocab):
     assert got == grams
     runs = K.ngram_runs(offsets, pos, s_start, s_end, np.int64(n))
     assert _as_runs(*runs) == _naive_runs(cov, offsets)
+    # the packed path (n-grams of frequent words as exact 64-bit keys)
+    packed = _packed_ngram_cover(tokens, offsets, sigma, n, vocab)
+    assert packed is not None
+    pcov, kept = packed
+    assert kept == len(grams)
+    assert pcov[:tokens.size].tolist() == cov.tolist()
     if sigma >= 2:
         # the suffix engine + frequent-span scan gives the same runs
         fast, _, _ = _part_runs(tokens, offsets, sigma, n, "bloomspan", vocab)
@@ -143,3 +149,19 @@ def test_indexed_chain_mining_matches_suffix_engine(seed, n_docs, sigma, vocab, 
         got = _mine_indexed(_gapped_index(tokens, offsets, gap_id, sigma, min_len, filt),
                             n_docs, sigma, 2)
         assert as_set(*got) == ref
+
+
+def test_packed_cover_splits_mix_collisions():
+    """Keys that share the 32-bit mix are told apart by the key itself."""
+    mix = 0x9E3779B97F4A7C15
+    other = pow(mix, -1, 2**64)            # other · mix = 1 (mod 2^64): the same top bits as 0
+    keys = np.array([0, other, 0, other, 0, 9], dtype=np.uint64)
+    pos = np.arange(6, dtype=np.int64) * 2
+    doc = np.array([0, 1, 2, 3, 4, 5], dtype=np.int32)
+    k, p, d = K.sort_packed(keys, pos, doc)
+    cov, kept = K.frequent_packed_cover(k, p, d, np.int64(2), np.int64(3), np.int64(12))
+    assert kept == 1                      # key 0 in 3 documents; the other in 2; 9 in 1
+    assert np.flatnonzero(cov).tolist() == [0, 1, 4, 5, 8, 9]
+    cov, kept = K.frequent_packed_cover(k, p, d, np.int64(2), np.int64(2), np.int64(12))
+    assert kept == 2
+    assert np.flatnonzero(cov).tolist() == list(range(10))

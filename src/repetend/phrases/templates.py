@@ -931,6 +931,12 @@ def _part_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, part_len: in
         return ((np.asarray(fs.run_offsets, np.int64), np.asarray(fs.starts, np.int64),
                  np.asarray(fs.ends, np.int64)), {"part_phrases": int(parts.n_phrases)}, "suffix")
     vs = max(vocab_size or 0, int(tokens.max(initial=0)) + 1)
+    packed = _packed_ngram_cover(tokens, offsets, sigma, part_len, vs)
+    if packed is not None:
+        cov, kept = packed
+        if kept == 0:
+            return None, {"part_ngrams": 0}, "ngrams"
+        return K.cover_runs(offsets, cov), {"part_ngrams": kept}, "ngrams"
     pos, s_start, s_end = _frequent_ngrams(tokens, offsets, sigma, part_len, vs)
     counts = {"part_ngrams": int(s_start.size)}
     if s_start.size == 0:
@@ -938,21 +944,18 @@ def _part_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, part_len: in
     return K.ngram_runs(offsets, pos, s_start, s_end, np.int64(part_len)), counts, "ngrams"
 
 
-def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
-                     vocab_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every n-gram with df ≥ σ and all its occurrences, exactly: the seed
-    stage of :func:`repetend.phrases.bloomspan.mine_bloomspan` (word df, a
-    one-sided counting filter, the survivors sorted by hash and grouped by
-    content with exact df).  Returns ``(pos, s_start, s_end)``: the
-    occurrences of kept n-gram s are ``pos[s_start[s]:s_end[s]]``."""
+def _survivors(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int, vocab_size: int,
+               word_ok: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The n-gram positions that bloomspan's filters keep (word df ≥ σ for every
+    token, a one-sided counting filter): a superset of the occurrences of the
+    n-grams with df ≥ σ.  Returns ``(pos, doc, word_ok)``, positions ascending."""
     from . import _bloomspan_kernels as B
     from .bloomspan import build_filter, default_filter_bytes
 
-    empty = np.zeros(0, np.int64)
-    n_tok, n_docs = int(tokens.size), int(offsets.size - 1)
-    if sigma > n_docs or n_tok == 0:
-        return empty, empty, empty
-    word_ok = (B.word_df(tokens, offsets, vocab_size) >= sigma).astype(np.uint8)
+    n_tok = int(tokens.size)
+    if word_ok is None:
+        word_ok = B.word_df(tokens, offsets, vocab_size) >= sigma
+    word_ok = word_ok.astype(np.uint8)
     use_filter = n >= 2
     if use_filter:
         filt, shift = build_filter(tokens, offsets, n, default_filter_bytes(n_tok, sigma),
@@ -967,13 +970,55 @@ def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int
     counts = np.zeros(nb, dtype=np.int64)
     B.mark_survivors(tokens, offsets, block_doc, block, n, word_ok, filt, shift, use_filter,
                      min(sigma, 255), bits, counts)
-    del filt, word_ok
+    del filt
     starts = np.zeros(nb, dtype=np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
     pos = np.empty(int(counts.sum()), dtype=np.int64)
     doc = np.empty(pos.size, dtype=np.int32)
     B.fill_survivors(bits, offsets, block_doc, block, n_tok, starts, pos, doc)
-    del bits
+    return pos, doc, word_ok
+
+
+def _packed_ngram_cover(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
+                        vocab_size: int) -> tuple[np.ndarray, int] | None:
+    """Coverage of the n-grams with df ≥ σ when an n-gram of frequent words
+    packs exactly into 64 bits (dense codes of the words with df ≥ σ, n ·
+    bits ≤ 64: L' = 4 and < 65,536 such words): the survivors sorted by a
+    32-bit mix of the packed key and grouped by the key itself, no token is
+    read again.  None when the n-grams do not pack (then
+    :func:`_frequent_ngrams`); ``(cov, frequent n-grams)`` otherwise."""
+    n_tok, n_docs = int(tokens.size), int(offsets.size - 1)
+    if sigma > n_docs or n_tok == 0:
+        return np.zeros(n_tok + 1, dtype=np.bool_), 0
+    from . import _bloomspan_kernels as B
+
+    word_ok = B.word_df(tokens, offsets, vocab_size) >= sigma
+    n_ok = int(np.count_nonzero(word_ok))
+    bits = max(1, n_ok.bit_length())
+    if n * bits > 64:
+        return None
+    pos, doc, _ = _survivors(tokens, offsets, sigma, n, vocab_size, word_ok)
+    code = np.zeros(vocab_size, dtype=np.int64)
+    code[word_ok] = np.arange(1, n_ok + 1)
+    keys = K.packed_ngrams(tokens, pos, np.int64(n), code, np.int64(bits))
+    keys, pos, doc = K.sort_packed(keys, pos, doc)
+    return K.frequent_packed_cover(keys, pos, doc, np.int64(n), np.int64(sigma), np.int64(n_tok))
+
+
+def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
+                     vocab_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every n-gram with df ≥ σ and all its occurrences, exactly: the seed
+    stage of :func:`repetend.phrases.bloomspan.mine_bloomspan` (word df, a
+    one-sided counting filter, the survivors sorted by hash and grouped by
+    content with exact df).  Returns ``(pos, s_start, s_end)``: the
+    occurrences of kept n-gram s are ``pos[s_start[s]:s_end[s]]``."""
+    from . import _bloomspan_kernels as B
+
+    empty = np.zeros(0, np.int64)
+    n_tok, n_docs = int(tokens.size), int(offsets.size - 1)
+    if sigma > n_docs or n_tok == 0:
+        return empty, empty, empty
+    pos, doc, _ = _survivors(tokens, offsets, sigma, n, vocab_size)
     keys = B.ngram_keys(tokens, pos, n)
     keys, pos, doc = B.radix_sort_occurrences(keys, pos, doc, 32 if n != 2 else 64)
     s_start, s_end, _ = B.group_seeds(tokens, pos, doc, keys, n, sigma)
