@@ -692,8 +692,7 @@ def text_positions(seg_orig, seg_cstart, seg_len, m):
 
 
 @jit
-def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, seg_start, seg_len,
-                   wild_below, max_range):
+def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, wild_below, max_range):
     """Every occurrence of every key (``keys[key_off[i]:key_off[i + 1]]``) in
     *t* within one document, through the suffix array *sa* of a compacted text
     (the runs of frequent tokens of *t* in dense codes, each run followed by a
@@ -701,8 +700,8 @@ def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, seg_start, s
     negative key token is a wildcard: any token ``< wild_below``.
 
     Key i is skipped (``skipped[i]``, no positions) when the suffix-array range
-    of its segment ``[seg_start[i], +seg_len[i])`` (wildcard-free) is longer
-    than ``max_range[i]``.  Otherwise the range of its *rarest* wildcard-free
+    of its segment (its longest wildcard-free run, the first of equals) is
+    longer than ``max_range[i]``.  Otherwise the range of its *rarest* wildcard-free
     run (a binary search in codes, ``kcodes``, each ``>= 1``) is scanned and
     every hit checked whole in *t*; a run that is the whole key needs no check
     (a text run lies in one document, between sentinels).  Returns
@@ -717,13 +716,27 @@ def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, seg_start, s
     for i in range(n_k):
         a = key_off[i]
         m = key_off[i + 1] - a
-        lo, hi = _sa_range(text, sa, kcodes, a + seg_start[i], seg_len[i])
+        seg0 = 0
+        seg_n = 0
+        j = 0
+        while j < m:                      # the longest wildcard-free run
+            if keys[a + j] < 0:
+                j += 1
+                continue
+            k = j
+            while k < m and keys[a + k] >= 0:
+                k += 1
+            if k - j > seg_n:
+                seg0 = j
+                seg_n = k - j
+            j = k
+        lo, hi = _sa_range(text, sa, kcodes, a + seg0, seg_n)
         if hi - lo > max_range[i]:
             skipped[i] = True
             out_off[i + 1] = w
             continue
-        s0 = seg_start[i]
-        ln = seg_len[i]
+        s0 = seg0
+        ln = seg_n
         j = 0
         while j < m:                      # the other wildcard-free runs: the rarest
             if keys[a + j] < 0:
@@ -732,7 +745,7 @@ def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, seg_start, s
             k = j
             while k < m and keys[a + k] >= 0:
                 k += 1
-            if j != seg_start[i] and hi - lo > 0:
+            if j != seg0 and hi - lo > 0:
                 lo2, hi2 = _sa_range(text, sa, kcodes, a + j, k - j)
                 if hi2 - lo2 < hi - lo:
                     lo, hi, s0, ln = lo2, hi2, j, k - j
@@ -808,19 +821,19 @@ def encode_bytes(text, one_byte):
     the codes: a code ``c <= one_byte`` is the byte ``c``; a larger one the two
     bytes ``one_byte + 1 + (c - one_byte - 1) // 256`` and ``(c - one_byte - 1)
     % 256`` (the caller makes sure the first stays below 256).  Returns the
-    bytes and, per byte, the index of the symbol starting there (-1 inside a
-    two-byte symbol)."""
+    bytes, a bitmask of the bytes that start a symbol (bit ``p & 63`` of word
+    ``p >> 6``) and the number of symbols before each word."""
     n = text.shape[0]
     nb = n
     for i in range(n):
         if text[i] > one_byte:
             nb += 1
     out = np.empty(nb, dtype=np.uint8)
-    sym = np.full(nb, -1, dtype=np.int32)
+    starts = np.zeros((nb + 63) >> 6, dtype=np.uint64)
     w = 0
     for i in range(n):
         c = np.int64(text[i])
-        sym[w] = i
+        starts[w >> 6] |= np.uint64(1) << np.uint64(w & 63)
         if c <= one_byte:
             out[w] = c
             w += 1
@@ -829,18 +842,35 @@ def encode_bytes(text, one_byte):
             out[w] = one_byte + 1 + r // 256
             out[w + 1] = r % 256
             w += 2
-    return out, sym
+    before = np.empty(starts.shape[0], dtype=np.int64)
+    acc = 0
+    for k in range(starts.shape[0]):
+        before[k] = acc
+        acc += _popcount(starts[k])
+    return out, starts, before
 
 
 @jit
-def symbol_order(byte_sa, sym, n):
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@jit
+def symbol_order(byte_sa, starts, before, n):
     """The suffix array of the symbols from that of their bytes: the suffixes
-    that start a symbol (``sym >= 0``), in order."""
+    that start a symbol (set in the bitmask *starts*), as symbol indices (the
+    rank of the byte among the starts), in order."""
     out = np.empty(n, dtype=np.int32)
     k = 0
     for i in range(byte_sa.shape[0]):
-        s = sym[byte_sa[i]]
-        if s >= 0:
-            out[k] = s
+        x = byte_sa[i]
+        word = starts[x >> 6]
+        bit = np.uint64(x & 63)
+        if (word >> bit) & np.uint64(1):
+            below = word & ((np.uint64(1) << bit) - np.uint64(1))
+            out[k] = before[x >> 6] + _popcount(below)
             k += 1
     return out

@@ -355,10 +355,12 @@ def _number_mask(vocab: Sequence[str]) -> np.ndarray:
     return pc.utf8_is_digit(arr).to_numpy(zero_copy_only=False).astype(np.bool_)
 
 
-def _strings(c: _Corpus, ids: np.ndarray) -> list[str]:
+def _strings(c: _Corpus, ids: np.ndarray | list[int]) -> list[str]:
+    ids = ids.tolist() if isinstance(ids, np.ndarray) else ids
     if c.vocab is not None:
-        return [c.vocab[int(i)] for i in ids]
-    return [str(int(i)) for i in ids]
+        vocab = c.vocab
+        return [vocab[i] for i in ids]
+    return [str(i) for i in ids]
 
 
 # -- the finder --------------------------------------------------------------------
@@ -843,8 +845,8 @@ def _suffix_array(text: np.ndarray, one_byte: int = 0) -> np.ndarray:
     if top < 2**8:
         return np.asarray(divsufsort(text.astype(np.uint8, copy=False)), np.int32)
     if 0 < one_byte and one_byte + 1 + (top - one_byte - 1) // 256 < 256:
-        data, sym = K.encode_bytes(text, np.int64(one_byte))
-        return K.symbol_order(divsufsort(data), sym, np.int64(text.size))
+        data, starts, before = K.encode_bytes(text, np.int64(one_byte))
+        return K.symbol_order(divsufsort(data), starts, before, np.int64(text.size))
     be = text.astype(">u2" if top < 2**16 else ">u4")
     return K.symbol_suffixes(divsufsort(be.view(np.uint8)), np.int64(be.dtype.itemsize))
 
@@ -887,19 +889,12 @@ def _locate(ix: _GappedIndex, t: np.ndarray, t_doc: np.ndarray, keys: list[np.nd
         return [], np.zeros(0, dtype=bool)
     key_off = np.zeros(len(keys) + 1, dtype=np.int64)
     np.cumsum([x.size for x in keys], out=key_off[1:])
-    seg_start = np.zeros(len(keys), dtype=np.int64)
-    seg_len = np.zeros(len(keys), dtype=np.int64)
-    for i, x in enumerate(keys):       # the longest wildcard-free segment
-        fixed = np.concatenate(([False], x >= 0, [False]))
-        runs = np.flatnonzero(np.diff(fixed.astype(np.int8))).reshape(-1, 2)
-        best = int(np.argmax(runs[:, 1] - runs[:, 0]))
-        seg_start[i], seg_len[i] = runs[best, 0], runs[best, 1] - runs[best, 0]
     flat = np.concatenate(keys)
     # key tokens in codes (wildcards: -1, never searched); every fixed key
     # token is frequent in t (keys are made of frequent phrases), so ≥ 1
     kcodes = np.where(flat >= 0, ix.code[np.clip(flat, 0, gap_id + 1)], -1).astype(np.int32)
     off, pos, skipped = K.match_all_text(ix.text, ix.sa, ix.t_of, t, t_doc, flat, kcodes,
-                                         key_off, seg_start, seg_len, np.int32(gap_id),
+                                         key_off, np.int32(gap_id),
                                          np.asarray(max_range, np.int64))
     return [pos[off[i]:off[i + 1]] for i in range(len(keys))], skipped
 
@@ -1122,15 +1117,13 @@ def _template(c: _Corpus, inner: np.ndarray, key: int, occ: dict, sl: dict, gap_
     statistics of :func:`_slot_stats`) → a table row, or None when it is not a
     template."""
     tokens = c.tokens
-    m = inner.size
     lo, hi = int(occ["off"][key]), int(occ["off"][key + 1])
     starts, ends, docs = occ["starts"][lo:hi], occ["ends"][lo:hi], occ["docs"][lo:hi]
     df = int(occ["df"][key])
     span_med = int(occ["span"][key])
     s_next = int(sl["first"][key])
     raw_elems: list[tuple[str, Any]] = []
-    for j in range(m):
-        v = int(inner[j])
+    for v in inner.tolist():
         if v == gap_id or v == num_id or v < 0:
             skind = "gap" if v == gap_id else "number" if v == num_id else "word"
             raw_elems.append(("s", (skind, s_next)))
@@ -1158,7 +1151,7 @@ def _template(c: _Corpus, inner: np.ndarray, key: int, occ: dict, sl: dict, gap_
         ss, se = sl["ss"][a:b], sl["se"][a:b]
         distinct = int(sl["distinct"][s])
         if distinct == 1:                             # a constant: fixed text after all
-            add_fixed([int(t) for t in tokens[int(ss[0]):int(se[0])]])
+            add_fixed(tokens[int(ss[0]):int(se[0])].tolist())
             continue
         values = []
         for u in range(int(sl["top_off"][s]), int(sl["top_off"][s + 1])):
@@ -1175,7 +1168,7 @@ def _template(c: _Corpus, inner: np.ndarray, key: int, occ: dict, sl: dict, gap_
     fixed = sum(len(v) for kind, v in elements if kind == "f")
     if fixed < cfg.min_fixed:
         return None
-    parts = [" ".join(_strings(c, np.asarray(v))) if kind == "f" else SLOT
+    parts = [" ".join(_strings(c, v)) if kind == "f" else SLOT
              for kind, v in elements]
     # example: an occurrence whose slots are all non-empty, if there is one
     nonempty = np.ones(starts.size, dtype=bool)
