@@ -165,3 +165,29 @@ def test_packed_cover_splits_mix_collisions():
     cov, kept = K.frequent_packed_cover(k, p, d, np.int64(2), np.int64(2), np.int64(12))
     assert kept == 2
     assert np.flatnonzero(cov).tolist() == list(range(10))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 6), n_spans=st.integers(0, 12))
+def test_union_covered_matches_naive(seed, n_docs, n_spans):
+    rng = np.random.default_rng(seed)
+    lens = rng.integers(0, 200, size=n_docs)
+    offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    n = int(offsets[-1])
+
+    def spans():
+        s = rng.integers(0, max(n, 1), size=n_spans)
+        e = np.minimum(s + rng.integers(0, 150, size=n_spans), n)
+        return s.astype(np.int64), e.astype(np.int64)
+
+    (as_, ae), (bs, be) = spans(), spans()
+    got = K.union_covered(offsets, as_, ae, bs, be)
+    ma, mb = np.zeros(n, bool), np.zeros(n, bool)
+    for s, e in zip(as_, ae):
+        ma[s:e] = True
+    for s, e in zip(bs, be):
+        mb[s:e] = True
+    for d in range(n_docs):
+        a, b = offsets[d], offsets[d + 1]
+        assert got[d].tolist() == [ma[a:b].sum(), mb[a:b].sum(), (ma | mb)[a:b].sum()]

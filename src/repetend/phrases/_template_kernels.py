@@ -376,35 +376,65 @@ def same_content(tokens, starts, ends, ref):
 
 
 @jit
+def _set_bits(bits, lo, hi):
+    """Set bits [lo, hi) of a bitmask (bit ``p & 63`` of word ``p >> 6``)."""
+    if hi <= lo:
+        return
+    w0 = lo >> 6
+    w1 = (hi - 1) >> 6
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)
+    m0 = full << np.uint64(lo & 63)
+    m1 = full >> np.uint64(63 - ((hi - 1) & 63))
+    if w0 == w1:
+        bits[w0] |= m0 & m1
+        return
+    bits[w0] |= m0
+    for w in range(w0 + 1, w1):
+        bits[w] = full
+    bits[w1] |= m1
+
+
+@jit
 def union_covered(doc_offsets, a_starts, a_ends, b_starts, b_ends):
     """Per document: tokens inside some span of A, of B, and of either (global
-    positions; spans may overlap).  Difference arrays: linear in tokens plus
-    spans, whatever the overlap."""
+    positions; spans may overlap).  Two bitmasks (one bit per token), then
+    word-wise popcounts per document: linear in tokens / 64 plus the spans'
+    lengths / 64."""
     n_docs = doc_offsets.shape[0] - 1
     n = doc_offsets[n_docs]
-    da = np.zeros(n + 1, dtype=np.int32)
-    db = np.zeros(n + 1, dtype=np.int32)
+    nw = (n >> 6) + 1
+    ba = np.zeros(nw, dtype=np.uint64)
+    bb = np.zeros(nw, dtype=np.uint64)
     for i in range(a_starts.shape[0]):
-        if a_ends[i] > a_starts[i]:
-            da[a_starts[i]] += 1
-            da[a_ends[i]] -= 1
+        _set_bits(ba, a_starts[i], a_ends[i])
     for i in range(b_starts.shape[0]):
-        if b_ends[i] > b_starts[i]:
-            db[b_starts[i]] += 1
-            db[b_ends[i]] -= 1
+        _set_bits(bb, b_starts[i], b_ends[i])
     out = np.zeros((n_docs, 3), dtype=np.int64)
-    ca = 0
-    cb = 0
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)
     for d in range(n_docs):
-        for p in range(doc_offsets[d], doc_offsets[d + 1]):
-            ca += da[p]
-            cb += db[p]
-            if ca > 0:
-                out[d, 0] += 1
-            if cb > 0:
-                out[d, 1] += 1
-            if ca > 0 or cb > 0:
-                out[d, 2] += 1
+        lo = doc_offsets[d]
+        hi = doc_offsets[d + 1]
+        if hi <= lo:
+            continue
+        w0 = lo >> 6
+        w1 = (hi - 1) >> 6
+        ca = 0
+        cb = 0
+        cu = 0
+        for w in range(w0, w1 + 1):
+            m = full
+            if w == w0:
+                m &= full << np.uint64(lo & 63)
+            if w == w1:
+                m &= full >> np.uint64(63 - ((hi - 1) & 63))
+            x = ba[w] & m
+            y = bb[w] & m
+            ca += _popcount(x)
+            cb += _popcount(y)
+            cu += _popcount(x | y)
+        out[d, 0] = ca
+        out[d, 1] = cb
+        out[d, 2] = cu
     return out
 
 
@@ -874,3 +904,44 @@ def symbol_order(byte_sa, starts, before, n):
             out[k] = before[x >> 6] + _popcount(below)
             k += 1
     return out
+
+
+@jit
+def residue_runs(residue, t_off, first_sentinel, sentinel):
+    """The unpeeled part of a residue of the gapped sequence: every stretch of
+    positions below *first_sentinel* (peeled positions and long gaps are
+    sentinels), a run of sentinels collapsed to one *sentinel* token.  Returns
+    ``(r, r_off, r_pos)``: the compacted sequence, its per-document offsets
+    and the position in the residue of each of its tokens (-1 for a
+    sentinel)."""
+    n_docs = t_off.shape[0] - 1
+    total = 0
+    for d in range(n_docs):
+        prev_sent = True
+        for p in range(t_off[d], t_off[d + 1]):
+            if residue[p] < first_sentinel:
+                total += 1
+                prev_sent = False
+            elif not prev_sent:
+                total += 1
+                prev_sent = True
+    r = np.empty(total, dtype=np.int32)
+    r_pos = np.empty(total, dtype=np.int64)
+    r_off = np.zeros(n_docs + 1, dtype=np.int64)
+    w = 0
+    for d in range(n_docs):
+        r_off[d] = w
+        prev_sent = True
+        for p in range(t_off[d], t_off[d + 1]):
+            if residue[p] < first_sentinel:
+                r[w] = residue[p]
+                r_pos[w] = p
+                w += 1
+                prev_sent = False
+            elif not prev_sent:
+                r[w] = sentinel
+                r_pos[w] = -1
+                w += 1
+                prev_sent = True
+    r_off[n_docs] = w
+    return r, r_off, r_pos

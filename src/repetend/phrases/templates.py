@@ -522,9 +522,12 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         if r == 0:      # round 1 on the index kept for locating the patterns
             c_len, c_off, c_starts = _mine_indexed(ix, n_docs, sigma, 2) if t.size else \
                 (np.zeros(0, np.int64),) * 3
-        else:           # the residue: peeled positions are sentinels
+        else:           # the residue (peeled positions are sentinels), compacted
+            r, r_off, r_pos = K.residue_runs(residue, t_off, np.int32(gap_id + 1),
+                                             np.int32(gap_id + 1))
             c_len, c_off, c_starts = _mine_indexed(
-                _gapped_index(residue, t_off, gap_id, sigma, 2, True), n_docs, sigma, 2)
+                _gapped_index(r, r_off, gap_id, sigma, 2, True), n_docs, sigma, 2)
+            c_starts = r_pos[c_starts]
         if c_len.size == 0:
             break
         rounds += 1
@@ -592,23 +595,26 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     clock.lap("slots")
     rows.sort(key=lambda r: (-r["psi"], -r["df"], r["parts"]))
     doc_ids = pa.array(c.doc_ids, pa.string())
-    tid, od, os_, oe = [], [], [], []
+    ranges = []
     for i, r in enumerate(rows):
         r["template_id"] = i
-        starts, ends = r.pop("_starts"), r.pop("_ends")
-        docs = (np.searchsorted(offsets, starts, side="right") - 1).astype(np.int64)
-        tid.append(np.full(starts.size, i, np.int64))
-        od.append(docs)
-        os_.append(starts)
-        oe.append(ends)
+        ranges.append(r.pop("_occ"))
         r["example_doc_id"] = c.doc_ids[r.pop("_example_doc")]
     table = pa.Table.from_pylist([{k: r[k] for k in TEMPLATE_SCHEMA.names} for r in rows],
                                  schema=TEMPLATE_SCHEMA)
     if rows:
-        tid_a, od_a = np.concatenate(tid), np.concatenate(od)
-        gs, ge = np.concatenate(os_), np.concatenate(oe)
-        o = np.lexsort((gs, od_a, tid_a))
-        tid_a, od_a, gs, ge = tid_a[o], od_a[o], gs[o], ge[o]
+        lo_a = np.array([a for a, _ in ranges], dtype=np.int64)
+        n_a = np.array([b - a for a, b in ranges], dtype=np.int64)
+        tid_a = np.repeat(np.arange(len(rows), dtype=np.int64), n_a)
+        idx = np.arange(int(n_a.sum()), dtype=np.int64) + np.repeat(
+            lo_a - (np.cumsum(n_a) - n_a), n_a)
+        od_a = occ["docs"][idx].astype(np.int64)
+        gs, ge = occ["starts"][idx], occ["ends"][idx]
+        # per template the positions ascend (gapped positions in order), so
+        # (template, document, start) is sorted already; sort only if not
+        if tid_a.size > 1 and not np.all((tid_a[1:] > tid_a[:-1]) | (gs[1:] > gs[:-1])):
+            o = np.lexsort((gs, od_a, tid_a))
+            tid_a, od_a, gs, ge = tid_a[o], od_a[o], gs[o], ge[o]
         occurrences = pa.table({
             "template_id": pa.array(tid_a), "doc_index": pa.array(od_a),
             "doc_id": doc_ids.take(pa.array(od_a)),
@@ -1188,5 +1194,4 @@ def _template(c: _Corpus, inner: np.ndarray, key: int, occ: dict, sl: dict, gap_
         text = " ".join(parts)
     return {"parts": parts, "n_slots": len(slots), "slots": slots, "df": df,
             "occurrences": int(starts.size), "span_tokens": span_med, "fixed_tokens": fixed,
-            "psi": span_med * df, "text": text, "_example_doc": d,
-            "_starts": starts.astype(np.int64), "_ends": ends.astype(np.int64)}
+            "psi": span_med * df, "text": text, "_example_doc": d, "_occ": (lo, hi)}
