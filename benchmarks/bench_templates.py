@@ -2,8 +2,17 @@
 and what they find against the planted truth.
 
     .venv/bin/python benchmarks/bench_templates.py [--pages 3000] [--sigma 10] [--L 8]
+    .venv/bin/python benchmarks/bench_templates.py --store bench-data/debian.store \
+        --sigma 20 --L 10 [--repeat 3]
 
-Prints, from one run side by side:
+With ``--store PATH`` (any token store, e.g. real text): the cost of the
+template layer next to exact mining on that store — for each of ``--repeat``
+runs, CPU and wall seconds of ``find_phrases`` (templates off, the exact
+phrases only) and of ``find_templates`` over its result, their ratio, and the
+layer's CPU seconds per stage; then the median ratio and the counts.  CPU time
+(all threads of the process) is the figure to compare on a shared machine.
+
+Without it, prints, from one run side by side on the web-like generator:
 
 * time and per-token cost of exact mining (``find_phrases``), of the template
   layer (default: parts mined again at L' with numbers masked) and of the
@@ -55,6 +64,44 @@ def _labels(sc, store, min_docs):
     return kind, block, seg, big
 
 
+def _bench_store(args) -> None:
+    """Exact mining vs the template layer on a token store, CPU and wall seconds."""
+    from repetend.corpus.store import TokenStore
+    from repetend.phrases.api import find_phrases
+    from repetend.phrases.templates import find_templates
+    from repetend.synth.weblike import weblike
+
+    store = TokenStore.open(args.store)
+    sigma, L = args.sigma, args.L
+    # warm-up on a small corpus so that no figure below includes compilation
+    small = weblike(120, seed=1).to_store()
+    find_templates(small, find_phrases(small, min_docs=3, min_len=L, templates=False).raw, 3, L)
+    print(f"{args.store}: {store.n_docs:,} documents, {store.n_tokens:,} tokens, σ = {sigma}, "
+          f"L = {L}")
+    print(f"{'run':>3s} {'mining cpu':>10s} {'wall':>6s} {'templates cpu':>13s} {'wall':>6s} "
+          f"{'× cpu':>6s} {'× wall':>6s}  layer cpu s per stage")
+    ratios, walls = [], []
+    for r in range(args.repeat):
+        c0, w0 = time.process_time(), time.perf_counter()
+        ph = find_phrases(store, min_docs=sigma, min_len=L, templates=False)
+        c1, w1 = time.process_time(), time.perf_counter()
+        res = find_templates(store, ph.raw, sigma, L)
+        c2, w2 = time.process_time(), time.perf_counter()
+        ratios.append((c2 - c1) / (c1 - c0))
+        walls.append((w2 - w1) / (w1 - w0))
+        stages = ", ".join(f"{k} {v:.2f}" for k, v in res.summary["cpu_timings"].items()
+                           if k != "total")
+        print(f"{r + 1:3d} {c1 - c0:10.2f} {w1 - w0:6.2f} {c2 - c1:13.2f} {w2 - w1:6.2f} "
+              f"{ratios[-1]:6.2f} {walls[-1]:6.2f}  {stages}", flush=True)
+    s = res.summary
+    print(f"median × mining: CPU {float(np.median(ratios)):.2f}, wall "
+          f"{float(np.median(walls)):.2f}; peak RSS {_peak_mb():.0f} MB")
+    print(f"templates {s['templates']:,}, occurrences {s['template_occurrences']:,}, "
+          f"gapped sequence {s['gapped_length']:,} tokens; coverage: exact "
+          f"{s['exact_covered_share']:.2%}, templates {s['template_covered_share']:.2%}, union "
+          f"{s['union_covered_share']:.2%} (+{s['gained_share']:.2%})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pages", type=int, default=3000)
@@ -62,7 +109,12 @@ def main() -> None:
     ap.add_argument("--L", type=int, default=8)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--show", type=int, default=15)
+    ap.add_argument("--store", help="time the layer on this token store instead (real text)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs with --store")
     args = ap.parse_args()
+    if args.store:
+        _bench_store(args)
+        return
 
     from repetend.phrases.api import find_phrases
     from repetend.phrases.coverage import coverage_mask
