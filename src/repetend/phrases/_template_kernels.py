@@ -945,3 +945,69 @@ def residue_runs(residue, t_off, first_sentinel, sentinel):
                 prev_sent = True
     r_off[n_docs] = w
     return r, r_off, r_pos
+
+
+@jit
+def pattern_stats(q, off, klen, g_start, g_end, t_doc):
+    """Per pattern i (occurrences: gapped positions ``q[off[i]:off[i + 1]]``,
+    increasing; length ``klen[i]``): the median span in corpus tokens
+    (``sorted(spans)[n // 2]``, span = ``g_end[q + klen - 1] - g_start[q]``)
+    and the number of distinct documents; 0 when it has no occurrence."""
+    n = off.shape[0] - 1
+    med = np.zeros(n, dtype=np.int64)
+    df = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        a = off[i]
+        b = off[i + 1]
+        if b == a:
+            continue
+        sp = np.empty(b - a, dtype=np.int64)
+        c = 1
+        for x in range(a, b):
+            sp[x - a] = g_end[q[x] + klen[i] - 1] - g_start[q[x]]
+            if x > a and t_doc[q[x]] != t_doc[q[x - 1]]:
+                c += 1
+        sp.sort()
+        med[i] = sp[(b - a) // 2]
+        df[i] = c
+    return med, df
+
+
+@jit
+def by_position(q, off):
+    """``(q, key)`` of all occurrences sorted by position, ties by pattern
+    (pattern k's positions ``q[off[k]:off[k + 1]]``, each increasing): a
+    stable LSD radix sort of the concatenation on 16-bit digits."""
+    m = q.shape[0]
+    key = np.empty(m, dtype=np.int64)
+    for k in range(off.shape[0] - 1):
+        for x in range(off[k], off[k + 1]):
+            key[x] = k
+    a = q.copy()
+    b = key
+    if m < 2:
+        return a, b
+    top = 0
+    for x in range(m):
+        if a[x] > top:
+            top = a[x]
+    a2 = np.empty_like(a)
+    b2 = np.empty_like(b)
+    cnt = np.empty(65537, dtype=np.int64)
+    sh = 0
+    while (top >> sh) > 0:
+        cnt[:] = 0
+        for x in range(m):
+            cnt[((a[x] >> sh) & 0xFFFF) + 1] += 1
+        for d in range(65536):
+            cnt[d + 1] += cnt[d]
+        for x in range(m):
+            dg = (a[x] >> sh) & 0xFFFF
+            t = cnt[dg]
+            cnt[dg] = t + 1
+            a2[t] = a[x]
+            b2[t] = b[x]
+        a, a2 = a2, a
+        b, b2 = b2, b
+        sh += 16
+    return a, b

@@ -574,7 +574,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         clock.lap("locate")
         # joins: a short pattern that overlaps or touches another one in ≥ σ
         # documents forms one template with it (an author slot, then a date)
-        joined, joined_pos = _joins(keys, found, t, t_doc, g_start, g_end, gap_id, sigma,
+        stats = _pattern_stats(keys, found, g_start, g_end, t_doc)
+        joined, joined_pos = _joins(keys, found, t, t_doc, stats, gap_id, sigma,
                                     min_span, cfg.join_share)
         n_joined = len(joined)
         if joined:
@@ -586,8 +587,13 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                              for i in range(len(joined))]
             n_fallback += int(np.count_nonzero(more_skipped))
         clock.lap("joins")
+        if joined:
+            more_stats = _pattern_stats(joined, found[len(found) - len(joined):], g_start,
+                                        g_end, t_doc)
+            stats = (np.concatenate((stats[0], more_stats[0])),
+                     np.concatenate((stats[1], more_stats[1])))
         occ, slots = _slot_stats(c, keys, found, g_start, g_end, gap_id, num_id, cfg.top_values,
-                                 min_span)
+                                 min_span, stats)
         for i in np.flatnonzero(occ["keep"]).tolist():
             row = _template(c, keys[i], i, occ, slots, gap_id, num_id, cfg)
             if row is not None:
@@ -695,7 +701,7 @@ def _final_keys(groups: set[bytes], gap_id: int, num_id: int, word_slots: int
 
 
 def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc: np.ndarray,
-           g_start: np.ndarray, g_end: np.ndarray, gap_id: int, sigma: int, min_span: int,
+           stats: tuple[np.ndarray, np.ndarray], gap_id: int, sigma: int, min_span: int,
            share: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Patterns made of two patterns, one of them short (median span < min_span),
     whose occurrences overlap, touch or are one gap apart, in the same order
@@ -706,22 +712,15 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
         return [], []
     klen = np.array([k.size for k in keys], dtype=np.int64)
     n_occ = np.array([x.size for x in found], dtype=np.int64)
-    q = np.concatenate(found).astype(np.int64, copy=False)
-    key = np.repeat(np.arange(len(keys), dtype=np.int64), n_occ)
     occ_off = np.zeros(len(keys) + 1, dtype=np.int64)
     np.cumsum(n_occ, out=occ_off[1:])
-    # the median span and the df of each pattern, all patterns at once
-    med, key_df = K.occurrence_stats(
-        np.ascontiguousarray(g_end[q + klen[key] - 1] - g_start[q], np.int64),
-        np.ascontiguousarray(t_doc[q], np.int64), occ_off)
+    med, key_df = stats            # median span and df of each pattern
     short = (n_occ > 0) & (med < min_span)
     if not short.any():
         return [], []
     n_keys = len(keys)
-    # (position, pattern) order: the positions of each pattern are increasing
-    # and the patterns concatenated in order, so a stable sort by position
-    order = np.argsort(q, kind="stable")
-    q, key = q[order], key[order]
+    # (position, pattern) order
+    q, key = K.by_position(np.concatenate(found).astype(np.int64, copy=False), occ_off)
     d_max = int(klen.max()) + 2                 # offsets are at most len(A) + 1
     code, pos, docs = K.pair_groups(q, key, klen, t_doc, short, t, np.int32(gap_id),
                                     np.int64(n_keys), np.int64(d_max))
@@ -756,6 +755,17 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
         out.append(joined)
         out_pos.append(pos[bounds[u]:bounds[u + 1]].copy())
     return out, out_pos
+
+
+def _pattern_stats(keys: list[np.ndarray], found: list[np.ndarray], g_start: np.ndarray,
+                   g_end: np.ndarray, t_doc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Median span (corpus tokens, slots included) and df of each pattern from
+    its occurrences (gapped positions, increasing), all patterns at once."""
+    off = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum([x.size for x in found], out=off[1:])
+    q = np.concatenate(found).astype(np.int64, copy=False) if found else np.zeros(0, np.int64)
+    return K.pattern_stats(q, off, np.array([k.size for k in keys], dtype=np.int64),
+                           g_start, g_end, t_doc)
 
 
 def _distinct(x: np.ndarray) -> np.ndarray:
@@ -1060,7 +1070,8 @@ def _coverage_summary(c: _Corpus, raw: RawPhrases | None, gs: np.ndarray, ge: np
 
 def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
                 t_start: np.ndarray, t_end: np.ndarray, gap_id: int, num_id: int,
-                top_values: int, min_span: int) -> tuple[dict, dict]:
+                top_values: int, min_span: int, stats: tuple[np.ndarray, np.ndarray]
+                ) -> tuple[dict, dict]:
     """Occurrence and slot statistics of all patterns at once (a few sorts over
     all occurrences instead of a few per pattern).
 
@@ -1084,8 +1095,7 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
     ends = t_end[q + klen[key] - 1]
     docs = np.searchsorted(c.doc_offsets, starts, side="right") - 1
     has = n_occ > 0
-    med, df = K.occurrence_stats(np.ascontiguousarray(ends - starts, np.int64),
-                                 np.ascontiguousarray(docs, np.int64), off)
+    med, df = stats
     keep = has & (med >= min_span)
     occ = {"off": off, "starts": starts.astype(np.int64, copy=False),
            "ends": ends.astype(np.int64, copy=False), "docs": docs, "df": df, "span": med,
