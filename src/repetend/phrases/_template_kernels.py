@@ -1011,3 +1011,78 @@ def by_position(q, off):
         b, b2 = b2, b
         sh += 16
     return a, b
+
+
+@jit
+def token_counts(t, t_off, top):
+    """Document frequency and occurrences of every token id of *t*, ids above
+    *top* counted as *top* (the sentinels): two int64 arrays ``[top + 1]``."""
+    df = np.zeros(top + 1, dtype=np.int64)
+    occ = np.zeros(top + 1, dtype=np.int64)
+    last = np.full(top + 1, -1, dtype=np.int64)
+    for d in range(t_off.shape[0] - 1):
+        for p in range(t_off[d], t_off[d + 1]):
+            v = min(t[p], top)
+            occ[v] += 1
+            if last[v] != d:
+                last[v] = d
+                df[v] += 1
+    return df, occ
+
+
+@jit
+def coded_runs_size(t, t_off, code, top):
+    """``(m, runs)`` of :func:`coded_runs`: text length (separators included)
+    and number of runs."""
+    m = 0
+    runs = 0
+    for d in range(t_off.shape[0] - 1):
+        inside = False
+        for p in range(t_off[d], t_off[d + 1]):
+            if code[min(t[p], top)] != 0:
+                m += 1
+                if not inside:
+                    runs += 1
+                    inside = True
+            else:
+                inside = False
+    return m + runs, runs
+
+
+@jit
+def coded_runs(t, t_off, code, top, text, n_runs):
+    """Every maximal run of tokens of *t* with a code (``code[min(t, top)] !=
+    0``) inside a document, in codes, each followed by a separator 0, into
+    *text* (sized by :func:`coded_runs_size`); as
+    :func:`repetend.phrases._suffix_kernels.compact_runs` with every run kept,
+    plus ``t_of`` (position in *t* of each text position, -1 at a separator).
+    Returns ``(seg_doc, seg_orig, seg_cstart, seg_len, t_of)``."""
+    m = text.shape[0]
+    seg_doc = np.empty(n_runs, dtype=np.int32)
+    seg_orig = np.empty(n_runs, dtype=np.int64)
+    seg_cstart = np.empty(n_runs, dtype=np.int64)
+    seg_len = np.empty(n_runs, dtype=np.int64)
+    t_of = np.empty(m, dtype=np.int64)
+    w = 0
+    s = -1
+    for d in range(t_off.shape[0] - 1):
+        inside = False
+        for p in range(t_off[d], t_off[d + 1] + 1):
+            c = code[min(t[p], top)] if p < t_off[d + 1] else 0
+            if c != 0:
+                if not inside:
+                    s += 1
+                    seg_doc[s] = d
+                    seg_orig[s] = p
+                    seg_cstart[s] = w
+                    inside = True
+                text[w] = c
+                t_of[w] = p
+                w += 1
+            elif inside:
+                seg_len[s] = w - seg_cstart[s]
+                text[w] = 0
+                t_of[w] = -1
+                w += 1
+                inside = False
+    return seg_doc, seg_orig, seg_cstart, seg_len, t_of

@@ -808,39 +808,42 @@ def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, sigma: int,
     :func:`repetend.phrases.suffix.mine_suffix` does."""
     from . import _suffix_kernels as S
 
-    clipped = np.minimum(t, np.int32(gap_id + 1))
-    df = S.token_df(clipped, t_off, gap_id + 2)
+    top = gap_id + 1                            # every sentinel counted as one id
+    df, occ = K.token_counts(t, t_off, np.int64(top))
     frequent = df >= sigma
-    frequent[gap_id + 1] = False                # sentinels (unique, df 1 each)
+    frequent[top] = False                       # sentinels (unique, df 1 each)
     n_codes = int(np.count_nonzero(frequent))
     # dense codes, the most frequent tokens first: with more than 255 codes the
     # suffix array sorts a prefix-free byte string in which the first
     # ``one_byte`` codes take one byte (see _suffix_array); any order of the
     # codes gives the same phrases, and keys are searched in the same codes
     one_byte = min(n_codes, (255 * 256 - n_codes) // 255) if n_codes >= 2**8 else n_codes
-    code = np.zeros(gap_id + 2, dtype=np.int32)
+    code = np.zeros(top + 1, dtype=np.int32)
     ids = np.flatnonzero(frequent)
     if 0 < one_byte < n_codes:
-        occ = np.bincount(clipped, minlength=gap_id + 2)[ids]
-        top = np.argsort(-occ, kind="stable")[:one_byte]
+        first = np.argsort(-occ[ids], kind="stable")[:one_byte]
         rest = np.ones(ids.size, dtype=np.bool_)
-        rest[top] = False
-        ids = np.concatenate((ids[top], ids[rest]))
+        rest[first] = False
+        ids = np.concatenate((ids[first], ids[rest]))
     code[ids] = np.arange(1, n_codes + 1, dtype=np.int32)
+    dtype = np.uint8 if n_codes < 2**8 else np.uint16 if n_codes < 2**16 else np.int32
     if kgram_filter:
+        clipped = np.minimum(t, np.int32(top))
         n = int(t.size)
         bits = int(min(29, max(10, int(n - 1).bit_length()
                                - (2 if sigma >= 8 else 1 if sigma >= 4 else 0))))
         cover = S.kgram_cover(clipped, t_off, code, min_len, bits, min(sigma, 255))
-    else:
-        cover = code[clipped] != 0
-    text32, seg_doc, seg_orig, seg_cstart, seg_len = S.compact_runs(
-        clipped, t_off, code, min_len, cover)
-    del cover, clipped
-    dtype = np.uint8 if n_codes < 2**8 else np.uint16 if n_codes < 2**16 else np.int32
-    text = text32.astype(dtype) if dtype is not np.int32 else text32
-    return _GappedIndex(text, _suffix_array(text, max(one_byte, 0)), code,
-                        K.text_positions(seg_orig, seg_cstart, seg_len, np.int64(text.size)),
+        text32, seg_doc, seg_orig, seg_cstart, seg_len = S.compact_runs(
+            clipped, t_off, code, min_len, cover)
+        del cover, clipped
+        text = text32.astype(dtype) if dtype is not np.int32 else text32
+        t_of = K.text_positions(seg_orig, seg_cstart, seg_len, np.int64(text.size))
+    else:                                       # every run of frequent tokens
+        m, n_runs = K.coded_runs_size(t, t_off, code, np.int64(top))
+        text = np.empty(m, dtype=dtype)
+        seg_doc, seg_orig, seg_cstart, seg_len, t_of = K.coded_runs(
+            t, t_off, code, np.int64(top), text, n_runs)
+    return _GappedIndex(text, _suffix_array(text, max(one_byte, 0)), code, t_of,
                         seg_doc, seg_orig, seg_cstart, seg_len)
 
 
