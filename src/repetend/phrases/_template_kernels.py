@@ -94,16 +94,12 @@ def _find(parent, i):
 
 
 @jit
-def _window_hash(keys, a, m, j, k):
-    h = _FNV_OFFSET
-    for p in range(m):
-        if j <= p < j + k:
-            continue
-        t = np.uint64(np.uint32(keys[a + p]))
-        h = (h ^ t) * _FNV_PRIME
-    h = (h ^ np.uint64(m)) * _FNV_PRIME
-    h = (h ^ np.uint64(j)) * _FNV_PRIME
-    h = (h ^ np.uint64(k)) * _FNV_PRIME
+def _mix64(h):
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xC4CEB9FE1A85EC53)
+    h ^= h >> np.uint64(33)
     return h
 
 
@@ -135,14 +131,25 @@ def sibling_groups(keys, key_off, max_width, fixed_below):
     wj = np.empty(total, dtype=np.int64)
     wk = np.empty(total, dtype=np.int64)
     r = 0
+    longest = 0
+    for i in range(n_k):
+        if key_off[i + 1] - key_off[i] > longest:
+            longest = key_off[i + 1] - key_off[i]
+    pre = np.zeros(longest + 1, dtype=np.uint64)   # prefix sums of mixed tokens
     for i in range(n_k):
         a = key_off[i]
         m = key_off[i + 1] - a
+        for p in range(m):                   # the key without a window: the sum of
+            pre[p + 1] = pre[p] + _mix64(     # its tokens mixed with their positions
+                np.uint64(np.uint32(keys[a + p])) * np.uint64(0x9E3779B97F4A7C15)
+                + np.uint64(p))
         for k in range(1, max_width + 1):
             if m - k < 2:
                 continue
             for j in range(1, m - k):            # inside: a fixed token on either side
-                hs[r] = _window_hash(keys, a, m, j, k)
+                h = pre[m] - (pre[j + k] - pre[j])
+                hs[r] = _mix64(h ^ _mix64(np.uint64(m) << np.uint64(40)
+                                          ^ np.uint64(j) << np.uint64(8) ^ np.uint64(k)))
                 who[r] = i
                 wj[r] = j
                 wk[r] = k
@@ -222,58 +229,6 @@ def _sa_range(t, sa, keys, a, m):
         else:
             hi = mid
     return first, lo
-
-
-@jit
-def match_all_sa(t, sa, t_doc, keys, key_off, seg_start, seg_len, wild_below, max_range):
-    """Every occurrence of every key (``keys[key_off[i]:key_off[i + 1]]``) in *t*
-    within one document (``t_doc``), through a suffix array *sa* of *t*: the
-    occurrences of key i's wildcard-free segment ``[seg_start[i], +seg_len[i])``
-    are one suffix-array range (binary search), each then checked whole.  A
-    negative key token is a wildcard: any token ``< wild_below``.  A key whose
-    segment range is longer than ``max_range[i]`` is skipped.
-    Returns ``(offsets, positions, skipped)``; positions of key i are increasing.
-    One pass: the positions go to a buffer that doubles when full."""
-    n = t.shape[0]
-    n_k = key_off.shape[0] - 1
-    out_off = np.zeros(n_k + 1, dtype=np.int64)
-    skipped = np.zeros(n_k, dtype=np.bool_)
-    out = np.empty(1 << 16, dtype=np.int64)
-    w = 0
-    for i in range(n_k):
-        a = key_off[i]
-        m = key_off[i + 1] - a
-        s0 = seg_start[i]
-        lo, hi = _sa_range(t, sa, keys, a + s0, seg_len[i])
-        if hi - lo > max_range[i]:
-            skipped[i] = True             # too many to check: the caller falls back
-            out_off[i + 1] = w
-            continue
-        begin = w
-        for r in range(lo, hi):
-            q = sa[r] - s0
-            if q < 0 or q + m > n or t_doc[q + m - 1] != t_doc[q]:
-                continue
-            ok = True
-            for j in range(m):
-                kv = keys[a + j]
-                if kv < 0:
-                    if t[q + j] >= wild_below:
-                        ok = False
-                        break
-                elif t[q + j] != kv:
-                    ok = False
-                    break
-            if ok:
-                if w == out.shape[0]:
-                    bigger = np.empty(2 * out.shape[0], dtype=np.int64)
-                    bigger[:w] = out[:w]
-                    out = bigger
-                out[w] = q
-                w += 1
-        out[begin:w] = np.sort(out[begin:w])
-        out_off[i + 1] = w
-    return out_off, out[:w].copy(), skipped
 
 
 @jit
@@ -359,23 +314,6 @@ def value_hashes(tokens, starts, ends):
 
 
 @jit
-def same_content(tokens, starts, ends, ref):
-    """``tokens[starts[i]:ends[i]] == tokens[starts[ref[i]]:ends[ref[i]]]`` for each i."""
-    n = starts.shape[0]
-    out = np.ones(n, dtype=np.bool_)
-    for i in range(n):
-        j = ref[i]
-        if ends[i] - starts[i] != ends[j] - starts[j]:
-            out[i] = False
-            continue
-        for k in range(ends[i] - starts[i]):
-            if tokens[starts[i] + k] != tokens[starts[j] + k]:
-                out[i] = False
-                break
-    return out
-
-
-@jit
 def _set_bits(bits, lo, hi):
     """Set bits [lo, hi) of a bitmask (bit ``p & 63`` of word ``p >> 6``)."""
     if hi <= lo:
@@ -436,30 +374,6 @@ def union_covered(doc_offsets, a_starts, a_ends, b_starts, b_ends):
         out[d, 1] = cb
         out[d, 2] = cu
     return out
-
-
-@jit
-def occurrence_stats(spans, docs, off):
-    """Per pattern i (occurrences ``off[i]:off[i + 1]``): the median span
-    (``sorted(spans)[n // 2]``) and the number of distinct documents; 0 when
-    it has no occurrence."""
-    n = off.shape[0] - 1
-    med = np.zeros(n, dtype=np.int64)
-    df = np.zeros(n, dtype=np.int64)
-    for i in range(n):
-        a = off[i]
-        b = off[i + 1]
-        if b == a:
-            continue
-        sp = np.sort(spans[a:b])
-        med[i] = sp[(b - a) // 2]
-        dd = np.sort(docs[a:b])
-        c = 1
-        for k in range(1, b - a):
-            if dd[k] != dd[k - 1]:
-                c += 1
-        df[i] = c
-    return med, df
 
 
 @jit
