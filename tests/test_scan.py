@@ -226,3 +226,17 @@ def test_out_of_core_phrases_equal_in_memory(corpus, tmp_path):
     for t in ("pairs", "clusters"):
         assert pq.read_table(outs[0] / "dups" / f"{t}.parquet").equals(
             pq.read_table(outs[1] / "dups" / f"{t}.parquet")), t
+
+
+def test_scan_reads_the_standard_input_and_never_reuses_it(tmp_path):
+    """`scan -` tokenizes stdin (it crashed stamping '-' as a file); stdin has no size
+    or mtime, so --reuse must not take an earlier store for it."""
+    out = tmp_path / "scan"
+    lines = [json.dumps({"id": str(i), "text": f"doc {i} shared words here and there"}) for i in range(6)]
+    args = ["scan", "-", "--out", str(out), "--no-report", "--no-phrases", "--quiet"]
+    r = CliRunner().invoke(main, args, input="\n".join(lines) + "\n")
+    assert r.exit_code == 0, r.output
+    assert json.loads((out / "summary.json").read_text())["corpus"]["documents"] == 6
+    r = CliRunner().invoke(main, args + ["--reuse"], input="\n".join(lines[:4]) + "\n")
+    assert r.exit_code == 0, r.output
+    assert json.loads((out / "summary.json").read_text())["corpus"]["documents"] == 4

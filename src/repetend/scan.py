@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ._atomic import write_json
+from .corpus.read_base import STDIN
 from .corpus.store import TokenStore
 from .errors import ParameterError
 
@@ -172,6 +173,9 @@ def _inputs_stamp(inputs: list[str], config: ScanConfig) -> dict:
         files = []
     stamp = []
     for path, fmt in files:
+        if str(path) == STDIN:  # no size or mtime: see _same_inputs
+            stamp.append([STDIN, fmt, None, None])
+            continue
         st = Path(path).stat()
         stamp.append([str(Path(path).resolve()), fmt, st.st_size, st.st_mtime_ns])
     return {"inputs": inputs, "files": stamp,
@@ -179,6 +183,8 @@ def _inputs_stamp(inputs: list[str], config: ScanConfig) -> dict:
 
 
 def _same_inputs(store_dir: Path, inputs: list[str], config: ScanConfig) -> bool:
+    if STDIN in inputs:  # the standard input can differ from run to run
+        return False
     try:
         old = json.loads((store_dir / "inputs.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
