@@ -98,6 +98,7 @@ BAD_OPTIONS = [
     (["--min-docs", "0"], "--min-docs must be >= 1"),
     (["--memory-limit", "8Q"], "cannot read memory size '8Q'"),
     (["--memory-limit", "0"], "memory size must be positive"),
+    (["--memory-limit", "1M"], "--memory-limit 1M is too small"),   # was refused after tokenizing
     (["--unit", "code", "--lang", "no-such-language"], "unknown code language"),
     (["--no-phrases", "--no-dups", "--shingle", "-3"], "--shingle must be >= 1"),
 ]

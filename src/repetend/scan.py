@@ -213,6 +213,18 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
     from .cli._common import is_store, load_store
 
     config = (config or ScanConfig()).validate()
+    if config.memory_limit is not None and (
+            config.phrases or (config.dups and config.dups_method == "minhash")):
+        # the out-of-core stages need room beyond what the process holds already
+        # (and it only holds more once the corpus is read): refuse now, not after tokenizing
+        from ._memory import format_size, parse_size, rss_now
+
+        limit, held = parse_size(config.memory_limit), rss_now()["anon"]
+        if limit < held + (1 << 22):
+            raise ParameterError(
+                f"--memory-limit {config.memory_limit} is too small: the process already holds "
+                f"{format_size(held)} of private memory before reading the corpus; give well "
+                f"above that (at least {format_size(held + (1 << 26))})")
     say = log or (lambda _msg: None)
     out = Path(out)
     if isinstance(inputs, (str, os.PathLike)):
