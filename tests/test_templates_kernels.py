@@ -191,3 +191,30 @@ def test_union_covered_matches_naive(seed, n_docs, n_spans):
     for d in range(n_docs):
         a, b = offsets[d], offsets[d + 1]
         assert got[d].tolist() == [ma[a:b].sum(), mb[a:b].sum(), (ma | mb)[a:b].sum()]
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_slots=st.integers(0, 6), top=st.integers(0, 6),
+       card=st.integers(1, 40))
+def test_slot_values_matches_unique(seed, n_slots, top, card):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, 60, size=n_slots)
+    off = np.zeros(n_slots + 1, dtype=np.int64)
+    np.cumsum(sizes, out=off[1:])
+    pool = rng.integers(0, 2**64, size=card, dtype=np.uint64)
+    h = pool[rng.integers(0, card, size=int(off[-1]))]
+    ss = rng.integers(0, 5, size=h.size).astype(np.int64)
+    se = ss + rng.integers(0, 2, size=h.size)
+    distinct, empty, first, count, top_off = K.slot_values(h, ss, se, off, np.int64(top))
+    for s in range(n_slots):
+        hv = h[off[s]:off[s + 1]]
+        assert empty[s] == int(np.sum(se[off[s]:off[s + 1]] == ss[off[s]:off[s + 1]]))
+        if hv.size == 0:
+            assert distinct[s] == 0 and top_off[s + 1] == top_off[s]
+            continue
+        uniq, idx, cnt = np.unique(hv, return_index=True, return_counts=True)
+        assert distinct[s] == uniq.size
+        order = np.lexsort((uniq, -cnt))[:top]
+        got = list(zip(first[top_off[s]:top_off[s + 1]].tolist(),
+                       count[top_off[s]:top_off[s + 1]].tolist()))
+        assert got == list(zip(idx[order].tolist(), cnt[order].tolist()))

@@ -383,45 +383,81 @@ def slot_values(h, ss, se, sl_off, top_values):
     *top_values* most frequent hashes, most frequent first, ties by hash
     ascending (as ``np.unique`` + ``np.lexsort((uniq, -counts))``), each as the
     slot-local index of its first occurrence and its count; grouped by slot with
-    offsets ``top_off``."""
+    offsets ``top_off``.  Counted in an open-addressing table per slot (linear
+    in the occurrences; no sort)."""
     n_sl = sl_off.shape[0] - 1
     distinct = np.zeros(n_sl, dtype=np.int64)
     empty = np.zeros(n_sl, dtype=np.int64)
     top_first = np.empty(n_sl * top_values, dtype=np.int64)
     top_count = np.empty(n_sl * top_values, dtype=np.int64)
     top_off = np.zeros(n_sl + 1, dtype=np.int64)
+    biggest = 1
+    for s in range(n_sl):
+        if sl_off[s + 1] - sl_off[s] > biggest:
+            biggest = sl_off[s + 1] - sl_off[s]
+    cap = 8
+    while cap < 2 * biggest:
+        cap *= 2
+    t_h = np.empty(cap, dtype=np.uint64)
+    t_c = np.zeros(cap, dtype=np.int64)
+    t_f = np.empty(cap, dtype=np.int64)
+    best_c = np.empty(top_values + 1, dtype=np.int64)
+    best_h = np.empty(top_values + 1, dtype=np.uint64)
+    best_f = np.empty(top_values + 1, dtype=np.int64)
     w = 0
     for s in range(n_sl):
         a = sl_off[s]
         b = sl_off[s + 1]
+        n = b - a
         for p in range(a, b):
             if se[p] == ss[p]:
                 empty[s] += 1
-        if b == a:
+        if n == 0:
             top_off[s + 1] = w
             continue
-        o = np.argsort(h[a:b], kind="mergesort")
-        ng = 1
-        for k in range(1, b - a):
-            if h[a + o[k]] != h[a + o[k - 1]]:
+        size = 8
+        bits = 3
+        while size < 2 * n:
+            size *= 2
+            bits += 1
+        t_c[:size] = 0
+        shift = np.uint64(64 - bits)
+        ng = 0
+        for x in range(n):
+            v = h[a + x]
+            i = np.int64((v * np.uint64(0x9E3779B97F4A7C15)) >> shift)
+            while t_c[i] != 0 and t_h[i] != v:
+                i = (i + 1) & (size - 1)
+            if t_c[i] == 0:
+                t_h[i] = v
+                t_f[i] = x
                 ng += 1
+            t_c[i] += 1
         distinct[s] = ng
-        g_first = np.empty(ng, dtype=np.int64)
-        g_neg = np.empty(ng, dtype=np.int64)
-        g = 0
-        g_first[0] = o[0]
-        start = 0
-        for k in range(1, b - a + 1):
-            if k == b - a or h[a + o[k]] != h[a + o[k - 1]]:
-                g_neg[g] = -(k - start)
-                g += 1
-                if k < b - a:
-                    g_first[g] = o[k]
-                    start = k
-        go = np.argsort(g_neg, kind="mergesort")
-        for r in range(min(top_values, ng)):
-            top_first[w] = g_first[go[r]]
-            top_count[w] = -g_neg[go[r]]
+        # the top values: count descending, then hash ascending
+        nb = 0
+        for i in range(size):
+            c = t_c[i]
+            if c == 0:
+                continue
+            v = t_h[i]
+            if nb == top_values and (c < best_c[nb - 1]
+                                     or (c == best_c[nb - 1] and v > best_h[nb - 1])):
+                continue
+            r = nb if nb < top_values else top_values - 1
+            while r > 0 and (best_c[r - 1] < c or (best_c[r - 1] == c and best_h[r - 1] > v)):
+                best_c[r] = best_c[r - 1]
+                best_h[r] = best_h[r - 1]
+                best_f[r] = best_f[r - 1]
+                r -= 1
+            best_c[r] = c
+            best_h[r] = v
+            best_f[r] = t_f[i]
+            if nb < top_values:
+                nb += 1
+        for r in range(nb):
+            top_first[w] = best_f[r]
+            top_count[w] = best_c[r]
             w += 1
         top_off[s + 1] = w
     return distinct, empty, top_first[:w], top_count[:w], top_off
