@@ -11,33 +11,39 @@ them and never changes them.
 How a template is found
 -----------------------
 1. **Parts.**  The fixed parts are the tokens covered by a frequent phrase of
-   a short part length L' (``TemplateConfig.part_len``, default ``min(L, 4)``):
-   one exact mining run (:func:`repetend.phrases.mine_suffix`) at (σ, L') and
-   the frequent-span scan (:mod:`repetend.phrases.frequent_spans`) over the
-   corpus with every number token replaced by one *number* token
-   (``mask_numbers``) — a number is a one-token slot, so «показано 1 20 из 345
-   товаров» and «показано 41 60 из 97 товаров» are the same masked text.  With
-   ``short_parts=False`` the parts are the given exact phrases (L, no masking,
-   no second mining run): the cheap "merge only" mode.
+   a short part length L' (``TemplateConfig.part_len``, default ``min(L, 4)``),
+   maximal or not, over the corpus with every number token replaced by one
+   *number* token (``mask_numbers``) — a number is a one-token slot, so
+   «показано 1 20 из 345 товаров» and «показано 41 60 из 97 товаров» are the
+   same masked text.  That set is the union of the occurrences of the L'-grams
+   with df ≥ σ (:mod:`repetend.phrases.frequent_spans`), so only L'-grams are
+   counted: bloomspan's word-df and counting filters, then the survivors as
+   exact 64-bit keys (L' dense codes of frequent words) sorted and grouped
+   (compiled); no maximal phrase is grown.  With ``short_parts=False`` the
+   parts are the given exact phrases (L, no masking, no counting): the cheap
+   "merge only" mode.
 2. **Gapped sequence.**  Per document, the covered runs are written one after
    the other; an uncovered stretch of 1 … ``max_gap`` tokens between two runs
    becomes one *gap* token (a slot, whatever its length), a longer one a
    unique sentinel.  This sequence holds only the template-like part of the
    corpus (a few % to a few tens of % of the tokens).
-3. **Candidates.**  Its maximal frequent phrases (σ documents, exact, the same
-   suffix-array engine), gap tokens at their edges trimmed.  Peeling rounds
+3. **Candidates.**  Its maximal frequent phrases (σ documents, exact: the
+   suffix-array engine's LCP-interval kernels on the layer's own suffix array,
+   built once over the runs of frequent tokens in a prefix-free byte code and
+   kept for step 4), gap tokens at their edges trimmed.  Peeling rounds
    (``rounds``): the occurrences found are replaced by sentinels and the rest
-   is mined again, so that a phrase hidden by a frequent extension (a footer
-   that is often, not always, preceded by the same block) surfaces.
+   (compacted) is mined again, so that a phrase hidden by a frequent extension
+   (a footer that is often, not always, preceded by the same block) surfaces.
 4. **Word slots.**  Candidates that differ only in an inner window of up to
    ``word_slots`` words (fixed tokens on both sides) are merged into one
    pattern with a *word* slot there: a low-cardinality variable part whose
    every value is frequent (a company in a shared cookie banner, an author, a
    month) — hashing of the windowed keys, then union-find (compiled).  A
    candidate left alone is kept when it has a slot (a gap or a number).  Then
-   *every* occurrence of every pattern is located: a suffix array of the gapped
-   sequence, a binary search for the longest wildcard-free segment, a check of
-   the whole pattern (compiled).
+   *every* occurrence of every pattern is located: the suffix array of step 3,
+   a binary search for the longest wildcard-free segment (the skip budget)
+   and for the rarest one (the range scanned), a check of the whole pattern
+   (compiled).
 5. **Joins.**  A short pattern (median span < ``min_span``) whose occurrences
    overlap, touch or are one gap away from those of another pattern, at the
    same offset, in ≥ σ documents, is joined with it into one pattern («posted
@@ -56,9 +62,11 @@ before a footer with a year) are one run, so they form one template; a block
 shared across sites then appears inside several templates, one per context
 that is itself frequent.
 
-Cost: one exact mining run at L', one linear scan, and a few mining runs
-over the gapped sequence (small); see ``benchmarks/bench_templates.py`` and
-``docs/templates.md``.
+Cost: two filter passes and a sort of the surviving L'-grams over the corpus,
+then a suffix array of the gapped sequence (about a third of the corpus on
+real text) and two smaller ones for the peeling rounds; about 2.5-3 × the
+exact mining on the Debian documentation store (``benchmarks/bench_templates.py
+--store``, ``docs/templates.md``).
 
 Output tables (:meth:`TemplateResult.write`)
 --------------------------------------------
@@ -162,9 +170,10 @@ class TemplateConfig:
         joined when they do so in at least this share of the documents of the
         rarer one (and in ≥ σ documents); 1.0 is strictest.
     engine : {"bloomspan", "suffix", "auto"}
-        Engine of the parts mining run (same phrases with any; bloomspan, the
-        default, was 5× faster than suffix at L' = 4 on both test corpora, and
-        ``auto``'s own probe costs more than the run on small corpora).
+        How the parts are found (the same parts with any): ``bloomspan`` and
+        ``auto`` count the L'-grams with bloomspan's filters (no phrase is
+        grown); ``suffix`` mines the maximal phrases at L' with the suffix
+        engine and scans their windows (slower; an independent path).
     """
 
     max_gap: int = 4
