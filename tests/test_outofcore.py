@@ -275,13 +275,14 @@ def test_store_token_hashes_equal_token_hashes(tmp_path):
     np.testing.assert_array_equal(store_token_hashes(tmp_path / "s"), token_hashes(st_.vocab))
 
 
-def _distinct_cost_cuts_oracle(a, b, lens, cap):
+def _distinct_cost_cuts_oracle(a, b, lens, cap, pair_cost):
     """Greedy runs: a pair joins the run unless it would push the run's distinct
-    documents' tokens over cap (a run always takes its first pair)."""
+    documents' tokens plus pair_cost per pair over cap (a run always takes its
+    first pair)."""
     cuts, docs = [0], set()
     for i, (x, y) in enumerate(zip(a.tolist(), b.tolist())):
         new = docs | {x, y}
-        if i > cuts[-1] and sum(lens[d] for d in new) > cap:
+        if i > cuts[-1] and sum(lens[d] for d in new) + pair_cost * (i + 1 - cuts[-1]) > cap:
             cuts.append(i)
             new = {x, y}
         docs = new
@@ -300,6 +301,33 @@ def test_distinct_cost_cuts_oracle(data):
     a = np.array([p[0] for p in pairs], dtype=np.int64)
     b = np.array([p[1] for p in pairs], dtype=np.int64)
     cap = data.draw(st.integers(0, 40))
+    pair_cost = data.draw(st.integers(0, 3))
     mark = np.full(n_docs, -1, dtype=np.int32)
-    got = distinct_cost_cuts(a, b, lens, np.int64(cap), mark).tolist()
-    assert got == _distinct_cost_cuts_oracle(a, b, lens, cap)
+    got = distinct_cost_cuts(a, b, lens, np.int64(cap), mark, np.int64(pair_cost)).tolist()
+    assert got == _distinct_cost_cuts_oracle(a, b, lens, cap, pair_cost)
+
+
+def test_neardup_ooc_verification_runs_count_their_pairs(tmp_path, monkeypatch):
+    """A verification run is bounded by its distinct documents' tokens *and* its
+    pairs: 300 copies of one short document are 44,850 pairs over 2,400 tokens,
+    and each pair costs verify_pairs ~100 bytes (more than 2 tokens' worth), so a
+    run cut by distinct tokens alone held every pair at once."""
+    runs = []
+    real = NO.verify_pairs
+
+    def spy(sets, a, b):
+        runs.append((int(a.shape[0]), int(sets.offsets[-1])))
+        return real(sets, a, b)
+
+    monkeypatch.setattr(NO, "verify_pairs", spy)
+    docs = [[1, 2, 3, 4, 5, 6, 7, 8]] * 300
+    tokens, offsets = corpus(docs)
+    from repetend.neardup.shingles import token_hashes
+    tok_hash = token_hashes([f"w{i}" for i in range(9)])
+    cap = 4000
+    got = NO.near_duplicates_ooc(tokens, offsets, tok_hash, memory_limit="64G", shingle=2,
+                                 max_bucket=None, workdir=tmp_path, verify_tokens=cap)
+    assert len(got) == 300 * 299 // 2
+    assert sum(p for p, _ in runs) == 300 * 299 // 2
+    for pairs, shingles in runs:
+        assert pairs == 1 or pairs * NO._VERIFY_PAIR_TOKENS + shingles <= cap

@@ -90,11 +90,12 @@ def bucket_pairs(members, starts, sizes, max_bucket, pair_offsets, out_a, out_b)
 
 
 @jit
-def distinct_cost_cuts(a, b, lens, cap, mark):
-    """Cut the pair stream (a[i], b[i]) into runs whose *distinct* documents hold at
-    most ``cap`` tokens (a run holds at least one pair).  ``mark`` (int32, one per
-    document, all -1) is scratch: ``mark[d]`` is the last run that counted d.
-    Returns the cuts [0, ..., n]."""
+def distinct_cost_cuts(a, b, lens, cap, mark, pair_cost):
+    """Cut the pair stream (a[i], b[i]) into runs whose cost is at most ``cap``
+    (a run holds at least one pair): the tokens of its *distinct* documents plus
+    ``pair_cost`` per pair (the verification's per-pair arrays, in tokens).
+    ``mark`` (int32, one per document, all -1) is scratch: ``mark[d]`` is the
+    last run that counted d.  Returns the cuts [0, ..., n]."""
     n = a.shape[0]
     cuts = np.empty(n + 2, dtype=np.int64)
     cuts[0] = 0
@@ -104,7 +105,7 @@ def distinct_cost_cuts(a, b, lens, cap, mark):
     for i in range(n):
         x = a[i]
         y = b[i]
-        add = 0
+        add = pair_cost
         if mark[x] != run:
             add += lens[x]
         if y != x and mark[y] != run:
@@ -114,7 +115,7 @@ def distinct_cost_cuts(a, b, lens, cap, mark):
             cuts[nc] = i
             nc += 1
             cost = 0
-            add = lens[x]
+            add = pair_cost + lens[x]
             if y != x:
                 add += lens[y]
         mark[x] = run

@@ -20,9 +20,11 @@ by ``memory_limit``.  Four passes, each over on-disk runs:
    sorted by (a, b) -- the files are ranges of ``a``, so the stream is
    globally sorted;
 4. **verification** in runs of consecutive pairs whose *distinct* documents'
-   tokens fit the budget (a document in many pairs, such as the centre of a
-   capped bucket's star, counts once per run): the documents of a run are
-   gathered from the memmap, shingled again and intersected exactly (:func:`repetend.neardup.pairs.verify_pairs`).
+   tokens plus a fixed cost per pair fit what the pair file leaves of the
+   budget (a document in many pairs, such as the centre of a capped bucket's
+   star, counts once per run): the documents of a run are gathered from the
+   memmap, shingled again and intersected exactly
+   (:func:`repetend.neardup.pairs.verify_pairs`).
 
 The verified pairs equal the in-memory
 :func:`repetend.neardup.api.find_near_duplicates` (method ``minhash``, no
@@ -62,6 +64,9 @@ _REC_BYTES = 18          # band int16 + key uint64 + doc int64 on disk
 _SORT_BYTES_PER_REC = 64  # loaded records, lexsort, gathered copies
 _PAIR_BYTES = 48          # a, b, key, unique's scratch
 _VERIFY_BYTES_PER_TOKEN = 40  # gathered tokens, raw + compacted shingles, index
+# per pair of a run: local ids, verify_pairs' keys and float columns, the selected copies
+# (~150 bytes measured), counted in tokens so a dense run of short documents stays bounded
+_VERIFY_PAIR_TOKENS = 4
 _MAX_PARTS = 4096
 
 
@@ -339,8 +344,7 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
 
             # 3 + 4. candidates per pair file (ranges of a), verified in chunks
             t0 = time.perf_counter()
-            tok_cap = (max(1 << 16, avail // _VERIFY_BYTES_PER_TOKEN) if verify_tokens is None
-                       else max(1, int(verify_tokens)))
+            tok_cap = None if verify_tokens is None else max(1, int(verify_tokens))
             out: list[Pairs] = []
             n_cand = 0
             mark = np.empty(n, dtype=np.int32)
@@ -353,10 +357,15 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                 a, b = pk // nn, pk % nn
                 del pk
                 n_cand += int(a.size)
-                # runs of pairs whose distinct documents fit the budget: a document
-                # shared by many pairs (a star centre) is gathered and shingled once
+                # runs of pairs whose distinct documents (and the pairs) fit the budget:
+                # a document shared by many pairs (a star centre) is gathered and
+                # shingled once per run
                 mark.fill(-1)
-                pc = LK.distinct_cost_cuts(a, b, lens, np.int64(tok_cap), mark)
+                # the runs share the budget with this pair file (a, b and the sort)
+                cap_j = tok_cap if tok_cap is not None else max(
+                    1 << 16, (avail - _PAIR_BYTES * int(a.size)) // _VERIFY_BYTES_PER_TOKEN)
+                pc = LK.distinct_cost_cuts(a, b, lens, np.int64(cap_j), mark,
+                                           np.int64(_VERIFY_PAIR_TOKENS))
                 for c in range(pc.shape[0] - 1):
                     ca, cb = a[pc[c]:pc[c + 1]], b[pc[c]:pc[c + 1]]
                     docs = sorted_unique(np.concatenate([ca, cb]))
