@@ -893,9 +893,7 @@ def _mine_indexed(ix: _GappedIndex, n_docs: int, sigma: int, min_len: int
     if m == 0:
         z = np.zeros(0, np.int64)
         return z, np.zeros(1, np.int64), z
-    lcp, scratch = S.kasai_clamped(ix.text, ix.sa)
-    docsa = S.docs_in_sa_order(ix.sa, ix.seg_doc, ix.seg_cstart, ix.seg_len, scratch)
-    del scratch
+    lcp, docsa = K.lcp_and_docs(ix.text, ix.sa, ix.seg_doc, ix.seg_cstart, ix.seg_len)
     cap = bound = m // max(sigma, 1) + 1       # disjoint intervals of ≥ σ suffixes each
     while True:
         lbs, rbs, lens, _, _, _, n_found = S.frequent_leaves(
