@@ -1148,37 +1148,27 @@ def _template(c: _Corpus, inner: np.ndarray, key: int, occ: dict, sl: dict, gap_
     df = int(occ["df"][key])
     span_med = int(occ["span"][key])
     s_next = int(sl["first"][key])
-    raw_elems: list[tuple[str, Any]] = []
-    for v in inner.tolist():
-        if v == gap_id or v == num_id or v < 0:
-            skind = "gap" if v == gap_id else "number" if v == num_id else "word"
-            raw_elems.append(("s", (skind, s_next)))
-            s_next += 1
-        else:
-            raw_elems.append(("f", v))
     elements: list[tuple[str, Any]] = []      # ("f", [ids]) / ("s", slot index)
     slots: list[dict] = []
     slot_arrays: list[tuple[np.ndarray, np.ndarray]] = []
-
-    def add_fixed(ids: list[int]) -> None:
-        if not ids:
-            return
-        if elements and elements[-1][0] == "f":
-            elements[-1][1].extend(ids)
-        else:
-            elements.append(("f", list(ids)))
-
-    for kind, val in raw_elems:
-        if kind == "f":
-            add_fixed([val])
+    fixed_run: list[int] = []                 # fixed ids since the last variable slot
+    sl_off, sl_ss, sl_se, sl_distinct = sl["off"], sl["ss"], sl["se"], sl["distinct"]
+    for v in inner.tolist():
+        if not (v == gap_id or v == num_id or v < 0):
+            fixed_run.append(v)
             continue
-        skind, s = val
-        a, b = int(sl["off"][s]), int(sl["off"][s + 1])
-        ss, se = sl["ss"][a:b], sl["se"][a:b]
-        distinct = int(sl["distinct"][s])
+        skind = "gap" if v == gap_id else "number" if v == num_id else "word"
+        s = s_next
+        s_next += 1
+        a, b = int(sl_off[s]), int(sl_off[s + 1])
+        ss, se = sl_ss[a:b], sl_se[a:b]
+        distinct = int(sl_distinct[s])
         if distinct == 1:                             # a constant: fixed text after all
-            add_fixed(tokens[int(ss[0]):int(se[0])].tolist())
+            fixed_run.extend(tokens[int(ss[0]):int(se[0])].tolist())
             continue
+        if fixed_run:
+            elements.append(("f", fixed_run))
+            fixed_run = []
         values = []
         for u in range(int(sl["top_off"][s]), int(sl["top_off"][s + 1])):
             i = int(sl["top_first"][u])
@@ -1189,6 +1179,8 @@ def _template(c: _Corpus, inner: np.ndarray, key: int, occ: dict, sl: dict, gap_
                       "empty": int(sl["empty"][s]), "top_values": values})
         slot_arrays.append((ss, se))
         elements.append(("s", len(slots) - 1))
+    if fixed_run:
+        elements.append(("f", fixed_run))
     if not slots:
         return None
     fixed = sum(len(v) for kind, v in elements if kind == "f")
