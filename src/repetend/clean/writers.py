@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -54,6 +55,7 @@ def open_output(path: Path, name: str | None = None) -> BinaryIO:
 
 _WS = " \t\n\r"
 _DECODER = json.JSONDecoder()
+_SURROGATE = re.compile("[\ud800-\udfff]").search
 
 
 def _skip_ws(s: str, i: int) -> int:
@@ -121,7 +123,7 @@ def splice_json_text(line: bytes, field: str, new_text: str) -> bytes | None:
         vs, ve = span
         ascii_style = s.isascii()   # an all-ASCII line (escaped non-ASCII) stays all-ASCII
         enc = json.dumps(new_text, ensure_ascii=ascii_style)
-        if not ascii_style and any("\ud800" <= c <= "\udfff" for c in enc):
+        if not ascii_style and _SURROGATE(enc):
             enc = json.dumps(new_text, ensure_ascii=True)   # lone surrogates stay escaped
         out = (s[:vs] + enc + s[ve:]).encode("utf-8", "surrogateescape")
         _set_field(obj, field, new_text)
