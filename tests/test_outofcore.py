@@ -209,16 +209,16 @@ def assert_same_pairs(want, got):
 @given(seed=st.integers(0, 10**6), thr=st.sampled_from([0.5, 0.7, 0.9, 1.0]),
        k=st.integers(1, 4), mb=st.sampled_from([None, 3, 200]),
        scheme=st.sampled_from(["minhash", "oph"]), shard=st.integers(1, 50),
-       parts=st.sampled_from([1, 4, 32]), vtok=st.sampled_from([None, 1, 40, 400]))
+       parts=st.sampled_from([1, 4, 32]), batch=st.sampled_from([None, 1, 7, 400]))
 def test_neardup_ooc_equals_in_memory(tmp_path_factory, seed, thr, k, mb, scheme, shard, parts,
-                                      vtok):
+                                      batch):
     rng = np.random.default_rng(seed)
     store = _dups_corpus(rng, int(rng.integers(2, 150)), int(rng.integers(1, 30)))
     cfg = NearDupConfig(threshold=thr, shingle=k, max_bucket=mb, scheme=scheme, num_perm=64)
     want = find_near_duplicates(store, cfg)
     work = tmp_path_factory.mktemp("nd")
     got = near_duplicates_store(store, cfg, memory_limit="64G", shard_docs=shard,
-                                n_parts=parts, workdir=work, verify_tokens=vtok)
+                                n_parts=parts, workdir=work, pair_batch=batch)
     assert_same_pairs(want.pairs, got.pairs)
     assert got.candidates == len(want.candidates)
     assert got.stats["capped_buckets"] == want.summary["lsh"]["capped_buckets"]
@@ -275,59 +275,43 @@ def test_store_token_hashes_equal_token_hashes(tmp_path):
     np.testing.assert_array_equal(store_token_hashes(tmp_path / "s"), token_hashes(st_.vocab))
 
 
-def _distinct_cost_cuts_oracle(a, b, lens, cap, pair_cost):
-    """Greedy runs: a pair joins the run unless it would push the run's distinct
-    documents' tokens plus pair_cost per pair over cap (a run always takes its
-    first pair)."""
-    cuts, docs = [0], set()
-    for i, (x, y) in enumerate(zip(a.tolist(), b.tolist())):
-        new = docs | {x, y}
-        if i > cuts[-1] and sum(lens[d] for d in new) + pair_cost * (i + 1 - cuts[-1]) > cap:
-            cuts.append(i)
-            new = {x, y}
-        docs = new
-    return cuts + [len(a)]
-
-
-@settings(max_examples=200, deadline=None)
-@given(data=st.data())
-def test_distinct_cost_cuts_oracle(data):
-    from repetend.neardup._lsh_kernels import distinct_cost_cuts
-    n_docs = data.draw(st.integers(2, 12))
-    lens = np.array(data.draw(st.lists(st.integers(0, 9), min_size=n_docs, max_size=n_docs)),
-                    dtype=np.int64)
-    pairs = data.draw(st.lists(st.tuples(st.integers(0, n_docs - 1), st.integers(0, n_docs - 1)),
-                               max_size=30))
-    a = np.array([p[0] for p in pairs], dtype=np.int64)
-    b = np.array([p[1] for p in pairs], dtype=np.int64)
-    cap = data.draw(st.integers(0, 40))
-    pair_cost = data.draw(st.integers(0, 3))
-    mark = np.full(n_docs, -1, dtype=np.int32)
-    got = distinct_cost_cuts(a, b, lens, np.int64(cap), mark, np.int64(pair_cost)).tolist()
-    assert got == _distinct_cost_cuts_oracle(a, b, lens, cap, pair_cost)
-
-
-def test_neardup_ooc_verification_runs_count_their_pairs(tmp_path, monkeypatch):
-    """A verification run is bounded by its distinct documents' tokens *and* its
-    pairs: 300 copies of one short document are 44,850 pairs over 2,400 tokens,
-    and each pair costs verify_pairs ~100 bytes (more than 2 tokens' worth), so a
-    run cut by distinct tokens alone held every pair at once."""
-    runs = []
+def test_neardup_ooc_batches_dense_pairs(tmp_path, monkeypatch):
+    """Candidate pairs are emitted, sorted and verified a batch at a time: 300 copies
+    of one short document are 44,850 pairs from one bucket per band; with a batch
+    of 1,000 no verification call sees more, and the pair files are split by range
+    of the first document (the stream stays sorted)."""
+    calls = []
     real = NO.verify_pairs
 
     def spy(sets, a, b):
-        runs.append((int(a.shape[0]), int(sets.offsets[-1])))
+        calls.append(int(a.shape[0]))
         return real(sets, a, b)
 
     monkeypatch.setattr(NO, "verify_pairs", spy)
-    docs = [[1, 2, 3, 4, 5, 6, 7, 8]] * 300
+    docs = [[1, 2, 3, 4, 5, 6, 7, 8]] * 300 + [[9, 10, 11, 12, 13]] * 3
     tokens, offsets = corpus(docs)
     from repetend.neardup.shingles import token_hashes
-    tok_hash = token_hashes([f"w{i}" for i in range(9)])
-    cap = 4000
+    tok_hash = token_hashes([f"w{i}" for i in range(14)])
     got = NO.near_duplicates_ooc(tokens, offsets, tok_hash, memory_limit="64G", shingle=2,
-                                 max_bucket=None, workdir=tmp_path, verify_tokens=cap)
-    assert len(got) == 300 * 299 // 2
-    assert sum(p for p, _ in runs) == 300 * 299 // 2
-    for pairs, shingles in runs:
-        assert pairs == 1 or pairs * NO._VERIFY_PAIR_TOKENS + shingles <= cap
+                                 max_bucket=None, workdir=tmp_path, pair_batch=1000, n_parts=2)
+    assert len(got) == 300 * 299 // 2 + 3
+    assert sum(calls) == got.candidates == len(got)
+    assert max(calls) <= 1000
+    key = np.asarray(got.pairs.a) * 303 + np.asarray(got.pairs.b)
+    assert np.all(np.diff(key) > 0)          # globally sorted, distinct
+    assert np.all(np.asarray(got.pairs.jaccard) == 1.0)
+    assert leftovers(tmp_path) == []
+
+
+def test_split_pair_file_keeps_every_key_in_range_order(tmp_path):
+    rng = np.random.default_rng(3)
+    nn, q_div, j = np.int64(1000), 100, 2
+    a = rng.integers(j * q_div, (j + 1) * q_div, 5000)
+    keys = a * nn + rng.integers(0, 1000, 5000)
+    keys.tofile(tmp_path / f"p{j}.key")
+    paths = NO._split_pair_file(tmp_path, j, keys.size, nn, q_div, 700)
+    assert len(paths) > 1 and not (tmp_path / f"p{j}.key").exists()
+    parts = [np.fromfile(p, dtype=np.int64) for p in paths]
+    assert sorted(np.concatenate(parts).tolist()) == sorted(keys.tolist())
+    for x, y in zip(parts, parts[1:]):    # ranges of a in file order
+        assert (x // nn).max() < (y // nn).min()

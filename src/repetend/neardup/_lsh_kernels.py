@@ -88,39 +88,3 @@ def bucket_pairs(members, starts, sizes, max_bucket, pair_offsets, out_a, out_b)
                     out_b[p] = max(x, y)
                     p += 1
 
-
-@jit
-def distinct_cost_cuts(a, b, lens, cap, mark, pair_cost):
-    """Cut the pair stream (a[i], b[i]) into runs whose cost is at most ``cap``
-    (a run holds at least one pair): the tokens of its *distinct* documents plus
-    ``pair_cost`` per pair (the verification's per-pair arrays, in tokens).
-    ``mark`` (int32, one per document, all -1) is scratch: ``mark[d]`` is the
-    last run that counted d.  Returns the cuts [0, ..., n]."""
-    n = a.shape[0]
-    cuts = np.empty(n + 2, dtype=np.int64)
-    cuts[0] = 0
-    nc = 1
-    run = 0
-    cost = 0
-    for i in range(n):
-        x = a[i]
-        y = b[i]
-        add = pair_cost
-        if mark[x] != run:
-            add += lens[x]
-        if y != x and mark[y] != run:
-            add += lens[y]
-        if i > cuts[nc - 1] and cost + add > cap:
-            run += 1
-            cuts[nc] = i
-            nc += 1
-            cost = 0
-            add = pair_cost + lens[x]
-            if y != x:
-                add += lens[y]
-        mark[x] = run
-        mark[y] = run
-        cost += add
-    cuts[nc] = n
-    nc += 1
-    return cuts[:nc]

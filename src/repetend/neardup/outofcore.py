@@ -35,6 +35,7 @@ under ``workdir`` and are removed at the end, also on error or interrupt;
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import shutil
@@ -55,18 +56,16 @@ from . import _minhash_kernels as MK
 from .lsh import _collect, _emit, check_banding, lsh_params, safe_min_shingles
 from .minhash import DEFAULT_SEED, minhash_signatures
 from .pairs import Pairs, verify_pairs
-from .shingles import shingle_sets, token_hashes
+from .shingles import ShingleSets, shingle_sets, token_hashes
 
 __all__ = ["OutOfCorePairs", "near_duplicates_ooc", "near_duplicates_store", "store_token_hashes"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _REC_BYTES = 18          # band int16 + key uint64 + doc int64 on disk
 _SORT_BYTES_PER_REC = 64  # loaded records, lexsort, gathered copies
-_PAIR_BYTES = 48          # a, b, key, unique's scratch
-_VERIFY_BYTES_PER_TOKEN = 40  # gathered tokens, raw + compacted shingles, index
-# per pair of a run: local ids, verify_pairs' keys and float columns, the selected copies
-# (~150 bytes measured), counted in tokens so a dense run of short documents stays bounded
-_VERIFY_PAIR_TOKENS = 4
+_PAIR_BYTES = 48          # a, b, key, the sort's copy (pairs emitted and deduplicated)
+# per verified candidate: a, b, intersections, the three float columns, the selection
+_VERIFY_PAIR_BYTES = 160
 _MAX_PARTS = 4096
 
 
@@ -130,6 +129,49 @@ def _append(spill: Path, name: str, arrays: dict, part: np.ndarray, n_parts: int
     return cnt
 
 
+_PAIR_FIELDS = ("a", "b", "jaccard", "containment_ab", "containment_ba")
+
+
+def _split_pair_file(spill: Path, j: int, count: int, nn, q_div: int, max_keys: int) -> list[Path]:
+    """The pair file ``p{j}.key`` as one or more files of at most about ``max_keys`` keys,
+    split by range of the first document (so the stream stays globally sorted): on a
+    corpus dense in near-duplicates one range of documents can hold more candidate
+    pairs than the budget can sort at once."""
+    path = spill / f"p{j}.key"
+    k = -(-int(count) // int(max_keys))
+    if k <= 1:
+        return [path]
+    k = min(k, q_div)
+    lo = np.int64(j) * np.int64(q_div)
+    outs = [spill / f"p{j}.{i}.key" for i in range(k)]
+    src = np.memmap(path, dtype=np.int64, mode="r", shape=(int(count),))
+    for s0 in range(0, int(count), int(max_keys)):
+        blk = np.asarray(src[s0:s0 + int(max_keys)])
+        sub = ((blk // nn - lo) * k // q_div).astype(np.int64)
+        order = np.argsort(sub, kind="stable")
+        cnt = np.bincount(sub, minlength=k)
+        bnd = np.concatenate(([0], np.cumsum(cnt)))
+        blk = blk[order]
+        for i in np.flatnonzero(cnt):
+            with open(outs[i], "ab") as fh:
+                blk[bnd[i]:bnd[i + 1]].tofile(fh)
+    del src
+    path.unlink()
+    return [p for p in outs if p.exists()]
+
+
+def _map_pairs(res: Path, n_found: int) -> Pairs:
+    """The verified pairs spilled to ``res``, memory-mapped (file-backed pages, not
+    private memory); the files are unlinked at once and live as long as the arrays."""
+    if n_found == 0:
+        return Pairs.empty()
+    cols = []
+    for name in _PAIR_FIELDS:
+        dt = np.int64 if name in ("a", "b") else np.float64
+        cols.append(np.memmap(res / f"{name}.bin", dtype=dt, mode="r", shape=(n_found,)))
+    return Pairs(*cols)
+
+
 def _gather_docs(tokens, doc_offsets, docs):
     """Tokens and offsets of the documents ``docs`` (sorted), copied out of the memmap."""
     lo = doc_offsets[docs]
@@ -149,7 +191,7 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                         min_shingles: int = 3, min_recall: float = 0.98,
                         workdir: str | os.PathLike | None = None,
                         shard_docs: int | None = None, n_parts: int | None = None,
-                        verify_tokens: int | None = None) -> OutOfCorePairs:
+                        pair_batch: int | None = None) -> OutOfCorePairs:
     """MinHash-LSH near-duplicate pairs under a memory budget (module docs).
 
     Parameters
@@ -168,9 +210,9 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
         As :class:`repetend.neardup.api.NearDupConfig` (``bits`` = ``bbits`` or 64).
     workdir : path, optional
         Where the spill directory is created (default: the system temp dir).
-    shard_docs, n_parts, verify_tokens : int, optional
-        Override the planned shard size (documents), partition count and tokens
-        per verification run (tests).
+    shard_docs, n_parts, pair_batch : int, optional
+        Override the planned shard size (documents), partition count and
+        candidate pairs emitted, sorted or verified at a time (tests).
 
     Returns
     -------
@@ -213,17 +255,17 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
 
     budget = MemoryBudget(limit)
     work = budget.working_bytes(limit)
-    fixed = 36 * (n + 1) + 8 * tok_hash.shape[0]
+    fixed = 40 * (n + 1) + 8 * tok_hash.shape[0]
     avail = work - fixed
     if avail < (1 << 22):
         raise ParameterError(
             f"memory_limit={limit} bytes is too small: {n} documents need {fixed} bytes of "
             f"offsets, sizes and fingerprints besides the {budget.base['anon']} the process "
             f"holds; give at least {budget.base['anon'] + fixed + (1 << 25)} bytes")
-    lens = np.diff(doc_offsets)
     if shard_docs is None:
-        cost = 24 * lens + 8 * num_perm + 48 * bands + 64
+        cost = 24 * np.diff(doc_offsets) + 8 * num_perm + 48 * bands + 64
         cuts = _cost_cuts(cost, avail // 2)
+        del cost
     else:
         cuts = np.unique(np.concatenate([np.arange(0, n, max(1, int(shard_docs))), [n]])
                          ).astype(np.int64)
@@ -245,6 +287,8 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
     root = Path(workdir) if workdir is not None else Path(tempfile.gettempdir())
     root.mkdir(parents=True, exist_ok=True)
     spill = Path(tempfile.mkdtemp(prefix=".repetend-neardup-", dir=root))
+    res = Path(tempfile.mkdtemp(prefix=".repetend-pairs-", dir=root))
+    n_found = 0
     try:
         with budget:
             # 1. signatures and band keys per shard
@@ -261,6 +305,8 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                 ssz = np.diff(sets.offsets)
                 sizes[d0:d1] = ssz
                 shingles_total += int(sets.hashes.shape[0])
+                with open(spill / "shingles.bin", "ab") as fh:   # read back by stage 4
+                    sets.hashes.tofile(fh)
                 with np.errstate(over="ignore"):
                     MK.set_fingerprints(sets.hashes, sets.offsets, fp[d0:d1])
                 banded = np.flatnonzero(ssz >= tiny_limit).astype(np.int64)
@@ -284,7 +330,7 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                 del key, band, doc, part
             stats["shingles"] = shingles_total
             stats["band_records"] = int(rec_counts.sum())
-            stats["spilled_bytes"] = _REC_BYTES * int(rec_counts.sum())
+            stats["spilled_bytes"] = _REC_BYTES * int(rec_counts.sum()) + 8 * shingles_total
             stats["largest_partition"] = int(rec_counts.max())
             timings["signatures"] = time.perf_counter() - t0
 
@@ -294,6 +340,8 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
             pair_counts = np.zeros(n_parts, dtype=np.int64)
             nn = np.int64(max(n, 1))
             raw_pairs = 0
+            pair_cap = (max(1, int(pair_batch)) if pair_batch
+                        else max(1 << 12, avail // (2 * _PAIR_BYTES)))
 
             def spill_pairs(got):
                 nonlocal raw_pairs
@@ -303,6 +351,17 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                 raw_pairs += int(a.size)
                 pk = sorted_unique(a * nn + b)
                 pair_counts[:] += _append(spill, "p", {"key": pk}, pk // nn // q_div, n_parts)
+
+            def emit_buckets(members, starts):
+                # buckets in groups whose candidate pairs fit the budget: below the cap
+                # a bucket of m documents emits m(m-1)/2 pairs, far more than its m records
+                per = LK.bucket_pair_counts(starts, np.int64(cap))
+                for g0, g1 in itertools.pairwise(_cost_cuts(per, pair_cap).tolist()):
+                    mem: list = []
+                    ln: list = []
+                    _collect(members, starts[g0:g1 + 1], mem, ln)
+                    spill_pairs(_emit(mem, ln, sizes, cap, stats))
+                    del mem, ln
 
             for j in range(n_parts):
                 if rec_counts[j] == 0:
@@ -318,12 +377,8 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                 cut = np.flatnonzero((key[1:] != key[:-1]) | (band[1:] != band[:-1])) + 1
                 starts = np.concatenate(([0], cut, [key.shape[0]])).astype(np.int64)
                 del band, key, cut
-                mem: list = []
-                ln: list = []
-                _collect(doc, starts, mem, ln)
+                emit_buckets(doc, starts)
                 del doc, starts
-                spill_pairs(_emit(mem, ln, sizes, cap, stats))
-                del mem, ln
             # near-empty documents: one bucket per identical shingle set
             tiny = np.flatnonzero((sizes >= 1) & (sizes < tiny_limit)).astype(np.int64)
             stats["near_empty_documents"] = int(tiny.size)
@@ -335,60 +390,51 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                 fs = f[order]
                 cut = np.flatnonzero(fs[1:] != fs[:-1]) + 1
                 starts = np.concatenate(([0], cut, [fs.shape[0]])).astype(np.int64)
-                mem, ln = [], []
-                _collect(tiny[order], starts, mem, ln)
-                spill_pairs(_emit(mem, ln, sizes, cap, stats))
+                emit_buckets(tiny[order], starts)
             del fp, tiny
             stats["raw_pairs"] = raw_pairs
             timings["lsh"] = time.perf_counter() - t0
 
-            # 3 + 4. candidates per pair file (ranges of a), verified in chunks
+            # 3 + 4. candidates per pair file (ranges of a), verified against the shingle
+            # sets spilled by stage 1 (memory-mapped: page cache, not private memory)
             t0 = time.perf_counter()
-            tok_cap = None if verify_tokens is None else max(1, int(verify_tokens))
-            out: list[Pairs] = []
+            soff = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(sizes, out=soff[1:])
+            hashes = (np.memmap(spill / "shingles.bin", dtype=np.uint64, mode="r",
+                                shape=(shingles_total,)) if shingles_total
+                      else np.zeros(0, dtype=np.uint64))
+            sets = ShingleSets(hashes, soff, k)
+            chunk = (max(1, int(pair_batch)) if pair_batch
+                     else max(1 << 12, avail // (2 * _VERIFY_PAIR_BYTES)))
             n_cand = 0
-            mark = np.empty(n, dtype=np.int32)
             verify_chunks = 0
             for j in range(n_parts):
                 if pair_counts[j] == 0:
                     continue
-                pk = sorted_unique(np.fromfile(spill / f"p{j}.key", dtype=np.int64))
-                (spill / f"p{j}.key").unlink()
-                a, b = pk // nn, pk % nn
-                del pk
-                n_cand += int(a.size)
-                # runs of pairs whose distinct documents (and the pairs) fit the budget:
-                # a document shared by many pairs (a star centre) is gathered and
-                # shingled once per run
-                mark.fill(-1)
-                # the runs share the budget with this pair file (a, b and the sort)
-                cap_j = tok_cap if tok_cap is not None else max(
-                    1 << 16, (avail - _PAIR_BYTES * int(a.size)) // _VERIFY_BYTES_PER_TOKEN)
-                pc = LK.distinct_cost_cuts(a, b, lens, np.int64(cap_j), mark,
-                                           np.int64(_VERIFY_PAIR_TOKENS))
-                for c in range(pc.shape[0] - 1):
-                    ca, cb = a[pc[c]:pc[c + 1]], b[pc[c]:pc[c + 1]]
-                    docs = sorted_unique(np.concatenate([ca, cb]))
-                    sub_t, sub_off = _gather_docs(tokens, doc_offsets, docs)
-                    sets = shingle_sets(sub_t, sub_off, tok_hash, k)
-                    del sub_t
-                    got = verify_pairs(sets, np.searchsorted(docs, ca), np.searchsorted(docs, cb))
-                    del sets
-                    verify_chunks += 1
-                    got = got.select(got.jaccard >= t_thr)
-                    out.append(Pairs(docs[got.a], docs[got.b], got.jaccard,
-                                     got.containment_ab, got.containment_ba))
+                for path in _split_pair_file(spill, j, pair_counts[j], nn, q_div, pair_cap):
+                    pk = sorted_unique(np.fromfile(path, dtype=np.int64))
+                    path.unlink()
+                    n_cand += int(pk.size)
+                    for c0 in range(0, pk.shape[0], chunk):
+                        ck = pk[c0:c0 + chunk]
+                        got = verify_pairs(sets, ck // nn, ck % nn)
+                        got = got.select(got.jaccard >= t_thr)
+                        verify_chunks += 1
+                        for name in _PAIR_FIELDS:
+                            with open(res / f"{name}.bin", "ab") as fh:
+                                getattr(got, name).tofile(fh)
+                        n_found += len(got)
+                        del ck, got
+                    del pk
+            del sets, hashes
             stats["verify_chunks"] = verify_chunks
             timings["verify"] = time.perf_counter() - t0
+        pairs = _map_pairs(res, n_found)
     finally:
         shutil.rmtree(spill, ignore_errors=True)
-    if out:
-        pairs = Pairs(*(np.concatenate([getattr(p, f) for p in out])
-                        for f in ("a", "b", "jaccard", "containment_ab", "containment_ba")))
-    else:
-        pairs = Pairs.empty()
+        shutil.rmtree(res, ignore_errors=True)
     stats["candidates"] = n_cand
-    stats["verified_pairs"] = len(pairs)
+    stats["verified_pairs"] = n_found
     stats["timings_s"] = {key: round(v, 4) for key, v in timings.items()}
     rep = budget.report()
     stats.update(peak_anon=rep["peak_anon"], peak_rss=rep["peak_rss"], hwm=rep["hwm"],
