@@ -72,6 +72,8 @@ class Pairs:
         return cls(z, z.copy(), f, f.copy(), f.copy())
 
     def sorted(self) -> "Pairs":
+        if _strictly_sorted(self.a, self.b):   # e.g. the out-of-core result: no copy
+            return self
         order = np.lexsort((self.b, self.a))
         return Pairs(self.a[order], self.b[order], self.jaccard[order],
                      self.containment_ab[order], self.containment_ba[order])
