@@ -1196,7 +1196,7 @@ def _template(c: _Corpus, inner: np.ndarray, key: int, occ: dict, sl: dict, gap_
     doc_len = occ["doc_len"][lo:hi]
     order = np.lexsort((starts, doc_len, ~nonempty))
     pick = int(order[0])
-    d = int(np.searchsorted(c.doc_offsets, starts[pick], side="right") - 1)
+    d = int(docs[pick])
     base = int(c.doc_offsets[d])
     slot_ranges = {i: (int(ss[pick]) - base, int(se[pick]) - base)
                    for i, (ss, se) in enumerate(slot_arrays)}
