@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit
+from ._bloomspan_kernels import set_range
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -314,25 +315,6 @@ def value_hashes(tokens, starts, ends):
 
 
 @jit
-def _set_bits(bits, lo, hi):
-    """Set bits [lo, hi) of a bitmask (bit ``p & 63`` of word ``p >> 6``)."""
-    if hi <= lo:
-        return
-    w0 = lo >> 6
-    w1 = (hi - 1) >> 6
-    full = np.uint64(0xFFFFFFFFFFFFFFFF)
-    m0 = full << np.uint64(lo & 63)
-    m1 = full >> np.uint64(63 - ((hi - 1) & 63))
-    if w0 == w1:
-        bits[w0] |= m0 & m1
-        return
-    bits[w0] |= m0
-    for w in range(w0 + 1, w1):
-        bits[w] = full
-    bits[w1] |= m1
-
-
-@jit
 def union_covered(doc_offsets, a_starts, a_ends, b_starts, b_ends):
     """Per document: tokens inside some span of A, of B, and of either (global
     positions; spans may overlap).  Two bitmasks (one bit per token), then
@@ -344,9 +326,9 @@ def union_covered(doc_offsets, a_starts, a_ends, b_starts, b_ends):
     ba = np.zeros(nw, dtype=np.uint64)
     bb = np.zeros(nw, dtype=np.uint64)
     for i in range(a_starts.shape[0]):
-        _set_bits(ba, a_starts[i], a_ends[i])
+        set_range(ba, a_starts[i], a_ends[i])
     for i in range(b_starts.shape[0]):
-        _set_bits(bb, b_starts[i], b_ends[i])
+        set_range(bb, b_starts[i], b_ends[i])
     out = np.zeros((n_docs, 3), dtype=np.int64)
     full = np.uint64(0xFFFFFFFFFFFFFFFF)
     for d in range(n_docs):
