@@ -315,3 +315,40 @@ def test_split_pair_file_keeps_every_key_in_range_order(tmp_path):
     assert sorted(np.concatenate(parts).tolist()) == sorted(keys.tolist())
     for x, y in zip(parts, parts[1:]):    # ranges of a in file order
         assert (x // nn).max() < (y // nn).min()
+
+
+def test_bucket_rows_emits_every_pair_of_a_bucket_in_bounded_batches():
+    import itertools
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        m = int(rng.integers(2, 40))
+        cap = int(rng.integers(1, 100))
+        mem = rng.choice(1000, m, replace=False)
+        out = list(NO._bucket_rows(mem, cap))
+        a = np.concatenate([x for x, _ in out])
+        b = np.concatenate([y for _, y in out])
+        assert np.all(a < b)
+        want = sorted((min(x, y), max(x, y)) for x, y in itertools.combinations(mem.tolist(), 2))
+        assert sorted(zip(a.tolist(), b.tolist())) == want
+        assert all(x.size <= max(cap, m - 1) for x, _ in out)   # a row alone when longer
+
+
+def test_neardup_ooc_pair_dense_bucket_stays_under_budget(tmp_path):
+    """2,000 copies of a short document, no bucket cap: one bucket per band of 2 M
+    pairs, emitted a few rows at a time (it was emitted whole: 190 MB over an 8 MB
+    budget) and its pair files split at the counts of pairs per first document."""
+    from repetend.neardup.shingles import token_hashes
+    rng = np.random.default_rng(2)
+    docs = [list(range(8))] * 2000 + [list(rng.integers(0, 3000, 40)) for _ in range(1000)]
+    tokens, offsets = corpus(docs)
+    tok_hash = token_hashes([f"w{i}" for i in range(3000)])
+    kw = dict(shingle=3, max_bucket=None, num_perm=32)
+    NO.near_duplicates_ooc(tokens[:offsets[40]], offsets[:41], tok_hash, memory_limit="64G",
+                           workdir=tmp_path, **kw)   # warm the kernels
+    limit = rss_now()["anon"] + (8 << 20)
+    got = NO.near_duplicates_ooc(tokens, offsets, tok_hash, memory_limit=limit,
+                                 workdir=tmp_path, **kw)
+    assert len(got) == got.candidates == 2000 * 1999 // 2
+    assert got.stats["largest_bucket"] == 2000
+    assert got.stats["peak_anon"] <= limit
+    assert leftovers(tmp_path) == []

@@ -172,6 +172,28 @@ def _map_pairs(res: Path, n_found: int) -> Pairs:
     return Pairs(*cols)
 
 
+def _bucket_rows(members: np.ndarray, cap: int):
+    """All pairs of one bucket (``a < b``), as ``bucket_pairs`` below the cap emits
+    them, in batches of consecutive rows of the pair triangle with at most about
+    ``cap`` pairs each (a row alone when it is longer).  Only the two yielded
+    arrays stay alive while the caller spills them."""
+    mem = np.sort(np.asarray(members, dtype=np.int64))   # then x < y: no min / max
+    m = int(mem.shape[0])
+    row = m - 1 - np.arange(m, dtype=np.int64)       # pairs (u, v > u) of row u
+    for u0, u1 in itertools.pairwise(_cost_cuts(row, cap).tolist()):
+        cnt = row[u0:u1]
+        tot = int(cnt.sum())
+        if tot == 0:
+            continue
+        v = np.arange(tot, dtype=np.int64)
+        v -= np.repeat(np.cumsum(cnt) - cnt - np.arange(u0 + 1, u1 + 1), cnt)
+        y = mem[v]
+        del v
+        x = np.repeat(mem[u0:u1], cnt)
+        yield x, y
+        del x, y
+
+
 def _gather_docs(tokens, doc_offsets, docs):
     """Tokens and offsets of the documents ``docs`` (sorted), copied out of the memmap."""
     lo = doc_offsets[docs]
@@ -357,6 +379,15 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                 # a bucket of m documents emits m(m-1)/2 pairs, far more than its m records
                 per = LK.bucket_pair_counts(starts, np.int64(cap))
                 for g0, g1 in itertools.pairwise(_cost_cuts(per, pair_cap).tolist()):
+                    m = int(starts[g1] - starts[g0])
+                    if g1 - g0 == 1 and per[g0] > pair_cap and not (cap and m >= cap):
+                        # one uncapped bucket dearer than the batch: its pairs a few rows
+                        # at a time (3,000 copies of a document are 4.5 M pairs)
+                        stats["buckets_with_pairs"] += 1
+                        stats["largest_bucket"] = max(stats["largest_bucket"], m)
+                        for got in _bucket_rows(members[starts[g0]:starts[g1]], pair_cap):
+                            spill_pairs(got)
+                        continue
                     mem: list = []
                     ln: list = []
                     _collect(members, starts[g0:g1 + 1], mem, ln)
