@@ -333,6 +333,25 @@ def test_bucket_rows_emits_every_pair_of_a_bucket_in_bounded_batches():
         assert all(x.size <= max(cap, m - 1) for x, _ in out)   # a row alone when longer
 
 
+def test_split_pair_file_cuts_at_the_counts_not_equal_widths(tmp_path):
+    """The pairs of a group of copies crowd into the first documents of a file's
+    range: equal-width sub-ranges left one file 3.5x over the batch (3,000 copies)."""
+    rng = np.random.default_rng(8)
+    nn, q_div, j, max_keys = np.int64(5000), 5000, 0, 900
+    a = np.concatenate([np.repeat(np.arange(60), np.arange(60, 0, -1) * 17),
+                        rng.integers(60, q_div, 300)])
+    rng.shuffle(a)
+    keys = a * nn + rng.integers(0, 5000, a.size)
+    keys.tofile(tmp_path / f"p{j}.key")
+    paths = NO._split_pair_file(tmp_path, j, keys.size, nn, q_div, max_keys)
+    parts = [np.fromfile(p, dtype=np.int64) for p in paths]
+    assert sorted(np.concatenate(parts).tolist()) == sorted(keys.tolist())
+    for x in parts:
+        assert x.size <= max_keys or np.unique(x // nn).size == 1
+    for x, y in zip(parts, parts[1:]):
+        assert (x // nn).max() < (y // nn).min()
+
+
 def test_neardup_ooc_pair_dense_bucket_stays_under_budget(tmp_path):
     """2,000 copies of a short document, no bucket cap: one bucket per band of 2 M
     pairs, emitted a few rows at a time (it was emitted whole: 190 MB over an 8 MB

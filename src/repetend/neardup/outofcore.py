@@ -133,25 +133,36 @@ _PAIR_FIELDS = ("a", "b", "jaccard", "containment_ab", "containment_ba")
 
 
 def _split_pair_file(spill: Path, j: int, count: int, nn, q_div: int, max_keys: int) -> list[Path]:
-    """The pair file ``p{j}.key`` as one or more files of at most about ``max_keys`` keys,
-    split by range of the first document (so the stream stays globally sorted): on a
-    corpus dense in near-duplicates one range of documents can hold more candidate
-    pairs than the budget can sort at once."""
+    """The pair file ``p{j}.key`` as one or more files of at most ``max_keys`` keys
+    (a file of one first document when that document alone has more), split by
+    range of the first document (so the stream stays globally sorted): on a corpus
+    dense in near-duplicates one range of documents can hold more candidate pairs
+    than the budget can sort at once.  The ranges are cut at the counts of keys per
+    first document (one pass over the file), not at equal widths: the pairs of a
+    group of copies crowd into the few documents that hold them."""
     path = spill / f"p{j}.key"
-    k = -(-int(count) // int(max_keys))
-    if k <= 1:
+    count, max_keys = int(count), max(1, int(max_keys))
+    if count <= max_keys:
         return [path]
-    k = min(k, q_div)
     lo = np.int64(j) * np.int64(q_div)
-    outs = [spill / f"p{j}.{i}.key" for i in range(k)]
-    src = np.memmap(path, dtype=np.int64, mode="r", shape=(int(count),))
-    for s0 in range(0, int(count), int(max_keys)):
-        blk = np.asarray(src[s0:s0 + int(max_keys)])
-        sub = ((blk // nn - lo) * k // q_div).astype(np.int64)
+    src = np.memmap(path, dtype=np.int64, mode="r", shape=(count,))
+    per_doc = np.zeros(int(q_div), dtype=np.int64)
+    for s0 in range(0, count, max_keys):
+        per_doc += np.bincount(np.asarray(src[s0:s0 + max_keys]) // nn - lo, minlength=int(q_div))
+    bounds = _cost_cuts(per_doc, max_keys)
+    del per_doc
+    if bounds.shape[0] <= 2:
+        del src
+        return [path]
+    outs = [spill / f"p{j}.{i}.key" for i in range(bounds.shape[0] - 1)]
+    for s0 in range(0, count, max_keys):
+        blk = np.asarray(src[s0:s0 + max_keys])
+        sub = np.searchsorted(bounds, blk // nn - lo, side="right") - 1
         order = np.argsort(sub, kind="stable")
-        cnt = np.bincount(sub, minlength=k)
+        cnt = np.bincount(sub, minlength=len(outs))
         bnd = np.concatenate(([0], np.cumsum(cnt)))
         blk = blk[order]
+        del sub, order
         for i in np.flatnonzero(cnt):
             with open(outs[i], "ab") as fh:
                 blk[bnd[i]:bnd[i + 1]].tofile(fh)
