@@ -261,6 +261,20 @@ def test_neardup_interrupted_run_leaves_nothing(tmp_path, monkeypatch):
         near_duplicates_store(store, cfg, memory_limit="64G", shard_docs=30, n_parts=4,
                               workdir=tmp_path)
     assert leftovers(tmp_path) == []
+    monkeypatch.undo()
+    real, made = NO.tempfile.mkdtemp, []
+
+    def second_fails(*a, **k):     # interrupted between the spill and the result dir
+        made.append(1)
+        if len(made) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(NO.tempfile, "mkdtemp", second_fails)
+    with pytest.raises(KeyboardInterrupt):
+        near_duplicates_store(store, cfg, memory_limit="64G", workdir=tmp_path)
+    monkeypatch.undo()
+    assert leftovers(tmp_path) == []
     with pytest.raises(ParameterError):
         near_duplicates_store(store, NearDupConfig(method="simhash"), memory_limit="64G")
     with pytest.raises(ParameterError, match="too small"):

@@ -320,9 +320,10 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
     root = Path(workdir) if workdir is not None else Path(tempfile.gettempdir())
     root.mkdir(parents=True, exist_ok=True)
     spill = Path(tempfile.mkdtemp(prefix=".repetend-neardup-", dir=root))
-    res = Path(tempfile.mkdtemp(prefix=".repetend-pairs-", dir=root))
+    res = None
     n_found = 0
     try:
+        res = Path(tempfile.mkdtemp(prefix=".repetend-pairs-", dir=root))
         with budget:
             # 1. signatures and band keys per shard
             t0 = time.perf_counter()
@@ -474,7 +475,8 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
         pairs = _map_pairs(res, n_found)
     finally:
         shutil.rmtree(spill, ignore_errors=True)
-        shutil.rmtree(res, ignore_errors=True)
+        if res is not None:
+            shutil.rmtree(res, ignore_errors=True)
     stats["candidates"] = n_cand
     stats["verified_pairs"] = n_found
     stats["timings_s"] = {key: round(v, 4) for key, v in timings.items()}
