@@ -9,13 +9,18 @@ by ``memory_limit``.  Four passes, each over on-disk runs:
    keys (:func:`repetend.neardup._lsh_kernels.band_keys`) are *spilled* as
    (band, key, document) records to ``n_parts`` partition files chosen by a
    hash of the key -- an external distribution sort: every bucket lies in
-   one partition.  Signatures and shingles are dropped with the shard; only
-   the set sizes and set fingerprints (16 bytes per document) are kept;
+   one partition.  A near-empty document (fewer than ``min_shingles``
+   shingles) is one record of band -1 keyed by the fingerprint of its whole
+   set.  The shard's sorted shingle sets are appended to ``shingles.bin``
+   (read back by stage 4); signatures are dropped with the shard; only the
+   set sizes (8 bytes per document) are kept;
 2. **buckets per partition**: a partition is read back and sorted by
    (band, key, document); its buckets give candidate pairs exactly as
    :func:`repetend.neardup.lsh.lsh_candidates` (same cap rule, same
-   near-empty grouping by set fingerprint), spilled again to ``n_parts``
-   pair files by range of the first document;
+   near-empty grouping by set fingerprint: the band -1 buckets), emitted in
+   groups of at most ``pair_batch`` pairs (an uncapped bucket a few rows of
+   its pair triangle at a time) and spilled again to ``n_parts`` pair files
+   by range of the first document;
 3. **candidates per pair file**: read back, deduplicated (by a sort),
    sorted by (a, b) -- the files are ranges of ``a``, so the stream is
    globally sorted;
@@ -328,8 +333,8 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
             # 1. signatures and band keys per shard
             t0 = time.perf_counter()
             sizes = np.zeros(n, dtype=np.int64)
-            fp = np.zeros(n, dtype=np.uint64)
             rec_counts = np.zeros(n_parts, dtype=np.int64)
+            tiny_records = 0
             shingles_total = 0
             for i in range(cuts.shape[0] - 1):
                 d0, d1 = int(cuts[i]), int(cuts[i + 1])
@@ -341,8 +346,21 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                 shingles_total += int(sets.hashes.shape[0])
                 with open(spill / "shingles.bin", "ab") as fh:   # read back by stage 4
                     sets.hashes.tofile(fh)
-                with np.errstate(over="ignore"):
-                    MK.set_fingerprints(sets.hashes, sets.offsets, fp[d0:d1])
+                # near-empty documents: spilled as records of band -1 keyed by the
+                # fingerprint of the whole set, so that stage 2 makes one bucket per
+                # identical set (as lsh_candidates) without holding them all at once
+                tiny = np.flatnonzero((ssz >= 1) & (ssz < tiny_limit)).astype(np.int64)
+                if tiny.size:
+                    fp = np.zeros(d1 - d0, dtype=np.uint64)
+                    with np.errstate(over="ignore"):
+                        MK.set_fingerprints(sets.hashes, sets.offsets, fp)
+                        part = _hash_part(fp[tiny], pbits)
+                    rec_counts += _append(spill, "b", {"band": np.full(tiny.size, -1, np.int16),
+                                                       "key": fp[tiny], "doc": tiny + d0},
+                                          part, n_parts)
+                    tiny_records += int(tiny.size)
+                    del fp, part
+                del tiny
                 banded = np.flatnonzero(ssz >= tiny_limit).astype(np.int64)
                 if banded.size == 0:
                     continue
@@ -363,7 +381,7 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                                       part, n_parts)
                 del key, band, doc, part
             stats["shingles"] = shingles_total
-            stats["band_records"] = int(rec_counts.sum())
+            stats["band_records"] = int(rec_counts.sum()) - tiny_records
             stats["spilled_bytes"] = _REC_BYTES * int(rec_counts.sum()) + 8 * shingles_total
             stats["largest_partition"] = int(rec_counts.max())
             timings["signatures"] = time.perf_counter() - t0
@@ -422,19 +440,9 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                 del band, key, cut
                 emit_buckets(doc, starts)
                 del doc, starts
-            # near-empty documents: one bucket per identical shingle set
-            tiny = np.flatnonzero((sizes >= 1) & (sizes < tiny_limit)).astype(np.int64)
-            stats["near_empty_documents"] = int(tiny.size)
+            stats["near_empty_documents"] = tiny_records
             stats["banded_documents"] = int(np.count_nonzero(sizes >= tiny_limit))
             stats["empty_documents"] = int(np.count_nonzero(sizes == 0))
-            if tiny.size >= 2:
-                f = fp[tiny]
-                order = np.argsort(f, kind="stable")
-                fs = f[order]
-                cut = np.flatnonzero(fs[1:] != fs[:-1]) + 1
-                starts = np.concatenate(([0], cut, [fs.shape[0]])).astype(np.int64)
-                emit_buckets(tiny[order], starts)
-            del fp, tiny
             stats["raw_pairs"] = raw_pairs
             timings["lsh"] = time.perf_counter() - t0
 
