@@ -68,16 +68,17 @@ def _bench_store(args) -> None:
     """Exact mining vs the template layer on a token store, CPU and wall seconds."""
     from repetend.corpus.store import TokenStore
     from repetend.phrases.api import find_phrases
-    from repetend.phrases.templates import find_templates
+    from repetend.phrases.templates import TemplateConfig, find_templates
     from repetend.synth.weblike import weblike
 
     store = TokenStore.open(args.store)
+    cfg = TemplateConfig(short_parts=not args.merge_only)
     sigma, L = args.sigma, args.L
     # warm-up on a small corpus so that no figure below includes compilation
     small = weblike(120, seed=1).to_store()
     find_templates(small, find_phrases(small, min_docs=3, min_len=L, templates=False).raw, 3, L)
     print(f"{args.store}: {store.n_docs:,} documents, {store.n_tokens:,} tokens, σ = {sigma}, "
-          f"L = {L}")
+          f"L = {L}" + (", merge-only (short_parts=False)" if args.merge_only else ""))
     print(f"{'run':>3s} {'mining cpu':>10s} {'wall':>6s} {'templates cpu':>13s} {'wall':>6s} "
           f"{'× cpu':>6s} {'× wall':>6s}  layer cpu s per stage")
     ratios, walls = [], []
@@ -85,7 +86,7 @@ def _bench_store(args) -> None:
         c0, w0 = time.process_time(), time.perf_counter()
         ph = find_phrases(store, min_docs=sigma, min_len=L, templates=False)
         c1, w1 = time.process_time(), time.perf_counter()
-        res = find_templates(store, ph.raw, sigma, L)
+        res = find_templates(store, ph.raw, sigma, L, cfg)
         c2, w2 = time.process_time(), time.perf_counter()
         ratios.append((c2 - c1) / (c1 - c0))
         walls.append((w2 - w1) / (w1 - w0))
@@ -111,6 +112,8 @@ def main() -> None:
     ap.add_argument("--show", type=int, default=15)
     ap.add_argument("--store", help="time the layer on this token store instead (real text)")
     ap.add_argument("--repeat", type=int, default=3, help="runs with --store")
+    ap.add_argument("--merge-only", action="store_true",
+                    help="with --store: time the merge step alone (short_parts=False)")
     args = ap.parse_args()
     if args.store:
         _bench_store(args)
