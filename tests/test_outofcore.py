@@ -327,8 +327,8 @@ def test_split_pair_file_keeps_every_key_in_range_order(tmp_path):
     assert len(paths) > 1 and not (tmp_path / f"p{j}.key").exists()
     parts = [np.fromfile(p, dtype=np.int64) for p in paths]
     assert sorted(np.concatenate(parts).tolist()) == sorted(keys.tolist())
-    for x, y in zip(parts, parts[1:]):    # ranges of a in file order
-        assert (x // nn).max() < (y // nn).min()
+    for x, y in zip(parts, parts[1:]):    # ranges of keys (a, b) in file order
+        assert x.max() < y.min()
 
 
 def test_bucket_rows_emits_every_pair_of_a_bucket_in_bounded_batches():
@@ -349,21 +349,27 @@ def test_bucket_rows_emits_every_pair_of_a_bucket_in_bounded_batches():
 
 def test_split_pair_file_cuts_at_the_counts_not_equal_widths(tmp_path):
     """The pairs of a group of copies crowd into the first documents of a file's
-    range: equal-width sub-ranges left one file 3.5x over the batch (3,000 copies)."""
+    range: equal-width sub-ranges left one file 3.5x over the batch (3,000 copies),
+    and one document can hold more than a batch (100,000 copies, capped: 13 MB
+    loaded at once against an 8 MB budget)."""
     rng = np.random.default_rng(8)
     nn, q_div, j, max_keys = np.int64(5000), 5000, 0, 900
     a = np.concatenate([np.repeat(np.arange(60), np.arange(60, 0, -1) * 17),
                         rng.integers(60, q_div, 300)])
     rng.shuffle(a)
     keys = a * nn + rng.integers(0, 5000, a.size)
+    # and the centre of a capped bucket's star: document 0 paired with 2,000 others
+    # in each of 17 bands, more than the batch in one first document
+    keys = np.concatenate([keys, np.repeat(np.arange(1, 2001), 17)])
+    rng.shuffle(keys)
     keys.tofile(tmp_path / f"p{j}.key")
     paths = NO._split_pair_file(tmp_path, j, keys.size, nn, q_div, max_keys)
     parts = [np.fromfile(p, dtype=np.int64) for p in paths]
     assert sorted(np.concatenate(parts).tolist()) == sorted(keys.tolist())
     for x in parts:
-        assert x.size <= max_keys or np.unique(x // nn).size == 1
+        assert x.size <= max_keys or np.unique(x).size == 1
     for x, y in zip(parts, parts[1:]):
-        assert (x // nn).max() < (y // nn).min()
+        assert x.max() < y.min()
 
 
 def test_neardup_ooc_pair_dense_bucket_stays_under_budget(tmp_path):

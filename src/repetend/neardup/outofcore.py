@@ -137,32 +137,45 @@ def _append(spill: Path, name: str, arrays: dict, part: np.ndarray, n_parts: int
 _PAIR_FIELDS = ("a", "b", "jaccard", "containment_ab", "containment_ba")
 
 
+_SPLIT_BINS = 1 << 14
+
+
 def _split_pair_file(spill: Path, j: int, count: int, nn, q_div: int, max_keys: int) -> list[Path]:
-    """The pair file ``p{j}.key`` as one or more files of at most ``max_keys`` keys
-    (a file of one first document when that document alone has more), split by
-    range of the first document (so the stream stays globally sorted): on a corpus
-    dense in near-duplicates one range of documents can hold more candidate pairs
-    than the budget can sort at once.  The ranges are cut at the counts of keys per
-    first document (one pass over the file), not at equal widths: the pairs of a
-    group of copies crowd into the few documents that hold them."""
-    path = spill / f"p{j}.key"
-    count, max_keys = int(count), max(1, int(max_keys))
-    if count <= max_keys:
+    """The pair file ``p{j}.key`` (keys ``a * nn + b`` of the first documents
+    ``j * q_div ..``) as files of at most ``max_keys`` keys each (or of one key
+    repeated), in key order, so the stream stays globally sorted: on a corpus dense
+    in near-duplicates one range of documents can hold more candidate pairs than
+    the budget can sort at once."""
+    lo = int(j) * int(q_div) * int(nn)
+    return _split_keys(spill / f"p{j}.key", int(count), lo, lo + int(q_div) * int(nn),
+                       max(1, int(max_keys)))
+
+
+def _split_keys(path: Path, count: int, k_lo: int, k_hi: int, max_keys: int) -> list[Path]:
+    """Split a file of ``count`` int64 keys in [k_lo, k_hi) by key range, cut at a
+    histogram of the keys (one pass to count, one to write), not at equal widths:
+    the pairs of a group of copies crowd into a few documents (the centre of a
+    capped bucket's star is the first document of a pair in every band).  A range
+    still too full is split again, narrower."""
+    if count <= max_keys or k_hi - k_lo <= 1:
         return [path]
-    lo = np.int64(j) * np.int64(q_div)
+    width = -(-(k_hi - k_lo) // _SPLIT_BINS)
+    nb = -(-(k_hi - k_lo) // width)
     src = np.memmap(path, dtype=np.int64, mode="r", shape=(count,))
-    per_doc = np.zeros(int(q_div), dtype=np.int64)
+    hist = np.zeros(nb, dtype=np.int64)
     for s0 in range(0, count, max_keys):
-        per_doc += np.bincount(np.asarray(src[s0:s0 + max_keys]) // nn - lo, minlength=int(q_div))
-    bounds = _cost_cuts(per_doc, max_keys)
-    del per_doc
-    if bounds.shape[0] <= 2:
+        hist += np.bincount((np.asarray(src[s0:s0 + max_keys]) - k_lo) // width, minlength=nb)
+    bounds = _cost_cuts(hist, max_keys)
+    if bounds.shape[0] == 2:          # one bin holds them all: the same file, narrower
         del src
-        return [path]
-    outs = [spill / f"p{j}.{i}.key" for i in range(bounds.shape[0] - 1)]
+        b0 = int(np.flatnonzero(hist)[0])
+        return _split_keys(path, count, k_lo + b0 * width, min(k_lo + (b0 + 1) * width, k_hi),
+                           max_keys)
+    stem = path.name[:-len(".key")]
+    outs = [path.with_name(f"{stem}.{i}.key") for i in range(bounds.shape[0] - 1)]
     for s0 in range(0, count, max_keys):
         blk = np.asarray(src[s0:s0 + max_keys])
-        sub = np.searchsorted(bounds, blk // nn - lo, side="right") - 1
+        sub = np.searchsorted(bounds, (blk - k_lo) // width, side="right") - 1
         order = np.argsort(sub, kind="stable")
         cnt = np.bincount(sub, minlength=len(outs))
         bnd = np.concatenate(([0], np.cumsum(cnt)))
@@ -173,7 +186,13 @@ def _split_pair_file(spill: Path, j: int, count: int, nn, q_div: int, max_keys: 
                 blk[bnd[i]:bnd[i + 1]].tofile(fh)
     del src
     path.unlink()
-    return [p for p in outs if p.exists()]
+    got: list[Path] = []
+    for i, out in enumerate(outs):
+        c = int(hist[bounds[i]:bounds[i + 1]].sum())
+        if c:
+            got += _split_keys(out, c, k_lo + int(bounds[i]) * width,
+                               min(k_lo + int(bounds[i + 1]) * width, k_hi), max_keys)
+    return got
 
 
 def _map_pairs(res: Path, n_found: int) -> Pairs:
