@@ -241,3 +241,35 @@ def test_scan_reads_the_standard_input_and_never_reuses_it(tmp_path):
     r = CliRunner().invoke(main, args + ["--reuse"], input="\n".join(lines[:4]) + "\n")
     assert r.exit_code == 0, r.output
     assert json.loads((out / "summary.json").read_text())["corpus"]["documents"] == 4
+
+
+def test_no_template_parts_only_chains_exact_phrases(corpus, tmp_path):
+    """--no-template-parts: templates from the exact phrases alone (no short-part pass),
+    the same exact phrases, and a changed option is not reused."""
+    runs = {}
+    for flag in ("--template-parts", "--no-template-parts"):
+        out = tmp_path / flag
+        r = CliRunner().invoke(main, ["scan", str(corpus), "--out", str(out), "--min-docs", "5",
+                                      "--no-dups", "--no-report", "--quiet", flag])
+        assert r.exit_code == 0, r.output
+        runs[flag] = out
+    tpl = {f: json.loads((o / "phrases" / "templates_summary.json").read_text())
+           for f, o in runs.items()}
+    assert tpl["--no-template-parts"]["parts_engine"] == "given"
+    assert tpl["--template-parts"]["parts_engine"] != "given"
+    a, b = (pq.read_table(o / "phrases" / "phrases.parquet") for o in runs.values())
+    assert a.equals(b)
+    assert json.loads((runs["--no-template-parts"] / "summary.json").read_text())[
+        "parameters"]["template_parts"] is False
+    out = runs["--no-template-parts"]
+    r = CliRunner().invoke(main, ["scan", str(corpus), "--out", str(out), "--min-docs", "5",
+                                  "--no-dups", "--no-report", "--reuse"])
+    assert r.exit_code == 0, r.output
+    assert "reusing phrases" not in r.output
+
+
+def test_template_parts_must_be_a_bool():
+    from repetend.errors import ParameterError
+    from repetend.phrases import PhraseConfig
+    with pytest.raises(ParameterError, match="template_parts"):
+        PhraseConfig(template_parts="no").validate()

@@ -44,6 +44,7 @@ class ScanConfig:
     shingle: int = 5
     num_perm: int = 128
     templates: bool = True
+    template_parts: bool = True
     phrases: bool = True
     dups: bool = True
     report: bool = True
@@ -69,7 +70,7 @@ class ScanConfig:
 
             if importlib.util.find_spec("pyspark") is None:
                 raise MissingExtraError("pyspark", "spark", "--engine spark")
-        for name in ("templates", "phrases", "dups", "report", "reuse"):
+        for name in ("templates", "template_parts", "phrases", "dups", "report", "reuse"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ParameterError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.min_docs is not None:
@@ -78,7 +79,7 @@ class ScanConfig:
         parse_size(self.memory_limit)
         PhraseConfig(min_docs=1 if self.min_docs is None else self.min_docs, min_len=self.min_len,
                      engine="auto" if self.engine == "spark" else self.engine,
-                     templates=self.templates).validate()
+                     templates=self.templates, template_parts=self.template_parts).validate()
         _check_int("--shingle", self.shingle, 1)
         _check_int("--num-perm", self.num_perm, 1)
         ncfg = NearDupConfig(method=self.dups_method, threshold=self.threshold,
@@ -283,7 +284,8 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
                    if input_list and not isinstance(inputs, TokenStore) else None}
     params = {
         "min_docs": min_docs, "min_docs_rule": sigma_reason, "min_len": config.min_len,
-        "engine": config.engine, "templates": config.templates, "dups_method": config.dups_method,
+        "engine": config.engine, "templates": config.templates,
+        "template_parts": config.template_parts, "dups_method": config.dups_method,
         "threshold": config.threshold, "shingle": config.shingle, "num_perm": config.num_perm,
         "unit": store.unit,
     }
@@ -303,7 +305,8 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
     if config.phrases:
         t0 = time.perf_counter()
         pdir = out / "phrases"
-        pparams = {k: params[k] for k in ("min_docs", "min_len", "engine", "templates")}
+        pparams = {k: params[k] for k in ("min_docs", "min_len", "engine", "templates",
+                                          "template_parts")}
         pparams["corpus"] = fingerprint
         if config.reuse and _same_params(pdir / "summary.json", pparams):
             say("reusing phrases")
@@ -313,7 +316,9 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
             say(f"mining phrases (σ = {min_docs}, L = {config.min_len}) …")
             pcfg = PhraseConfig(min_docs=min_docs, min_len=config.min_len,
                                 engine="auto" if config.engine == "spark" else config.engine,
-                                templates=config.templates, memory_limit=config.memory_limit)
+                                templates=config.templates,
+                                template_parts=config.template_parts,
+                                memory_limit=config.memory_limit)
             if spark is not None:
                 from .spark import find_phrases as spark_phrases
 

@@ -81,6 +81,11 @@ class PhraseConfig:
         an extra layer that leaves the exact phrases as they are (needs σ ≥ 2).
     max_gap : int
         Templates: the longest variable part (slot) between fixed parts, in tokens.
+    template_parts : bool
+        Templates may have fixed parts shorter than ``min_len`` (the default;
+        :class:`~repetend.phrases.templates.TemplateConfig` ``short_parts``).
+        False only chains the exact phrases: about half the mining time instead
+        of 2-3 times it on natural text (``docs/templates.md``), for less coverage.
     memory_limit : int, str or None
         Mine out of core (``bloomspan`` in shards over the memory-mapped store,
         seeds spilled to disk) keeping private memory under this many bytes
@@ -98,6 +103,7 @@ class PhraseConfig:
     histogram_bins: int = 20
     templates: bool = True
     max_gap: int = 4
+    template_parts: bool = True
     memory_limit: int | str | None = None
 
     def validate(self) -> "PhraseConfig":
@@ -123,6 +129,9 @@ class PhraseConfig:
         if not (0.0 < float(self.near_full_share) <= 1.0):
             raise ParameterError(
                 f"near_full_share must be in (0, 1], got {self.near_full_share}")
+        for name in ("templates", "template_parts"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ParameterError(f"{name} must be True or False, got {getattr(self, name)!r}")
         return self
 
 
@@ -585,7 +594,8 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
         t0 = time.perf_counter()
         templates = find_templates(c.store if c.store is not None else (c.tokens, c.doc_offsets),
                                    raw, cfg.min_docs, cfg.min_len,
-                                   TemplateConfig(max_gap=cfg.max_gap))
+                                   TemplateConfig(max_gap=cfg.max_gap,
+                                                  short_parts=bool(cfg.template_parts)))
         timings["templates"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - t_start
 
