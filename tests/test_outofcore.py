@@ -423,3 +423,23 @@ def test_neardup_ooc_near_empty_documents_stay_under_budget(tmp_path):
     assert len(got) == 1 and (got.pairs.a[0], got.pairs.b[0]) == (0, 1)
     assert peak <= work
     assert leftovers(tmp_path) == []
+
+
+def test_bucket_star_chain_equals_the_kernel_in_bounded_slices():
+    """A capped bucket dearer than the batch emits the kernel's star + chain a slice
+    at a time (100,000 copies, cap 200: 200,000 pairs per band at once before)."""
+    from repetend.neardup import _lsh_kernels as LK
+    rng = np.random.default_rng(10)
+    for _ in range(200):
+        m = int(rng.integers(3, 60))
+        cap = int(rng.integers(1, 50))
+        mem = np.sort(rng.choice(500, m, replace=False)).astype(np.int64)
+        sizes = rng.integers(0, 5, 500).astype(np.int64)
+        a = np.empty(2 * m - 3, np.int64)
+        b = np.empty(2 * m - 3, np.int64)
+        LK.bucket_pairs(mem, np.array([0, m]), sizes, np.int64(3), np.array([0, 2 * m - 3]), a, b)
+        out = list(NO._bucket_star_chain(mem, sizes, cap))
+        got = zip(np.concatenate([x for x, _ in out]).tolist(),
+                  np.concatenate([y for _, y in out]).tolist())
+        assert sorted(got) == sorted(zip(a.tolist(), b.tolist()))
+        assert all(x.size <= cap for x, _ in out)

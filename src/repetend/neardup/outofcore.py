@@ -229,6 +229,23 @@ def _bucket_rows(members: np.ndarray, cap: int):
         del x, y
 
 
+def _bucket_star_chain(members: np.ndarray, sizes: np.ndarray, cap: int):
+    """The ``2m - 3`` pairs ``bucket_pairs`` emits for a capped bucket (members
+    ordered by set size, stably: a star from the first, a chain between
+    neighbours), ``a < b``, in slices of at most ``cap`` pairs."""
+    mem = np.asarray(members, dtype=np.int64)
+    key = mem[np.argsort(sizes[mem], kind="stable")]
+    m = int(key.shape[0])
+    first = key[:1]
+    for t0 in range(1, m, cap):                     # star: (first, key[t])
+        x = key[t0:t0 + cap]
+        yield np.minimum(first, x), np.maximum(first, x)
+    for t0 in range(2, m, cap):                     # chain: (key[t - 1], key[t])
+        x, y = key[t0 - 1:t0 - 1 + cap], key[t0:t0 + cap]
+        n_ = min(x.shape[0], y.shape[0])
+        yield np.minimum(x[:n_], y[:n_]), np.maximum(x[:n_], y[:n_])
+
+
 def _gather_docs(tokens, doc_offsets, docs):
     """Tokens and offsets of the documents ``docs`` (sorted), copied out of the memmap."""
     lo = doc_offsets[docs]
@@ -429,12 +446,19 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                 per = LK.bucket_pair_counts(starts, np.int64(cap))
                 for g0, g1 in itertools.pairwise(_cost_cuts(per, pair_cap).tolist()):
                     m = int(starts[g1] - starts[g0])
-                    if g1 - g0 == 1 and per[g0] > pair_cap and not (cap and m >= cap):
-                        # one uncapped bucket dearer than the batch: its pairs a few rows
-                        # at a time (3,000 copies of a document are 4.5 M pairs)
+                    if g1 - g0 == 1 and per[g0] > pair_cap:
+                        # one bucket dearer than the batch: its pairs a slice at a time
+                        # (3,000 copies of a document are 4.5 M pairs uncapped)
                         stats["buckets_with_pairs"] += 1
                         stats["largest_bucket"] = max(stats["largest_bucket"], m)
-                        for got in _bucket_rows(members[starts[g0]:starts[g1]], pair_cap):
+                        bucket = members[starts[g0]:starts[g1]]
+                        if cap and m >= cap:
+                            stats["capped_buckets"] += 1
+                            stats["pairs_not_enumerated"] += m * (m - 1) // 2 - (2 * m - 3)
+                            slices = _bucket_star_chain(bucket, sizes, pair_cap)
+                        else:
+                            slices = _bucket_rows(bucket, pair_cap)
+                        for got in slices:
                             spill_pairs(got)
                         continue
                     mem: list = []
