@@ -18,24 +18,27 @@ by ``memory_limit``.  Four passes, each over on-disk runs:
    (band, key, document); its buckets give candidate pairs exactly as
    :func:`repetend.neardup.lsh.lsh_candidates` (same cap rule, same
    near-empty grouping by set fingerprint: the band -1 buckets), emitted in
-   groups of at most ``pair_batch`` pairs (an uncapped bucket a few rows of
-   its pair triangle at a time) and spilled again to ``n_parts`` pair files
+   groups of at most ``pair_batch`` pairs (a bucket dearer than that a slice
+   at a time: rows of its pair triangle, or of its star + chain when capped)
+   and spilled again to ``n_parts`` pair files
    by range of the first document;
 3. **candidates per pair file**: read back, deduplicated (by a sort),
    sorted by (a, b) -- the files are ranges of ``a``, so the stream is
-   globally sorted;
-4. **verification** in runs of consecutive pairs whose *distinct* documents'
-   tokens plus a fixed cost per pair fit what the pair file leaves of the
-   budget (a document in many pairs, such as the centre of a capped bucket's
-   star, counts once per run): the documents of a run are gathered from the
-   memmap, shingled again and intersected exactly
-   (:func:`repetend.neardup.pairs.verify_pairs`).
+   globally sorted; a file with more keys than a batch is first split by
+   range of the key (a, b), cut at a histogram of its keys;
+4. **verification** in chunks of consecutive candidates against the shingle
+   sets of stage 1, memory-mapped from ``shingles.bin`` (page cache, not
+   private memory) and intersected exactly
+   (:func:`repetend.neardup.pairs.verify_pairs`); the pairs with J >= the
+   threshold are appended to files in a second temporary directory and
+   returned memory-mapped (the files are unlinked at once and live as long
+   as the arrays).
 
 The verified pairs equal the in-memory
 :func:`repetend.neardup.api.find_near_duplicates` (method ``minhash``, no
-normalization) pair for pair.  Temporary files live in a fresh directory
+normalization) pair for pair.  Temporary files live in fresh directories
 under ``workdir`` and are removed at the end, also on error or interrupt;
-:meth:`OutOfCorePairs.write` replaces its target atomically.
+:meth:`OutOfCorePairs.to_parquet` replaces its target atomically.
 """
 
 from __future__ import annotations
@@ -246,16 +249,6 @@ def _bucket_star_chain(members: np.ndarray, sizes: np.ndarray, cap: int):
         yield np.minimum(x[:n_], y[:n_]), np.maximum(x[:n_], y[:n_])
 
 
-def _gather_docs(tokens, doc_offsets, docs):
-    """Tokens and offsets of the documents ``docs`` (sorted), copied out of the memmap."""
-    lo = doc_offsets[docs]
-    lens = doc_offsets[docs + 1] - lo
-    off = np.zeros(docs.shape[0] + 1, dtype=np.int64)
-    np.cumsum(lens, out=off[1:])
-    idx = np.repeat(lo - off[:-1], lens) + np.arange(int(off[-1]), dtype=np.int64)
-    return np.ascontiguousarray(tokens[idx], dtype=np.int32), off
-
-
 def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int64],
                         tok_hash: npt.NDArray[np.uint64], *, memory_limit: int | str,
                         threshold: float = 0.8, shingle: int = 5, num_perm: int = 128,
@@ -275,10 +268,10 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
     tok_hash : uint64 array
         Stable hash of every token id (:func:`repetend.neardup.shingles.token_hashes`).
     memory_limit : int or str
-        Budget of private memory (bytes or ``"8G"``).  Fixed: 36 bytes per
-        document (offsets, lengths, set sizes, fingerprints, verification
-        marks); the shards, partitions and verification chunks are sized
-        to the rest.
+        Budget of private memory (bytes or ``"8G"``).  Fixed: 40 bytes per
+        document (offsets, set sizes, shingle offsets, planning) and 8 per
+        vocabulary entry; the shards, partitions, pair batches and
+        verification chunks are sized to the rest.
     threshold, shingle, num_perm, bands, rows, hash, scheme, bits, seed, max_bucket,
     min_shingles, min_recall
         As :class:`repetend.neardup.api.NearDupConfig` (``bits`` = ``bbits`` or 64).
