@@ -81,7 +81,8 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
               show_default=True, help="MinHash hash family (crc32: fold shingles with CRC-32 first).")
 @click.option("--memory-limit", default=None,
               help="MinHash out of core under this much private memory (e.g. 8G); give a token "
-                   "store (repetend tokenize) for corpora larger than RAM.")
+                   "store (repetend tokenize) for corpora larger than RAM. Spill files (about "
+                   "8 bytes per shingle) go to $TMPDIR (default /tmp).")
 @click.option("--scheme", type=click.Choice(["minhash", "oph"]), default="oph", show_default=True,
               help="minhash: K hashes per shingle; oph: one hash per shingle and round (3 rounds, see docs/neardup.md).")
 @click.option("--bbits", type=click.IntRange(1, 64), default=None,

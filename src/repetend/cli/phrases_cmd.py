@@ -36,7 +36,8 @@ def _short(text: str, width: int = 90) -> str:
               help="Templates may also have fixed parts shorter than --min-len (numbers inside a long footer, 'Showing 1-20 of 345 items'). --no-template-parts only chains the exact phrases across short gaps: about 0.5x the mining time instead of 2-3x on natural text, for less coverage.")
 @click.option("--memory-limit", default=None,
               help="Mine out of core under this much private memory (e.g. 8G): bloomspan in "
-                   "shards over the memory-mapped store, seeds spilled to disk.")
+                   "shards over the memory-mapped store, seeds spilled to disk ($TMPDIR, "
+                   "default /tmp).")
 @click.option("--seed-len", type=int, default=None, help="bloomspan: seed length.")
 @click.option("--filter-bytes", type=int, default=None, help="bloomspan: counting filter size.")
 @click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path),

@@ -64,7 +64,7 @@ def _scan_options(fn):
                           "(pip install 'repetend[spark]', Java 17)."),
         click.option("--memory-limit", default=None,
                      help="Mine phrases and run MinHash out of core under this much private "
-                          "memory (e.g. 8G)."),
+                          "memory (e.g. 8G); spill files go to $TMPDIR (default /tmp)."),
         click.option("--spark-master", default=None,
                      help="Spark master URL for --engine spark (default local[2])."),
         click.option("--method", "dups_method",
