@@ -122,7 +122,7 @@ def _recall(path: Path, n, a, b, sample: int = 50_000) -> dict:
     """Recall among the planted near-copies (``dups.npy``) whose exact resemblance
     is >= 0.7, on a random sample of at most ``sample`` planted pairs (their
     documents are shingled in memory)."""
-    from repetend.neardup.outofcore import _gather_docs, store_token_hashes
+    from repetend.neardup.outofcore import store_token_hashes
     from repetend.neardup.pairs import verify_pairs
     from repetend._arrays import sorted_unique
     from repetend.neardup.shingles import shingle_sets
@@ -134,7 +134,12 @@ def _recall(path: Path, n, a, b, sample: int = 50_000) -> dict:
     lo, hi = planted.min(axis=1), planted.max(axis=1)
     docs = sorted_unique(planted)
     toks = np.load(path / "tokens.npy", mmap_mode="r")
-    sub_t, sub_off = _gather_docs(toks, np.load(path / "doc_offsets.npy"), docs)
+    doc_off = np.load(path / "doc_offsets.npy")
+    lo_t, lens = doc_off[docs], doc_off[docs + 1] - doc_off[docs]
+    sub_off = np.zeros(docs.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lens, out=sub_off[1:])
+    idx = np.repeat(lo_t - sub_off[:-1], lens) + np.arange(int(sub_off[-1]), dtype=np.int64)
+    sub_t = np.ascontiguousarray(toks[idx], dtype=np.int32)
     sets = shingle_sets(sub_t, sub_off, store_token_hashes(path), 5)
     v = verify_pairs(sets, np.searchsorted(docs, lo), np.searchsorted(docs, hi))
     above = v.jaccard >= 0.7
