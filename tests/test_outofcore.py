@@ -455,3 +455,21 @@ def test_bucket_star_chain_equals_the_kernel_in_bounded_slices():
                   np.concatenate([y for _, y in out]).tolist())
         assert sorted(got) == sorted(zip(a.tolist(), b.tolist()))
         assert all(x.size <= cap for x, _ in out)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), max_size=12))
+def test_strictly_sorted_equals_the_definition(pairs):
+    from repetend.neardup.pairs import _strictly_sorted
+    a = np.array([p[0] for p in pairs], dtype=np.int64)
+    b = np.array([p[1] for p in pairs], dtype=np.int64)
+    assert _strictly_sorted(a, b) == all(pairs[i] < pairs[i + 1] for i in range(len(pairs) - 1))
+
+
+def test_strictly_sorted_checks_across_its_blocks():
+    from repetend.neardup.pairs import _strictly_sorted
+    n = (1 << 20) + 5
+    a, b = np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    assert _strictly_sorted(a, b)
+    a[1 << 20] = a[(1 << 20) - 1]          # a repeat straddling the block boundary
+    assert not _strictly_sorted(a, b)

@@ -118,5 +118,11 @@ def containment_pairs(candidates: Pairs, threshold: float, containment: float) -
     """Pairs whose larger containment is >= ``containment`` while J < ``threshold``."""
     if not (0.0 < containment <= 1.0):
         raise ParameterError(f"containment threshold must be in (0, 1], got {containment}")
-    cmax = np.maximum(candidates.containment_ab, candidates.containment_ba)
-    return candidates.select((cmax >= containment) & (candidates.jaccard < threshold))
+    n = len(candidates)
+    keep = np.empty(n, dtype=bool)
+    step = 1 << 20            # blocks: the out-of-core candidates may be memory-mapped
+    for s in range(0, n, step):
+        c = candidates
+        cmax = np.maximum(c.containment_ab[s:s + step], c.containment_ba[s:s + step])
+        keep[s:s + step] = (cmax >= containment) & (c.jaccard[s:s + step] < threshold)
+    return candidates.select(keep)

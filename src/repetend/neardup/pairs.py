@@ -86,9 +86,14 @@ class Pairs:
 def _strictly_sorted(lo: np.ndarray, hi: np.ndarray) -> bool:
     """Whether the pairs are already distinct and in (lo, hi) order (the out-of-core
     stream is), so the sort can be skipped."""
-    if lo.shape[0] < 2:
-        return True
-    return bool(np.all((lo[1:] > lo[:-1]) | ((lo[1:] == lo[:-1]) & (hi[1:] > hi[:-1]))))
+    n = lo.shape[0]
+    step = 1 << 20            # blocks: a few bytes per pair at a time, not per pair of all
+    for s in range(0, n - 1, step):
+        e = min(n, s + step + 1)
+        x, y = np.asarray(lo[s:e]), np.asarray(hi[s:e])
+        if not np.all((x[1:] > x[:-1]) | ((x[1:] == x[:-1]) & (y[1:] > y[:-1]))):
+            return False
+    return True
 
 
 def verify_pairs(sets: ShingleSets, a: np.ndarray, b: np.ndarray) -> Pairs:
