@@ -108,3 +108,26 @@ def test_dups_oph_crc32_finds_the_planted_pairs(corpus, tmp_path):
     assert (s["scheme"], s["hash"]) == ("oph", "crc32")
     pairs = pq.read_table(out / "pairs.parquet").to_pylist()
     assert {(p["a"], p["b"]) for p in pairs} == {(f"doc{i}", f"doc{60 + i}") for i in range(8)}
+
+
+def test_dups_out_of_core_prints_the_same_summary(corpus, tmp_path):
+    """--memory-limit on a store: the same pairs, tables and printed summary keys as in
+    memory (the out-of-core summary once lacked 'shingles' and 'lsh': KeyError)."""
+    store = tmp_path / "store"
+    from repetend.cli._common import load_store
+
+    load_store([str(corpus)], out=store, quiet=True)
+    outs = {}
+    for extra in ([], ["--memory-limit", "4G"]):
+        out = tmp_path / ("ooc" if extra else "mem")
+        res = CliRunner().invoke(main, ["dups", str(store), "--out", str(out), *extra])
+        assert res.exit_code == 0, res.output
+        assert "8 pairs with J >= 0.8" in res.output and "shingles (k=5)" in res.output
+        outs[bool(extra)] = out
+    a, b = (pq.read_table(o / "pairs.parquet").select(["a", "b", "jaccard"]) for o in outs.values())
+    assert a.equals(b)
+    sm, so = (json.loads((o / "summary.json").read_text()) for o in outs.values())
+    for key in ("shingles", "num_perm", "bits", "scheme", "bands", "rows", "verified_pairs",
+                "clusters", "pairs_not_enumerated"):
+        assert sm[key] == so[key], key
+    assert sm["lsh"]["empty_documents"] == so["lsh"]["empty_documents"] == 1

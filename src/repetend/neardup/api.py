@@ -308,9 +308,23 @@ def _out_of_core(data, cfg: NearDupConfig, say) -> NearDupResult:
     clusters = clusters_from_pairs(n, pairs.a, pairs.b, lengths)
     contain = containment_pairs(pairs, t, float(cfg.containment)).sorted()
     bands, rows = cfg.banding()
+    st = res.stats
+    grid = np.round(np.arange(1, 21) * 0.05, 2)
+    # the keys of the in-memory summary (the CLI, the report and scan read them)
+    lsh = {key: st.get(key, 0) for key in ("buckets_with_pairs", "capped_buckets",
+                                           "pairs_not_enumerated", "largest_bucket",
+                                           "near_empty_documents", "banded_documents",
+                                           "empty_documents", "raw_pairs")}
+    lsh.update(max_bucket=st.get("max_bucket"), min_shingles=st.get("min_shingles"),
+               candidates=int(res.candidates))
     summary = {"method": cfg.method, "parameters": asdict(cfg), "documents": n,
-               "shingle_k": int(cfg.shingle), "threshold": t, "bands": bands, "rows": rows,
+               "shingle_k": int(cfg.shingle), "shingles": int(st.get("shingles", 0)),
+               "threshold": t, "num_perm": int(cfg.num_perm),
+               "bits": 64 if cfg.bbits is None else int(cfg.bbits), "hash": cfg.hash,
+               "scheme": cfg.scheme, "bands": bands, "rows": rows,
                "lsh_threshold": lsh_threshold(bands, rows), "p_at_threshold": s_curve(t, bands, rows),
+               "s_curve": [[float(x), float(p)] for x, p in zip(grid, s_curve(grid, bands, rows))],
+               "lsh": lsh, "pairs_not_enumerated": int(st.get("pairs_not_enumerated", 0)),
                "out_of_core": res.stats, "candidates": int(res.candidates),
                "verified_pairs": len(pairs), "clusters": clusters.n_clusters,
                "documents_in_clusters": clusters.documents_in_clusters,
