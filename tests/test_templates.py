@@ -564,3 +564,53 @@ def test_report_section_escapes_and_renders(tmp_path):
     # no templates file: a note, still one section
     empty = templates_section_html(tmp_path / "nothing")
     assert "not in this scan" in empty and empty.count("<section") == 1
+
+
+def test_packed_parts_with_a_real_32bit_mix_collision():
+    """Two 4-grams of real tokens whose packed keys (11-bit codes: 2,000
+    frequent words) share the 32-bit mix the packed path sorts by: the parts,
+    and so the templates, are those of the suffix path and the brute force."""
+    from repetend.phrases.templates import _packed_ngram_cover
+
+    V = 2000
+    vocab = [f"w{i}" for i in range(V)]
+    a = [743, 1750, 414, 906]              # codes (id + 1) 744 1751 415 907
+    b = [744, 410, 1219, 107]              # codes 745 411 1220 108
+
+    def key(g):
+        k = 0
+        for x in g:
+            k = (k << 11) | (x + 1)
+        return k
+
+    mix = 0x9E3779B97F4A7C15
+    assert key(a) != key(b)
+    assert (key(a) * mix % 2**64) >> 32 == (key(b) * mix % 2**64) >> 32
+    rng = np.random.default_rng(7)
+    docs = [list(rng.permutation(V)), list(rng.permutation(V))]  # every word df 2
+    tail = [7, 8, 9, 10]
+    docs += [[1500] + a + [1600] + tail, [1501] + a + [1601, 1602] + tail,
+             b + [1603] + tail + [1700], [1704, 1705] + b + [1604] + tail,
+             b + [5] + tail + a + [6] + tail, a + [1605] + [11, 12]]
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    tokens = np.array(sum(docs, []), dtype=np.int32)
+    cov, kept = _packed_ngram_cover(tokens, offsets, 2, 4, V)
+    grams = defaultdict(set)
+    for d in range(len(docs)):
+        for i in range(offsets[d], offsets[d + 1] - 3):
+            grams[tuple(tokens[i:i + 4])].add(d)
+    want = np.zeros(tokens.size + 1, dtype=bool)
+    for d in range(len(docs)):
+        for i in range(offsets[d], offsets[d + 1] - 3):
+            if len(grams[tuple(tokens[i:i + 4])]) >= 2:
+                want[i:i + 4] = True
+    assert kept == sum(len(ds) >= 2 for ds in grams.values())
+    assert cov.tolist() == want.tolist()
+    cfg = TemplateConfig(part_len=4, max_gap=2, min_fixed=1)
+    fast = find_templates((tokens, offsets, vocab), None, 2, 4, cfg)
+    slow = find_templates((tokens, offsets, vocab), None, 2, 4,
+                          TemplateConfig(part_len=4, max_gap=2, min_fixed=1, engine="suffix"))
+    assert fast.table.num_rows > 0
+    assert fast.table.equals(slow.table) and fast.occurrences.equals(slow.occurrences)
+    assert fast_as_naive(fast) == naive_templates(tokens, offsets, vocab, 2, 4, 2, 4, 1)
