@@ -57,6 +57,7 @@ import numpy.typing as npt
 
 from .._arrays import sorted_unique
 from .._atomic import write_parquet
+from .._spill import append_partitioned, cost_cuts, hash_partition
 from .._memory import MemoryBudget, parse_size
 from ..errors import ParameterError
 from . import _lsh_kernels as LK
@@ -68,7 +69,6 @@ from .shingles import ShingleSets, shingle_sets, token_hashes
 
 __all__ = ["OutOfCorePairs", "near_duplicates_ooc", "near_duplicates_store", "store_token_hashes"]
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)
 _REC_BYTES = 18          # band int16 + key uint64 + doc int64 on disk
 _SORT_BYTES_PER_REC = 64  # loaded records, lexsort, gathered copies
 _PAIR_BYTES = 48          # a, b, key, the sort's copy (pairs emitted and deduplicated)
@@ -103,40 +103,6 @@ class OutOfCorePairs:
         return Path(path)
 
 
-def _cost_cuts(cost: np.ndarray, cap: int) -> np.ndarray:
-    """Cuts [0, ..., n] of consecutive items with a summed cost <= cap (one
-    item alone when it is dearer)."""
-    n = int(cost.shape[0])
-    cum = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(cost, out=cum[1:])
-    cuts = [0]
-    while cuts[-1] < n:
-        i = cuts[-1]
-        j = int(np.searchsorted(cum, cum[i] + int(cap), side="right")) - 1
-        cuts.append(min(max(j, i + 1), n))
-    return np.asarray(cuts, dtype=np.int64)
-
-
-def _hash_part(keys: np.ndarray, pbits: int) -> np.ndarray:
-    if pbits == 0:
-        return np.zeros(keys.shape[0], dtype=np.int64)
-    return ((keys * _MIX) >> np.uint64(64 - pbits)).astype(np.int64)
-
-
-def _append(spill: Path, name: str, arrays: dict, part: np.ndarray, n_parts: int) -> np.ndarray:
-    """Append each record to the files of its partition; returns records per partition."""
-    order = np.argsort(part, kind="stable")
-    cnt = np.bincount(part, minlength=n_parts)
-    bnd = np.zeros(n_parts + 1, dtype=np.int64)
-    np.cumsum(cnt, out=bnd[1:])
-    sorted_arrays = {k: v[order] for k, v in arrays.items()}
-    for j in np.flatnonzero(cnt):
-        for k, v in sorted_arrays.items():
-            with open(spill / f"{name}{j}.{k}", "ab") as f:
-                v[bnd[j]:bnd[j + 1]].tofile(f)
-    return cnt
-
-
 _PAIR_FIELDS = ("a", "b", "jaccard", "containment_ab", "containment_ba")
 
 
@@ -168,7 +134,7 @@ def _split_keys(path: Path, count: int, k_lo: int, k_hi: int, max_keys: int) -> 
     hist = np.zeros(nb, dtype=np.int64)
     for s0 in range(0, count, max_keys):
         hist += np.bincount((np.asarray(src[s0:s0 + max_keys]) - k_lo) // width, minlength=nb)
-    bounds = _cost_cuts(hist, max_keys)
+    bounds = cost_cuts(hist, max_keys)
     if bounds.shape[0] == 2:          # one bin holds them all: the same file, narrower
         del src
         b0 = int(np.flatnonzero(hist)[0])
@@ -218,7 +184,7 @@ def _bucket_rows(members: np.ndarray, cap: int):
     mem = np.sort(np.asarray(members, dtype=np.int64))   # then x < y: no min / max
     m = int(mem.shape[0])
     row = m - 1 - np.arange(m, dtype=np.int64)       # pairs (u, v > u) of row u
-    for u0, u1 in itertools.pairwise(_cost_cuts(row, cap).tolist()):
+    for u0, u1 in itertools.pairwise(cost_cuts(row, cap).tolist()):
         cnt = row[u0:u1]
         tot = int(cnt.sum())
         if tot == 0:
@@ -331,7 +297,7 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
             f"holds; give at least {budget.base['anon'] + fixed + (1 << 25)} bytes")
     if shard_docs is None:
         cost = 24 * np.diff(doc_offsets) + 8 * num_perm + 48 * bands + 64
-        cuts = _cost_cuts(cost, avail // 2)
+        cuts = cost_cuts(cost, avail // 2)
         del cost
     else:
         cuts = np.unique(np.concatenate([np.arange(0, n, max(1, int(shard_docs))), [n]])
@@ -383,10 +349,10 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                     fp = np.zeros(d1 - d0, dtype=np.uint64)
                     with np.errstate(over="ignore"):
                         MK.set_fingerprints(sets.hashes, sets.offsets, fp)
-                        part = _hash_part(fp[tiny], pbits)
-                    rec_counts += _append(spill, "b", {"band": np.full(tiny.size, -1, np.int16),
-                                                       "key": fp[tiny], "doc": tiny + d0},
-                                          part, n_parts)
+                    part = hash_partition(fp[tiny], pbits)
+                    rec_counts += append_partitioned(
+                        spill, "b", {"band": np.full(tiny.size, -1, np.int16), "key": fp[tiny],
+                                     "doc": tiny + d0}, part, n_parts)
                     tiny_records += int(tiny.size)
                     del fp, part
                 del tiny
@@ -404,10 +370,9 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                 band = np.tile(np.arange(int(bands), dtype=np.int16), banded.size)
                 doc = np.repeat(banded + d0, int(bands))
                 del keys
-                with np.errstate(over="ignore"):
-                    part = _hash_part(key, pbits)
-                rec_counts += _append(spill, "b", {"band": band, "key": key, "doc": doc},
-                                      part, n_parts)
+                part = hash_partition(key, pbits)
+                rec_counts += append_partitioned(spill, "b", {"band": band, "key": key, "doc": doc},
+                                                 part, n_parts)
                 del key, band, doc, part
             stats["shingles"] = shingles_total
             stats["band_records"] = int(rec_counts.sum()) - tiny_records
@@ -431,13 +396,14 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
                 a, b = got
                 raw_pairs += int(a.size)
                 pk = sorted_unique(a * nn + b)
-                pair_counts[:] += _append(spill, "p", {"key": pk}, pk // nn // q_div, n_parts)
+                pair_counts[:] += append_partitioned(spill, "p", {"key": pk}, pk // nn // q_div,
+                                                     n_parts)
 
             def emit_buckets(members, starts):
                 # buckets in groups whose candidate pairs fit the budget: below the cap
                 # a bucket of m documents emits m(m-1)/2 pairs, far more than its m records
                 per = LK.bucket_pair_counts(starts, np.int64(cap))
-                for g0, g1 in itertools.pairwise(_cost_cuts(per, pair_cap).tolist()):
+                for g0, g1 in itertools.pairwise(cost_cuts(per, pair_cap).tolist()):
                     m = int(starts[g1] - starts[g0])
                     if g1 - g0 == 1 and per[g0] > pair_cap:
                         # one bucket dearer than the batch: its pairs a slice at a time

@@ -44,6 +44,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from .._spill import append_partitioned, cuts_by_cumulative, hash_partition
 from .._memory import MemoryBudget, parse_size
 from ..errors import ParameterError
 from . import _bloomspan_kernels as K
@@ -60,25 +61,12 @@ _SHARD_BYTES_PER_TOKEN = 48
 # key, radix ping-pong buffers, compacted seeds, DFS scratch)
 _PART_BYTES_PER_OCC = 96
 _MAX_PARTS = 4096
-_MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 def plan_shards(doc_offsets: np.ndarray, shard_tokens: int) -> np.ndarray:
     """Document cuts ``[0, ..., n_docs]`` so that every shard of whole documents
     holds at most ``shard_tokens`` tokens (a longer document is a shard alone)."""
-    n_docs = int(doc_offsets.shape[0] - 1)
-    cuts = [0]
-    while cuts[-1] < n_docs:
-        d0 = cuts[-1]
-        d = int(np.searchsorted(doc_offsets, doc_offsets[d0] + int(shard_tokens), side="right")) - 1
-        cuts.append(min(max(d, d0 + 1), n_docs))
-    return np.asarray(cuts, dtype=np.int64)
-
-
-def _part_of(keys: np.ndarray, pbits: int) -> np.ndarray:
-    if pbits == 0:
-        return np.zeros(keys.shape[0], dtype=np.int64)
-    return ((keys * _MIX) >> np.uint64(64 - pbits)).astype(np.int64)
+    return cuts_by_cumulative(np.asarray(doc_offsets, dtype=np.int64), shard_tokens)
 
 
 def _gather_csr(off: np.ndarray, vals: np.ndarray, order: np.ndarray):
@@ -267,21 +255,12 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
                 doc = np.empty(m, dtype=np.int32)
                 K.fill_survivors(bits, off, block_doc, _BLOCK, st, starts, pos, doc)
                 del bits
-                part = _part_of(K.ngram_keys(t, pos, n), pbits)
-                order = np.argsort(part, kind="stable")
-                cnt = np.bincount(part, minlength=n_parts)
+                part = hash_partition(K.ngram_keys(t, pos, n), pbits)
+                pos += lo
+                doc += np.int32(d0)
+                part_counts += append_partitioned(spill, "", {"pos": pos, "doc": doc}, part,
+                                                  n_parts)
                 del part
-                pos = pos[order] + lo
-                doc = doc[order] + np.int32(d0)
-                del order
-                bnd = np.zeros(n_parts + 1, dtype=np.int64)
-                np.cumsum(cnt, out=bnd[1:])
-                for j in np.flatnonzero(cnt):
-                    with open(spill / f"{j}.pos", "ab") as f:
-                        pos[bnd[j]:bnd[j + 1]].tofile(f)
-                    with open(spill / f"{j}.doc", "ab") as f:
-                        doc[bnd[j]:bnd[j + 1]].tofile(f)
-                part_counts += cnt
                 n_surv += m
                 del pos, doc
             del filt, word_ok
