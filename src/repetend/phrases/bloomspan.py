@@ -175,11 +175,58 @@ def build_filter(tokens, doc_offsets, n: int, filter_bytes: int,
     """
     if word_ok is None:
         word_ok = np.ones(int(tokens.max()) + 1 if tokens.size else 1, dtype=np.uint8)
+    return count_filter_shards([(tokens, doc_offsets)], n, filter_bytes, word_ok)
+
+
+# -- stages over shards of whole documents (one shard in memory, many out of core) ----
+
+def word_ok_shards(shards, vocab_size: int, sigma: int, token_df=None) -> np.ndarray:
+    """uint8 flag per token id: its exact document frequency is >= σ.  The df is
+    summed over ``shards`` (an iterable of (tokens, doc_offsets) of whole documents)
+    unless ``token_df`` gives it."""
+    if token_df is None:
+        wdf = np.zeros(vocab_size, dtype=np.int64)
+        for t, off in shards:
+            wdf += K.word_df(t, off, vocab_size)
+    else:
+        wdf = np.asarray(token_df)
+        if wdf.ndim != 1 or wdf.shape[0] < vocab_size:
+            raise ParameterError(f"token_df must have one entry per token id (>= {vocab_size}), "
+                                 f"got shape {wdf.shape}")
+    return (wdf >= sigma).astype(np.uint8)
+
+
+def count_filter_shards(shards, n: int, filter_bytes: int,
+                        word_ok: np.ndarray) -> tuple[np.ndarray, int]:
+    """One counting filter of the in-document n-grams of all ``shards`` (see
+    :func:`build_filter`)."""
     size = max(2, 1 << (int(filter_bytes).bit_length() - 1))
     shift = 64 - (size.bit_length() - 1)
     filt = np.zeros(size, dtype=np.uint8)
-    K.count_filter(tokens, doc_offsets, n, word_ok, filt, shift)
+    for t, off in shards:
+        K.count_filter(t, off, n, word_ok, filt, shift)
     return filt, shift
+
+
+def shard_survivors(tokens, doc_offsets, n: int, word_ok, filt, shift: int, use_filter: bool,
+                    threshold: int):
+    """Positions and documents (shard-local) of the n-grams that pass both filters,
+    in position order, and the survivor bitmask (one bit per token)."""
+    n_tok = int(tokens.shape[0])
+    nb = (n_tok + _BLOCK - 1) // _BLOCK
+    block_lo = np.arange(nb, dtype=np.int64) * _BLOCK
+    block_doc = (np.searchsorted(doc_offsets, block_lo, side="right") - 1).astype(np.int64)
+    bits = np.zeros((n_tok + 63) // 64, dtype=np.uint64)
+    counts = np.zeros(nb, dtype=np.int64)
+    K.mark_survivors(tokens, doc_offsets, block_doc, _BLOCK, n, word_ok, filt, shift,
+                     use_filter, threshold, bits, counts)
+    starts = np.zeros(nb, dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    m = int(counts.sum())
+    pos = np.empty(m, dtype=np.int64)
+    doc = np.empty(m, dtype=np.int32)
+    K.fill_survivors(bits, doc_offsets, block_doc, _BLOCK, n_tok, starts, pos, doc)
+    return pos, doc, bits
 
 
 def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int64],
@@ -257,15 +304,7 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
         return _empty(stats)
 
     # 1. exact word df
-    if token_df is None:
-        wdf = K.word_df(tokens, doc_offsets, vocab_size)
-    else:
-        wdf = np.asarray(token_df)
-        if wdf.ndim != 1 or wdf.shape[0] < vocab_size:
-            raise ParameterError(f"token_df must have one entry per token id (>= {vocab_size}), "
-                                 f"got shape {wdf.shape}")
-    word_ok = (wdf >= sigma).astype(np.uint8)
-    del wdf
+    word_ok = word_ok_shards([(tokens, doc_offsets)], vocab_size, sigma, token_df)
     stats["word_df_survivors"] = int(word_ok.sum())
     clock.lap("word_df")
 
@@ -280,21 +319,10 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     clock.lap("count_filter")
 
     # 3. second pass: survivors of both filters, as a bitmask, then (pos, doc)
-    nb = (n_tok + _BLOCK - 1) // _BLOCK
-    block_lo = np.arange(nb, dtype=np.int64) * _BLOCK
-    block_doc = (np.searchsorted(doc_offsets, block_lo, side="right") - 1).astype(np.int64)
-    bits = np.zeros((n_tok + 63) // 64, dtype=np.uint64)
-    counts = np.zeros(nb, dtype=np.int64)
-    K.mark_survivors(tokens, doc_offsets, block_doc, _BLOCK, n, word_ok, filt, shift,
-                     use_filter, threshold, bits, counts)
+    pos, doc, bits = shard_survivors(tokens, doc_offsets, n, word_ok, filt, shift, use_filter,
+                                     threshold)
     del filt, word_ok
-    starts = np.zeros(nb, dtype=np.int64)
-    np.cumsum(counts[:-1], out=starts[1:])
-    n_surv = int(counts.sum())
-    pos = np.empty(n_surv, dtype=np.int64)
-    doc = np.empty(n_surv, dtype=np.int32)
-    K.fill_survivors(bits, doc_offsets, block_doc, _BLOCK, n_tok, starts, pos, doc)
-    stats["ngram_survivors"] = n_surv
+    stats["ngram_survivors"] = int(pos.shape[0])
     clock.lap("second_pass")
 
     # 4. sort + merge into seeds with exact df

@@ -49,8 +49,9 @@ from .._memory import MemoryBudget, parse_size
 from ..errors import ParameterError
 from . import _bloomspan_kernels as K
 from ._raw import RawPhrases
-from .bloomspan import (_BLOCK, _Clock, _as_int, _empty, _validate, default_filter_bytes,
-                        default_seed_len)
+from .bloomspan import (_BLOCK, _Clock, _as_int, _empty, _validate, count_filter_shards,
+                        default_filter_bytes, default_seed_len, shard_survivors,
+                        word_ok_shards)
 
 __all__ = ["mine_bloomspan_ooc", "mine_bloomspan_store", "open_store_arrays", "plan_shards"]
 
@@ -198,35 +199,23 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
         lo, hi = int(doc_offsets[d0]), int(doc_offsets[d1])
         return d0, lo, tokens[lo:hi], doc_offsets[d0:d1 + 1] - lo
 
+    def shards():
+        return (shard(i)[2:] for i in range(cuts.shape[0] - 1))
+
     root = Path(workdir) if workdir is not None else Path(tempfile.gettempdir())
     root.mkdir(parents=True, exist_ok=True)
     spill = Path(tempfile.mkdtemp(prefix=".repetend-bloomspan-", dir=root))
     try:
         with budget:
             # 1. word df, shard by shard
-            if token_df is None:
-                wdf = np.zeros(vocab_size, dtype=np.int64)
-                for i in range(cuts.shape[0] - 1):
-                    _, _, t, off = shard(i)
-                    wdf += K.word_df(t, off, vocab_size)
-            else:
-                wdf = np.asarray(token_df)
-                if wdf.ndim != 1 or wdf.shape[0] < vocab_size:
-                    raise ParameterError(f"token_df must have one entry per token id "
-                                         f"(>= {vocab_size}), got shape {wdf.shape}")
-            word_ok = (wdf >= sigma).astype(np.uint8)
-            del wdf
+            word_ok = word_ok_shards(shards(), vocab_size, sigma, token_df)
             stats["word_df_survivors"] = int(word_ok.sum())
             clock.lap("word_df")
 
             # 2. counting filter, shard by shard, one shared filter
             use_filter = n >= 2
             if use_filter:
-                filt = np.zeros(filter_bytes, dtype=np.uint8)
-                shift = 64 - (filter_bytes.bit_length() - 1)
-                for i in range(cuts.shape[0] - 1):
-                    _, _, t, off = shard(i)
-                    K.count_filter(t, off, n, word_ok, filt, shift)
+                filt, shift = count_filter_shards(shards(), n, filter_bytes, word_ok)
             else:
                 filt, shift = np.zeros(1, dtype=np.uint8), 63
             stats["filter_bytes"] = int(filter_bytes)
@@ -238,23 +227,11 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
             part_counts = np.zeros(n_parts, dtype=np.int64)
             for i in range(cuts.shape[0] - 1):
                 d0, lo, t, off = shard(i)
-                st = int(t.shape[0])
-                if st == 0:
+                if t.shape[0] == 0:
                     continue
-                nb = (st + _BLOCK - 1) // _BLOCK
-                block_lo = np.arange(nb, dtype=np.int64) * _BLOCK
-                block_doc = (np.searchsorted(off, block_lo, side="right") - 1).astype(np.int64)
-                bits = np.zeros((st + 63) // 64, dtype=np.uint64)
-                counts = np.zeros(nb, dtype=np.int64)
-                K.mark_survivors(t, off, block_doc, _BLOCK, n, word_ok, filt, shift,
-                                 use_filter, threshold, bits, counts)
-                starts = np.zeros(nb, dtype=np.int64)
-                np.cumsum(counts[:-1], out=starts[1:])
-                m = int(counts.sum())
-                pos = np.empty(m, dtype=np.int64)
-                doc = np.empty(m, dtype=np.int32)
-                K.fill_survivors(bits, off, block_doc, _BLOCK, st, starts, pos, doc)
-                del bits
+                pos, doc, _ = shard_survivors(t, off, n, word_ok, filt, shift, use_filter,
+                                              threshold)
+                m = int(pos.shape[0])
                 part = hash_partition(K.ngram_keys(t, pos, n), pbits)
                 pos += lo
                 doc += np.int32(d0)
