@@ -503,6 +503,55 @@ def _peak_memory_bytes() -> int:
     return int(rss if sys.platform == "darwin" else rss * 1024)
 
 
+def phrase_summary(cfg: PhraseConfig, engine: str, reason: dict, n_tok: np.ndarray,
+                   covered: np.ndarray, share: np.ndarray, frequent_total: int,
+                   fshare: np.ndarray, *, n_spans: int, n_occurrences: int, psi: np.ndarray,
+                   df: np.ndarray, lengths: np.ndarray, occurrences: np.ndarray, texts: list,
+                   doc_ids, timings: dict, engine_stats: dict) -> dict:
+    """``summary.json`` of a phrase run (local or Spark): coverage, the index eaters
+    (the first ``top_k`` phrases, already in Ψ order), drop candidates by the
+    frequent-span share.  Per-document arrays are indexed by document; ``doc_ids[d]``
+    is a string."""
+    n_docs = int(n_tok.shape[0])
+    n_tokens = int(n_tok.sum())
+    nonempty = n_tok > 0
+    cov_total = int(covered.sum())
+    drop = np.flatnonzero(nonempty & (fshare >= cfg.near_full_share))
+    drop = drop[np.argsort(-fshare[drop], kind="stable")]
+    k = min(cfg.top_k, int(psi.shape[0]))
+    return {
+        "parameters": asdict(cfg),
+        "engine": engine,
+        "engine_choice": reason,
+        "documents": n_docs,
+        "empty_documents": int(np.count_nonzero(~nonempty)),
+        "tokens": n_tokens,
+        "covered_tokens": cov_total,
+        "covered_share": cov_total / n_tokens if n_tokens else 0.0,
+        "frequent_tokens": int(frequent_total),
+        "frequent_share": int(frequent_total) / n_tokens if n_tokens else 0.0,
+        "frequent_spans": int(n_spans),
+        "phrases": int(psi.shape[0]),
+        "occurrences": int(n_occurrences),
+        "document_share": share_distribution(share[nonempty], bins=cfg.histogram_bins),
+        "index_eaters": [
+            {"phrase_id": i, "psi": int(psi[i]), "df": int(df[i]), "length": int(lengths[i]),
+             "occurrences": int(occurrences[i]), "text": texts[i]} for i in range(k)],
+        "drop_candidates": {
+            "threshold": cfg.near_full_share,
+            "count": int(drop.size),
+            "measure": "frequent_share",
+            "documents": [{"doc_index": int(d), "doc_id": doc_ids[d],
+                           "share": float(fshare[d]), "boilerplate_share": float(share[d]),
+                           "n_tokens": int(n_tok[d])}
+                          for d in drop[:cfg.max_drop_candidates]],
+        },
+        "timings": timings,
+        "peak_memory_bytes": _peak_memory_bytes(),
+        "engine_stats": engine_stats,
+    }
+
+
 def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -> PhraseResult:
     """Find the maximal contiguous frequent phrases of a corpus and their coverage.
 
@@ -553,7 +602,6 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
     c = _as_corpus(corpus)
-    n_docs = int(c.doc_offsets.size - 1)
     n_tokens = int(c.tokens.shape[0])
     engine = cfg.engine
     reason: dict = {"rule": "requested"}
@@ -599,50 +647,13 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
         timings["templates"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - t_start
 
-    n_tok = np.diff(c.doc_offsets)
-    nonempty = n_tok > 0
-    cov_total = int(covered.sum())
-    # drop candidates by the frequent-span share: text inside any frequent phrase
-    drop = np.flatnonzero(nonempty & (fshare >= cfg.near_full_share))
-    drop = drop[np.argsort(-fshare[drop], kind="stable")]
-    doc_ids = c.doc_ids
-    psi = phrases.column("psi").to_numpy()
-    k = min(cfg.top_k, raw.n_phrases)
-    df_col = phrases.column("df").to_numpy()
-    len_col = phrases.column("length").to_numpy()
-    occ_col = phrases.column("occurrences").to_numpy()
-    summary = {
-        "parameters": asdict(cfg),
-        "engine": engine,
-        "engine_choice": reason,
-        "documents": n_docs,
-        "empty_documents": int(np.count_nonzero(~nonempty)),
-        "tokens": n_tokens,
-        "covered_tokens": cov_total,
-        "covered_share": cov_total / n_tokens if n_tokens else 0.0,
-        "frequent_tokens": fs.total,
-        "frequent_share": fs.total / n_tokens if n_tokens else 0.0,
-        "frequent_spans": int(fs.starts.shape[0]),
-        "phrases": raw.n_phrases,
-        "occurrences": int(raw.occ_starts.shape[0]),
-        "document_share": share_distribution(share[nonempty], bins=cfg.histogram_bins),
-        "index_eaters": [
-            {"phrase_id": i, "psi": int(psi[i]), "df": int(df_col[i]),
-             "length": int(len_col[i]), "occurrences": int(occ_col[i]), "text": texts[i]}
-            for i in range(k)],
-        "drop_candidates": {
-            "threshold": cfg.near_full_share,
-            "count": int(drop.size),
-            "measure": "frequent_share",
-            "documents": [{"doc_index": int(d), "doc_id": doc_ids[d],
-                           "share": float(fshare[d]), "boilerplate_share": float(share[d]),
-                           "n_tokens": int(n_tok[d])}
-                          for d in drop[:cfg.max_drop_candidates]],
-        },
-        "timings": timings,
-        "peak_memory_bytes": _peak_memory_bytes(),
-        "engine_stats": raw.stats,
-    }
+    summary = phrase_summary(
+        cfg, engine, reason, np.diff(c.doc_offsets), covered, share, fs.total, fshare,
+        n_spans=int(fs.starts.shape[0]), n_occurrences=int(raw.occ_starts.shape[0]),
+        psi=phrases.column("psi").to_numpy(), df=phrases.column("df").to_numpy(),
+        lengths=phrases.column("length").to_numpy(),
+        occurrences=phrases.column("occurrences").to_numpy(), texts=texts, doc_ids=c.doc_ids,
+        timings=timings, engine_stats=raw.stats)
     if hosts is not None:
         summary["hosts"] = hosts.num_rows
     if templates is not None:

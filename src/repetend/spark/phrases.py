@@ -288,8 +288,8 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     from ..phrases import PhraseConfig, PhraseResult
     from ..phrases import find_phrases as local_find
     from ..phrases._raw import RawPhrases
-    from ..phrases.api import _peak_memory_bytes, hosts_table
-    from ..phrases.coverage import covered_per_document, share_distribution
+    from ..phrases.api import hosts_table, phrase_summary
+    from ..phrases.coverage import covered_per_document
 
     cfg = PhraseConfig(**{**(asdict(config) if config is not None else {}), **overrides})
     cfg.validate()
@@ -480,48 +480,19 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     })
     hosts = hosts_table(documents) if has_urls else None
 
-    nonempty = n_tok > 0
-    cov_total = int(covered.sum())
-    drop = np.flatnonzero(nonempty & (fshare >= cfg.near_full_share))
-    drop = drop[np.argsort(-fshare[drop], kind="stable")]
-    ids_list = doc_ids.to_pylist() if drop.size else []
-    kk = min(cfg.top_k, P)
-    psi = lengths * df
-    summary = {
-        "parameters": asdict(cfg),
-        "engine": engine,
-        "engine_choice": reason,
-        "documents": n_docs,
-        "empty_documents": int(np.count_nonzero(~nonempty)),
-        "tokens": n_tokens,
-        "covered_tokens": cov_total,
-        "covered_share": cov_total / n_tokens if n_tokens else 0.0,
-        "frequent_tokens": int(fcovered.sum()),
-        "frequent_share": int(fcovered.sum()) / n_tokens if n_tokens else 0.0,
-        "frequent_spans": int(span_doc.shape[0]),
-        "phrases": P,
-        "occurrences": int(occ_global.shape[0]),
-        "document_share": share_distribution(share[nonempty], bins=cfg.histogram_bins),
-        "index_eaters": [
-            {"phrase_id": i, "psi": int(psi[i]), "df": int(df[i]), "length": int(lengths[i]),
-             "occurrences": int(counts[i]), "text": texts[i]} for i in range(kk)],
-        "drop_candidates": {
-            "threshold": cfg.near_full_share,
-            "count": int(drop.size),
-            "measure": "frequent_share",
-            "documents": [{"doc_index": int(d), "doc_id": ids_list[d], "share": float(fshare[d]),
-                           "boilerplate_share": float(share[d]), "n_tokens": int(n_tok[d])}
-                          for d in drop[:cfg.max_drop_candidates]],
-        },
-        "timings": {"prefilter": t_filter, "mine": t_mine, "total": time.perf_counter() - t0},
-        "peak_memory_bytes": _peak_memory_bytes(),
-        "engine_stats": engine_stats,
-        "spark": {"k": k, "frequent_words": int(word_hash.size),
-                  "sketch": [int(sketch_depth), int(sketch_width)],
-                  "kgrams_past_sketch": int(n_survivors), "frequent_kgrams": int(grams.size),
-                  "island_documents": int(isl.num_rows),
-                  "island_tokens": n_kept, "separators": n_sep, "kept_share": n_kept / n_tokens},
-    }
+    summary = phrase_summary(
+        cfg, engine, reason, n_tok, covered, share, int(fcovered.sum()), fshare,
+        n_spans=int(span_doc.shape[0]), n_occurrences=int(occ_global.shape[0]),
+        psi=lengths * df, df=df, lengths=lengths, occurrences=counts, texts=texts,
+        doc_ids=doc_ids.to_pylist(),
+        timings={"prefilter": t_filter, "mine": t_mine, "total": time.perf_counter() - t0},
+        engine_stats=engine_stats)
+    summary["spark"] = {"k": k, "frequent_words": int(word_hash.size),
+                        "sketch": [int(sketch_depth), int(sketch_width)],
+                        "kgrams_past_sketch": int(n_survivors), "frequent_kgrams": int(grams.size),
+                        "island_documents": int(isl.num_rows),
+                        "island_tokens": n_kept, "separators": n_sep,
+                        "kept_share": n_kept / n_tokens}
     if hosts is not None:
         summary["hosts"] = hosts.num_rows
     return PhraseResult(phrases=phrases, documents=documents, hosts=hosts,
