@@ -286,6 +286,38 @@ def _with_estimates(sig, p: Pairs) -> np.ndarray:
     return sig.estimate(p.a, p.b)
 
 
+def _minhash_summary(cfg: NearDupConfig, t: float, bands: int, rows: int, lsh: dict) -> dict:
+    """The MinHash-LSH part of a run's summary (in memory, out of core, Spark)."""
+    grid = np.round(np.arange(1, 21) * 0.05, 2)
+    return {
+        "num_perm": int(cfg.num_perm), "bits": 64 if cfg.bbits is None else int(cfg.bbits),
+        "hash": cfg.hash, "scheme": cfg.scheme, "bands": bands, "rows": rows,
+        "lsh_threshold": lsh_threshold(bands, rows),
+        "p_at_threshold": s_curve(t, bands, rows),
+        "s_curve": [[float(x), float(p)] for x, p in zip(grid, s_curve(grid, bands, rows))],
+        "lsh": lsh,
+        "capped_buckets": int(lsh.get("capped_buckets", 0)),
+        "pairs_not_enumerated": int(lsh.get("pairs_not_enumerated", 0)),
+    }
+
+
+def _outcome_summary(cfg: NearDupConfig, n_candidates: int, pairs: Pairs, clusters,
+                     contain: Pairs, timings: dict) -> dict:
+    """The result part of a run's summary: pairs, clusters, containment, time, memory."""
+    return {
+        "candidates": int(n_candidates),
+        "verified_pairs": len(pairs),
+        "clusters": clusters.n_clusters,
+        "documents_in_clusters": clusters.documents_in_clusters,
+        "duplicates_to_drop": clusters.duplicates,
+        "largest_cluster": int(clusters.sizes.max()) if clusters.n_clusters else 0,
+        "containment_pairs": len(contain),
+        "containment_threshold": float(cfg.containment),
+        "timings_s": {k: round(v, 4) for k, v in timings.items()},
+        "peak_rss_bytes": _peak_rss(),
+    }
+
+
 def _out_of_core(data, cfg: NearDupConfig, say) -> NearDupResult:
     """MinHash + LSH out of core (:mod:`repetend.neardup.outofcore`): signatures per
     shard of the memory-mapped store, band keys spilled and sorted on disk, candidates
@@ -309,7 +341,6 @@ def _out_of_core(data, cfg: NearDupConfig, say) -> NearDupResult:
     contain = containment_pairs(pairs, t, float(cfg.containment)).sorted()
     bands, rows = cfg.banding()
     st = res.stats
-    grid = np.round(np.arange(1, 21) * 0.05, 2)
     # the keys of the in-memory summary (the CLI, the report and scan read them)
     lsh = {key: st.get(key, 0) for key in ("buckets_with_pairs", "capped_buckets",
                                            "pairs_not_enumerated", "largest_bucket",
@@ -319,21 +350,10 @@ def _out_of_core(data, cfg: NearDupConfig, say) -> NearDupResult:
                candidates=int(res.candidates))
     summary = {"method": cfg.method, "parameters": asdict(cfg), "documents": n,
                "shingle_k": int(cfg.shingle), "shingles": int(st.get("shingles", 0)),
-               "threshold": t, "num_perm": int(cfg.num_perm),
-               "bits": 64 if cfg.bbits is None else int(cfg.bbits), "hash": cfg.hash,
-               "scheme": cfg.scheme, "bands": bands, "rows": rows,
-               "lsh_threshold": lsh_threshold(bands, rows), "p_at_threshold": s_curve(t, bands, rows),
-               "s_curve": [[float(x), float(p)] for x, p in zip(grid, s_curve(grid, bands, rows))],
-               "lsh": lsh, "pairs_not_enumerated": int(st.get("pairs_not_enumerated", 0)),
-               "out_of_core": res.stats, "candidates": int(res.candidates),
-               "verified_pairs": len(pairs), "clusters": clusters.n_clusters,
-               "documents_in_clusters": clusters.documents_in_clusters,
-               "duplicates_to_drop": clusters.duplicates,
-               "largest_cluster": int(clusters.sizes.max()) if clusters.n_clusters else 0,
-               "containment_pairs": len(contain), "containment_threshold": float(cfg.containment),
-               "capped_buckets": res.stats.get("capped_buckets", 0),
-               "timings_s": {"total": round(time.perf_counter() - t0, 4)},
-               "peak_rss_bytes": _peak_rss()}
+               "threshold": t, **_minhash_summary(cfg, t, bands, rows, lsh),
+               "out_of_core": res.stats,
+               **_outcome_summary(cfg, res.candidates, pairs, clusters, contain,
+                                  {"total": time.perf_counter() - t0})}
     return NearDupResult(pairs, pairs, np.full(len(pairs), np.nan), clusters, contain, summary,
                          cfg, data.docs.column("doc_id"), lengths, None)
 
@@ -437,18 +457,8 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
         candidates = verify_pairs(sets, cand.a, cand.b)
         timings["verify"] = time.perf_counter() - tv
         pairs = candidates.select(candidates.jaccard >= t)
-        grid = np.round(np.arange(1, 21) * 0.05, 2)
-        summary.update({
-            "num_perm": int(cfg.num_perm), "bits": bits, "hash": cfg.hash, "scheme": cfg.scheme,
-            "bands": bands, "rows": rows,
-            "lsh_threshold": lsh_threshold(bands, rows),
-            "p_at_threshold": s_curve(t, bands, rows),
-            "s_curve": [[float(s), float(p)] for s, p in zip(grid, s_curve(grid, bands, rows))],
-            "signature_bytes": sig.nbytes,
-            "lsh": cand.stats,
-            "capped_buckets": cand.stats["capped_buckets"],
-            "pairs_not_enumerated": cand.stats["pairs_not_enumerated"],
-        })
+        summary.update(_minhash_summary(cfg, t, bands, rows, cand.stats),
+                       signature_bytes=sig.nbytes)
     elif cfg.method == "allpairs":
         all_pairs = _lazy("allpairs", "all_pairs", "allpairs")
         say("exact all-pairs join")
@@ -507,18 +517,7 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
     timings["clusters"] = time.perf_counter() - tk
     estimate = _with_estimates(sig, candidates)
     timings["total"] = time.perf_counter() - t0
-    summary.update({
-        "candidates": len(candidates),
-        "verified_pairs": len(pairs),
-        "clusters": clusters.n_clusters,
-        "documents_in_clusters": clusters.documents_in_clusters,
-        "duplicates_to_drop": clusters.duplicates,
-        "largest_cluster": int(clusters.sizes.max()) if clusters.n_clusters else 0,
-        "containment_pairs": len(contain),
-        "containment_threshold": float(cfg.containment),
-        "timings_s": {k: round(v, 4) for k, v in timings.items()},
-        "peak_rss_bytes": _peak_rss(),
-    })
+    summary.update(_outcome_summary(cfg, len(candidates), pairs, clusters, contain, timings))
     summary.setdefault("capped_buckets", 0)
     return NearDupResult(pairs, candidates, estimate, clusters, contain, summary, cfg,
                          doc_ids, lengths, sig)

@@ -324,9 +324,8 @@ def find_near_duplicates(spark, data, config=None, *, id_col: str = "id", text_c
     shingles, signatures and band keys never leave the executors.  Seeds 001/003/004;
     Kiveris et al. (2014) for the components; ``docs/spark.md`` for the equality proof.
     """
-    from ..neardup.api import NearDupConfig, NearDupResult, _peak_rss
+    from ..neardup.api import NearDupConfig, NearDupResult, _minhash_summary, _outcome_summary
     from ..neardup.clusters import Clusters, containment_pairs
-    from ..neardup.lsh import lsh_threshold, s_curve
     from ..neardup.pairs import Pairs
 
     cfg = replace(config or NearDupConfig(), **overrides).validate()
@@ -367,29 +366,16 @@ def find_near_duplicates(spark, data, config=None, *, id_col: str = "id", text_c
     contain = containment_pairs(candidates, t, float(cfg.containment)).sorted()
     bands, rows = cfg.banding()
     bits = 64 if cfg.bbits is None else int(cfg.bbits)
-    grid = np.round(np.arange(1, 21) * 0.05, 2)
     stats = fr["stats"]
     summary = {"method": cfg.method, "engine": "spark", "parameters": asdict(cfg),
                "documents": n, "shingle_k": int(cfg.shingle),
                "shingles": int(numpy_column(docs_t.column("n_shingles"), np.int64).sum()),
-               "threshold": t, "num_perm": int(cfg.num_perm), "bits": bits, "hash": cfg.hash,
-               "scheme": cfg.scheme, "bands": bands, "rows": rows,
-               "lsh_threshold": lsh_threshold(bands, rows),
-               "p_at_threshold": s_curve(t, bands, rows),
-               "s_curve": [[float(s), float(p)] for s, p in zip(grid, s_curve(grid, bands, rows))],
+               "threshold": t,
+               **_minhash_summary(cfg, t, bands, rows,
+                                  {k: v for k, v in stats.items() if k != "components_rounds"}),
                "signature_bytes": n * int(cfg.num_perm) * _sig_dtype(bits).itemsize,
-               "lsh": {k: v for k, v in stats.items() if k != "components_rounds"},
-               "capped_buckets": stats["capped_buckets"],
-               "pairs_not_enumerated": stats["pairs_not_enumerated"],
                "components_rounds": stats["components_rounds"],
-               "candidates": len(candidates), "verified_pairs": len(pairs),
-               "clusters": clusters.n_clusters,
-               "documents_in_clusters": clusters.documents_in_clusters,
-               "duplicates_to_drop": clusters.duplicates,
-               "largest_cluster": int(clusters.sizes.max()) if clusters.n_clusters else 0,
-               "containment_pairs": len(contain),
-               "containment_threshold": float(cfg.containment),
-               "timings_s": {"total": round(time.perf_counter() - t0, 4)},
-               "peak_rss_bytes": _peak_rss()}
+               **_outcome_summary(cfg, len(candidates), pairs, clusters, contain,
+                                  {"total": time.perf_counter() - t0})}
     return NearDupResult(pairs, candidates, estimate, clusters, contain, summary, cfg,
                          docs_t.column("doc_id").combine_chunks(), lengths, None)
