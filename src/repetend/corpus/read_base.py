@@ -74,42 +74,35 @@ def _stdin() -> io.BufferedReader:
     return io.BufferedReader(_StdinRaw(), buffer_size=1 << 20)
 
 
-class _GzipOwning(gzip.GzipFile):
-    """A gzip stream over an open file that it closes with itself."""
+class _OwnsFile:
+    """Mixin for a decompressing stream over an open file: it closes the file with
+    itself."""
 
+    _owned: BinaryIO
+
+    def close(self) -> None:
+        try:
+            super().close()  # type: ignore[misc]
+        finally:
+            self._owned.close()
+
+
+class _GzipOwning(_OwnsFile, gzip.GzipFile):
     def __init__(self, fh: BinaryIO) -> None:
         super().__init__(fileobj=fh, mode="rb")
         self._owned = fh
 
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            self._owned.close()
 
-
-class _Bz2Owning(bz2.BZ2File):
+class _Bz2Owning(_OwnsFile, bz2.BZ2File):
     def __init__(self, fh: BinaryIO) -> None:
         super().__init__(fh, "rb")
         self._owned = fh
 
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            self._owned.close()
 
-
-class _LzmaOwning(lzma.LZMAFile):
+class _LzmaOwning(_OwnsFile, lzma.LZMAFile):
     def __init__(self, fh: BinaryIO) -> None:
         super().__init__(fh, "rb")
         self._owned = fh
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            self._owned.close()
 
 
 class _ZstdRaw(io.RawIOBase):
