@@ -807,3 +807,21 @@ def test_damaged_files_never_crash(tmp_path_factory, wet_backend, fmt, cut, flip
         r.text.encode("utf-8")  # always valid text
         assert isinstance(r.id, str) and r.id
     assert stats.records == len(recs)
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_compressed_stream_closes_its_file(tmp_path, suffix):
+    import bz2
+    import lzma
+
+    from repetend.corpus import read_base
+    comp = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[suffix]
+    cls = {".gz": read_base._GzipOwning, ".bz2": read_base._Bz2Owning,
+           ".xz": read_base._LzmaOwning}[suffix]
+    path = tmp_path / f"x.jsonl{suffix}"
+    path.write_bytes(comp(b'{"text": "a"}\n'))
+    fh = open(path, "rb")
+    stream = cls(fh)
+    assert stream.read() == b'{"text": "a"}\n'
+    stream.close()
+    assert fh.closed
