@@ -401,13 +401,40 @@ def _surface_texts(c: _Corpus, first_doc: np.ndarray, first_local: np.ndarray,
     return texts
 
 
+def phrase_tables(tokens_col, texts: list, lengths: np.ndarray, df: np.ndarray,
+                  counts: np.ndarray, first_doc: np.ndarray, phrase_of: np.ndarray,
+                  occ_doc: np.ndarray, occ_local: np.ndarray, doc_ids):
+    """The ``phrases`` and ``occurrences`` tables (local and Spark results):
+    ``tokens_col`` a list<string> column, ``doc_ids`` an Arrow string array;
+    occurrences by phrase, with document-local token starts."""
+    import pyarrow as pa
+
+    phrases = pa.table({
+        "phrase_id": pa.array(np.arange(lengths.shape[0], dtype=np.int64)),
+        "tokens": tokens_col,
+        "text": pa.array(texts, pa.string()),
+        "df": pa.array(df),
+        "occurrences": pa.array(counts),
+        "length": pa.array(lengths),
+        "psi": pa.array(lengths * df),
+        "example_doc_id": doc_ids.take(pa.array(first_doc)),
+    })
+    occurrences = pa.table({
+        "phrase_id": pa.array(phrase_of),
+        "doc_index": pa.array(occ_doc),
+        "doc_id": doc_ids.take(pa.array(occ_doc)),
+        "start": pa.array(occ_local),
+        "end": pa.array(occ_local + np.repeat(lengths, counts)),
+    })
+    return phrases, occurrences
+
+
 def _build_tables(c: _Corpus, raw: RawPhrases, cfg: PhraseConfig, fs: FrequentSpans):
     n_docs = c.doc_offsets.size - 1
     P = raw.n_phrases
     lengths = np.asarray(raw.lengths, np.int64)
     df = np.asarray(raw.df, np.int64)
     counts = np.diff(raw.occ_offsets).astype(np.int64)
-    psi = lengths * df
     starts = np.asarray(raw.occ_starts, np.int64)
     occ_doc = (np.searchsorted(c.doc_offsets, starts, side="right") - 1).astype(np.int64)
     occ_local = starts - c.doc_offsets[occ_doc]
@@ -429,23 +456,8 @@ def _build_tables(c: _Corpus, raw: RawPhrases, cfg: PhraseConfig, fs: FrequentSp
     texts = _surface_texts(c, first_doc, first_local, lengths, token_lists)
     doc_ids = pa.array(c.doc_ids, pa.string())
 
-    phrases = pa.table({
-        "phrase_id": pa.array(np.arange(P, dtype=np.int64)),
-        "tokens": tokens_col,
-        "text": pa.array(texts, pa.string()),
-        "df": pa.array(df),
-        "occurrences": pa.array(counts),
-        "length": pa.array(lengths),
-        "psi": pa.array(psi),
-        "example_doc_id": doc_ids.take(pa.array(first_doc)),
-    })
-    occurrences = pa.table({
-        "phrase_id": pa.array(phrase_of),
-        "doc_index": pa.array(occ_doc),
-        "doc_id": doc_ids.take(pa.array(occ_doc)),
-        "start": pa.array(occ_local),
-        "end": pa.array(occ_local + np.repeat(lengths, counts)),
-    })
+    phrases, occurrences = phrase_tables(tokens_col, texts, lengths, df, counts, first_doc,
+                                         phrase_of, occ_doc, occ_local, doc_ids)
 
     n_tok = np.diff(c.doc_offsets).astype(np.int64)
     covered = covered_per_document(raw, c.doc_offsets)

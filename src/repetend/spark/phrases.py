@@ -288,7 +288,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     from ..phrases import PhraseConfig, PhraseResult
     from ..phrases import find_phrases as local_find
     from ..phrases._raw import RawPhrases
-    from ..phrases.api import hosts_table, phrase_summary
+    from ..phrases.api import hosts_table, phrase_summary, phrase_tables
     from ..phrases.coverage import covered_per_document
 
     cfg = PhraseConfig(**{**(asdict(config) if config is not None else {}), **overrides})
@@ -423,23 +423,9 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     doc_ids = meta.column("doc_id").combine_chunks()
     urls = meta.column("url").to_pylist()
     has_urls = any(u is not None for u in urls)
-    phrases = pa.table({
-        "phrase_id": pa.array(np.arange(P, dtype=np.int64)),
-        "tokens": pa.array(token_lists, pa.list_(pa.string())),
-        "text": pa.array(texts, pa.string()),
-        "df": pa.array(df),
-        "occurrences": pa.array(counts),
-        "length": pa.array(lengths),
-        "psi": pa.array(lengths * df),
-        "example_doc_id": doc_ids.take(pa.array(first_doc)),
-    })
-    occurrences = pa.table({
-        "phrase_id": pa.array(phrase_of),
-        "doc_index": pa.array(occ_doc),
-        "doc_id": doc_ids.take(pa.array(occ_doc)),
-        "start": pa.array(occ_local),
-        "end": pa.array(occ_local + np.repeat(lengths, counts)),
-    })
+    phrases, occurrences = phrase_tables(pa.array(token_lists, pa.list_(pa.string())), texts,
+                                         lengths, df, counts, first_doc, phrase_of, occ_doc,
+                                         occ_local, doc_ids)
     covered = np.zeros(n_docs, dtype=np.int64)
     fcovered = np.zeros(n_docs, dtype=np.int64)
     if P:
