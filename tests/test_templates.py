@@ -570,7 +570,7 @@ def test_packed_parts_with_a_real_32bit_mix_collision():
     """Two 4-grams of real tokens whose packed keys (11-bit codes: 2,000
     frequent words) share the 32-bit mix the packed path sorts by: the parts,
     and so the templates, are those of the suffix path and the brute force."""
-    from repetend.phrases.templates import _packed_ngram_cover
+    from repetend.phrases.templates.parts import _packed_ngram_cover
 
     V = 2000
     vocab = [f"w{i}" for i in range(V)]

@@ -8,8 +8,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repetend.phrases import _template_kernels as K
-from repetend.phrases.templates import _frequent_ngrams, _packed_ngram_cover, _part_runs
+from repetend.phrases.templates import _kernels_index as KI
+from repetend.phrases.templates import _kernels_parts as KP
+from repetend.phrases.templates import _kernels_slots as KS
+from repetend.phrases.templates.parts import _frequent_ngrams, _packed_ngram_cover, _part_runs
 
 
 def _corpus(rng, n_docs, vocab):
@@ -81,7 +83,7 @@ def test_frequent_ngrams_and_runs_match_naive(seed, n_docs, sigma, n, vocab):
                 if tuple(tokens[i:i + n]) == next(iter(g))]
         assert sorted(occ.tolist()) == want
     assert got == grams
-    runs = K.ngram_runs(offsets, pos, s_start, s_end, np.int64(n))
+    runs = KP.ngram_runs(offsets, pos, s_start, s_end, np.int64(n))
     assert _as_runs(*runs) == _naive_runs(cov, offsets)
     # the packed path (n-grams of frequent words as exact 64-bit keys)
     packed = _packed_ngram_cover(tokens, offsets, sigma, n, vocab)
@@ -108,7 +110,7 @@ def _naive_sa(text):
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300),
        alphabet=st.sampled_from([3, 200, 300, 5000, 70000]), one_byte=st.integers(0, 255))
 def test_suffix_array_of_wide_codes_matches_naive(seed, n, alphabet, one_byte):
-    from repetend.phrases.templates import _suffix_array
+    from repetend.phrases.templates.gapped_index import _suffix_array
 
     rng = np.random.default_rng(seed)
     # repeats and separators (0), as in the gapped sequence
@@ -129,7 +131,7 @@ def test_indexed_chain_mining_matches_suffix_engine(seed, n_docs, sigma, vocab, 
     """The chain miner on the template layer's own index gives the phrases and
     occurrences of ``mine_suffix`` (with and without its k-gram filter)."""
     from repetend.phrases.suffix import mine_suffix
-    from repetend.phrases.templates import _gapped_index, _mine_indexed
+    from repetend.phrases.templates.gapped_index import _gapped_index, _mine_indexed
 
     rng = np.random.default_rng(seed)
     tokens, offsets = _corpus(rng, n_docs, vocab)
@@ -158,11 +160,11 @@ def test_packed_cover_splits_mix_collisions():
     keys = np.array([0, other, 0, other, 0, 9], dtype=np.uint64)
     pos = np.arange(6, dtype=np.int64) * 2
     doc = np.array([0, 1, 2, 3, 4, 5], dtype=np.int32)
-    k, p, d = K.sort_packed(keys, pos, doc)
-    cov, kept = K.frequent_packed_cover(k, p, d, np.int64(2), np.int64(3), np.int64(12))
+    k, p, d = KP.sort_packed(keys, pos, doc)
+    cov, kept = KP.frequent_packed_cover(k, p, d, np.int64(2), np.int64(3), np.int64(12))
     assert kept == 1                      # key 0 in 3 documents; the other in 2; 9 in 1
     assert np.flatnonzero(cov).tolist() == [0, 1, 4, 5, 8, 9]
-    cov, kept = K.frequent_packed_cover(k, p, d, np.int64(2), np.int64(2), np.int64(12))
+    cov, kept = KP.frequent_packed_cover(k, p, d, np.int64(2), np.int64(2), np.int64(12))
     assert kept == 2
     assert np.flatnonzero(cov).tolist() == list(range(10))
 
@@ -182,7 +184,7 @@ def test_union_covered_matches_naive(seed, n_docs, n_spans):
         return s.astype(np.int64), e.astype(np.int64)
 
     (as_, ae), (bs, be) = spans(), spans()
-    got = K.union_covered(offsets, as_, ae, bs, be)
+    got = KS.union_covered(offsets, as_, ae, bs, be)
     ma, mb = np.zeros(n, bool), np.zeros(n, bool)
     for s, e in zip(as_, ae):
         ma[s:e] = True
@@ -205,7 +207,7 @@ def test_slot_values_matches_unique(seed, n_slots, top, card):
     h = pool[rng.integers(0, card, size=int(off[-1]))]
     ss = rng.integers(0, 5, size=h.size).astype(np.int64)
     se = ss + rng.integers(0, 2, size=h.size)
-    distinct, empty, first, count, top_off = K.slot_values(h, ss, se, off, np.int64(top))
+    distinct, empty, first, count, top_off = KS.slot_values(h, ss, se, off, np.int64(top))
     for s in range(n_slots):
         hv = h[off[s]:off[s + 1]]
         assert empty[s] == int(np.sum(se[off[s]:off[s + 1]] == ss[off[s]:off[s + 1]]))
@@ -224,7 +226,7 @@ def test_slot_values_matches_unique(seed, n_slots, top, card):
 @given(seed=st.integers(0, 2**32 - 1), n_runs=st.integers(1, 8), alphabet=st.integers(1, 5))
 def test_lcp_and_docs_match_kasai(seed, n_runs, alphabet):
     from repetend.phrases import _suffix_kernels as S
-    from repetend.phrases.templates import _suffix_array
+    from repetend.phrases.templates.gapped_index import _suffix_array
 
     rng = np.random.default_rng(seed)
     lens = rng.integers(1, 12, size=n_runs)
@@ -237,6 +239,6 @@ def test_lcp_and_docs_match_kasai(seed, n_runs, alphabet):
     sa = _suffix_array(text)
     lcp0, rank = S.kasai_clamped(text, sa)
     docs0 = S.docs_in_sa_order(sa, seg_doc, seg_cstart, seg_len, rank)
-    lcp, docs = K.lcp_and_docs(text, sa, seg_doc, seg_cstart, seg_len)
+    lcp, docs = KI.lcp_and_docs(text, sa, seg_doc, seg_cstart, seg_len)
     assert lcp.tolist() == lcp0.tolist()
     assert docs.tolist() == docs0.tolist()

@@ -1,0 +1,105 @@
+"""Templates with variable parts: one template with slots instead of loose pieces.
+
+Seed 000 (part 6, «На что обратить внимание») names the limit of exact
+phrases: a template with a variable part — «Показано 1–20 из 345 товаров»,
+«© 2019» / «© 2024», an author's name in a signature — falls apart into
+several phrases between the variable insertions, each found alone (or, when
+the fixed pieces are shorter than L, not at all).  This module is the "next
+step" the seed names.  It is an extra layer over the exact phrases: it reads
+them and never changes them.
+
+How a template is found
+-----------------------
+1. **Parts.**  The fixed parts are the tokens covered by a frequent phrase of
+   a short part length L' (``TemplateConfig.part_len``, default ``min(L, 4)``),
+   maximal or not, over the corpus with every number token replaced by one
+   *number* token (``mask_numbers``) — a number is a one-token slot, so
+   «показано 1 20 из 345 товаров» and «показано 41 60 из 97 товаров» are the
+   same masked text.  That set is the union of the occurrences of the L'-grams
+   with df ≥ σ (:mod:`repetend.phrases.frequent_spans`), so only L'-grams are
+   counted: bloomspan's word-df and counting filters, then the survivors as
+   exact 64-bit keys (L' dense codes of frequent words) sorted and grouped
+   (compiled); no maximal phrase is grown.  With ``short_parts=False`` the
+   parts are the given exact phrases (L, no masking, no counting): the cheap
+   "merge only" mode.
+2. **Gapped sequence.**  Per document, the covered runs are written one after
+   the other; an uncovered stretch of 1 … ``max_gap`` tokens between two runs
+   becomes one *gap* token (a slot, whatever its length), a longer one a
+   unique sentinel.  This sequence holds only the template-like part of the
+   corpus (a few % to a few tens of % of the tokens).
+3. **Candidates.**  Its maximal frequent phrases (σ documents, exact: the
+   suffix-array engine's LCP-interval kernels on the layer's own suffix array,
+   built once over the runs of frequent tokens in a prefix-free byte code and
+   kept for step 4), gap tokens at their edges trimmed.  Peeling rounds
+   (``rounds``): the occurrences found are replaced by sentinels and the rest
+   (compacted) is mined again, so that a phrase hidden by a frequent extension
+   (a footer that is often, not always, preceded by the same block) surfaces.
+4. **Word slots.**  Candidates that differ only in an inner window of up to
+   ``word_slots`` words (fixed tokens on both sides) are merged into one
+   pattern with a *word* slot there: a low-cardinality variable part whose
+   every value is frequent (a company in a shared cookie banner, an author, a
+   month) — hashing of the windowed keys, then union-find (compiled).  A
+   candidate left alone is kept when it has a slot (a gap or a number).  Then
+   *every* occurrence of every pattern is located: the suffix array of step 3,
+   a binary search for the longest wildcard-free segment (the skip budget)
+   and for the rarest one (the range scanned), a check of the whole pattern
+   (compiled).
+5. **Joins.**  A short pattern (median span < ``min_span``) whose occurrences
+   overlap, touch or are one gap away from those of another pattern, at the
+   same offset, in ≥ σ documents, is joined with it into one pattern («posted
+   by ▢ ▢ on» + «on ▢ # #»: an author slot, then a date); the overlap must
+   agree token for token.  Joined patterns are located like the others.
+6. **Slots.**  For each slot the values at every occurrence are hashed (a
+   compiled kernel), counted, and the top values decoded; a slot with one
+   value only is folded back into the fixed text.  A candidate is a template
+   when at least one slot varies, it has at least ``min_fixed`` fixed tokens,
+   and its median span (slots included) is at least ``min_span`` (default L)
+   — so a template whose fixed parts are each shorter than L is reported when
+   the whole is long.
+
+Adjacent template blocks with no gap between them (a "read also" box right
+before a footer with a year) are one run, so they form one template; a block
+shared across sites then appears inside several templates, one per context
+that is itself frequent.
+
+Cost: two filter passes and a sort of the surviving L'-grams over the corpus,
+then a suffix array of the gapped sequence (about a third of the corpus on
+real text) and two smaller ones for the peeling rounds; about 2.5-3 × the
+exact mining on the Debian documentation store (``benchmarks/bench_templates.py
+--store``, ``docs/templates.md``).
+
+Output tables (:meth:`TemplateResult.write`)
+--------------------------------------------
+``templates.parquet``             template_id, parts (list<string>, ``▢`` for a
+                                  slot), n_slots, slots (list<struct: slot, kind,
+                                  distinct, empty, top_values list<struct: value,
+                                  count>>), df, occurrences, span_tokens
+                                  (median), fixed_tokens, psi (span_tokens·df),
+                                  text (one occurrence's surface form, slots as
+                                  ``▢``), example_doc_id
+``template_occurrences.parquet``  template_id, doc_index, doc_id, start, end
+                                  (token positions in the document, slots
+                                  included, end exclusive)
+``templates_summary.json``        parameters, counts, coverage gained over the
+                                  exact phrases, timings
+
+Modules
+-------
+``config``         :class:`TemplateConfig`
+``result``         the tables, :class:`TemplateResult`, :func:`read_templates`,
+                   :func:`template_spans`
+``find``           :func:`find_templates`: the steps in order
+``parts``          step 1 (the covered runs)
+``gapped_index``   step 3 (the suffix array of the gapped sequence, mining and
+                   locating over it)
+``patterns``       steps 4-5 (word-slot siblings, joins)
+``slots``          step 6 (slot statistics, table rows)
+``_kernels_*``     the compiled kernels of each
+"""
+
+from .config import TemplateConfig
+from .find import find_templates
+from .result import SLOT, TemplateResult, read_templates, template_spans
+
+__all__ = ["SLOT", "TemplateConfig", "TemplateResult", "find_templates", "read_templates",
+           "template_spans"]

@@ -1,0 +1,491 @@
+"""Compiled kernels of the gapped sequence and its index: the sequence, the
+peeling rounds, the byte-coded suffix array, LCP and documents, and locating
+patterns (:mod:`.gapped_index`, :mod:`.find`).
+
+Only ``@jit`` functions over arrays and scalars: no I/O, no Python objects.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._jit import jit
+
+
+@jit
+def gapped_corpus(tokens, doc_offsets, run_offsets, run_starts, run_ends, max_gap, gap_id,
+                  sentinel_base):
+    """The covered runs of each document as one token sequence for the chain miner.
+
+    Covered tokens are copied; an uncovered stretch of 1 … *max_gap* tokens
+    between two runs of a document becomes one *gap_id* token (a slot); a
+    longer one becomes a fresh sentinel (``sentinel_base``, +1, …, never
+    repeated, so no frequent phrase crosses it).  Returns ``(t, t_start,
+    t_end, t_off)``: the sequence, the original global token range of each of
+    its positions (a gap: the whole stretch), and per-document offsets.
+    """
+    n_docs = doc_offsets.shape[0] - 1
+    total = 0
+    for d in range(n_docs):
+        for r in range(run_offsets[d], run_offsets[d + 1]):
+            total += run_ends[r] - run_starts[r] + 1
+    t = np.empty(total, dtype=np.int32)
+    t_start = np.empty(total, dtype=np.int64)
+    t_end = np.empty(total, dtype=np.int64)
+    t_off = np.zeros(n_docs + 1, dtype=np.int64)
+    pos = 0
+    sentinel = sentinel_base
+    for d in range(n_docs):
+        t_off[d] = pos
+        for r in range(run_offsets[d], run_offsets[d + 1]):
+            if r > run_offsets[d]:
+                g0 = run_ends[r - 1]
+                g1 = run_starts[r]
+                if g1 - g0 <= max_gap:
+                    t[pos] = gap_id
+                else:
+                    t[pos] = sentinel
+                    sentinel += 1
+                t_start[pos] = g0
+                t_end[pos] = g1
+                pos += 1
+            for p in range(run_starts[r], run_ends[r]):
+                t[pos] = tokens[p]
+                t_start[pos] = p
+                t_end[pos] = p + 1
+                pos += 1
+    t_off[n_docs] = pos
+    return t[:pos], t_start[:pos], t_end[:pos], t_off
+
+
+@jit
+def peel(t, occ_offsets, occ_starts, lengths, next_sentinel):
+    """Replace every position of every occurrence (phrase i has length
+    ``lengths[i]`` and starts ``occ_starts[occ_offsets[i]:occ_offsets[i + 1]]``)
+    by a fresh sentinel, in place; returns the next unused sentinel."""
+    s = next_sentinel
+    for i in range(lengths.shape[0]):
+        for k in range(occ_offsets[i], occ_offsets[i + 1]):
+            q = occ_starts[k]
+            for j in range(lengths[i]):
+                if t[q + j] < next_sentinel:
+                    t[q + j] = s
+                    s += 1
+    return s
+
+
+@jit
+def trimmed_ranges(t, occ_offsets, occ_starts, lengths, gap_id):
+    """The content of each phrase (its first occurrence in *t*) without the gap
+    tokens at its edges: ``(lo, hi)`` per phrase, ``lo == hi`` when nothing is left."""
+    n = lengths.shape[0]
+    lo = np.empty(n, dtype=np.int64)
+    hi = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        a = occ_starts[occ_offsets[k]]
+        b = a + lengths[k]
+        while a < b and t[a] == gap_id:
+            a += 1
+        while b > a and t[b - 1] == gap_id:
+            b -= 1
+        lo[k] = a
+        hi[k] = b
+    return lo, hi
+
+
+@jit
+def residue_runs(residue, t_off, first_sentinel, sentinel):
+    """The unpeeled part of a residue of the gapped sequence: every stretch of
+    positions below *first_sentinel* (peeled positions and long gaps are
+    sentinels), a run of sentinels collapsed to one *sentinel* token.  Returns
+    ``(r, r_off, r_pos)``: the compacted sequence, its per-document offsets
+    and the position in the residue of each of its tokens (-1 for a
+    sentinel)."""
+    n_docs = t_off.shape[0] - 1
+    total = 0
+    for d in range(n_docs):
+        prev_sent = True
+        for p in range(t_off[d], t_off[d + 1]):
+            if residue[p] < first_sentinel:
+                total += 1
+                prev_sent = False
+            elif not prev_sent:
+                total += 1
+                prev_sent = True
+    r = np.empty(total, dtype=np.int32)
+    r_pos = np.empty(total, dtype=np.int64)
+    r_off = np.zeros(n_docs + 1, dtype=np.int64)
+    w = 0
+    for d in range(n_docs):
+        r_off[d] = w
+        prev_sent = True
+        for p in range(t_off[d], t_off[d + 1]):
+            if residue[p] < first_sentinel:
+                r[w] = residue[p]
+                r_pos[w] = p
+                w += 1
+                prev_sent = False
+            elif not prev_sent:
+                r[w] = sentinel
+                r_pos[w] = -1
+                w += 1
+                prev_sent = True
+    r_off[n_docs] = w
+    return r, r_off, r_pos
+
+
+@jit
+def token_counts(t, t_off, top):
+    """Document frequency and occurrences of every token id of *t*, ids above
+    *top* counted as *top* (the sentinels): two int64 arrays ``[top + 1]``."""
+    df = np.zeros(top + 1, dtype=np.int64)
+    occ = np.zeros(top + 1, dtype=np.int64)
+    last = np.full(top + 1, -1, dtype=np.int64)
+    for d in range(t_off.shape[0] - 1):
+        for p in range(t_off[d], t_off[d + 1]):
+            v = min(t[p], top)
+            occ[v] += 1
+            if last[v] != d:
+                last[v] = d
+                df[v] += 1
+    return df, occ
+
+
+@jit
+def coded_runs_size(t, t_off, code, top):
+    """``(m, runs)`` of :func:`coded_runs`: text length (separators included)
+    and number of runs."""
+    m = 0
+    runs = 0
+    for d in range(t_off.shape[0] - 1):
+        inside = False
+        for p in range(t_off[d], t_off[d + 1]):
+            if code[min(t[p], top)] != 0:
+                m += 1
+                if not inside:
+                    runs += 1
+                    inside = True
+            else:
+                inside = False
+    return m + runs, runs
+
+
+@jit
+def coded_runs(t, t_off, code, top, text, n_runs):
+    """Every maximal run of tokens of *t* with a code (``code[min(t, top)] !=
+    0``) inside a document, in codes, each followed by a separator 0, into
+    *text* (sized by :func:`coded_runs_size`); as
+    :func:`repetend.phrases._suffix_kernels.compact_runs` with every run kept,
+    plus ``t_of`` (position in *t* of each text position, -1 at a separator).
+    Returns ``(seg_doc, seg_orig, seg_cstart, seg_len, t_of)``."""
+    m = text.shape[0]
+    seg_doc = np.empty(n_runs, dtype=np.int32)
+    seg_orig = np.empty(n_runs, dtype=np.int64)
+    seg_cstart = np.empty(n_runs, dtype=np.int64)
+    seg_len = np.empty(n_runs, dtype=np.int64)
+    t_of = np.empty(m, dtype=np.int64)
+    w = 0
+    s = -1
+    for d in range(t_off.shape[0] - 1):
+        inside = False
+        for p in range(t_off[d], t_off[d + 1] + 1):
+            c = code[min(t[p], top)] if p < t_off[d + 1] else 0
+            if c != 0:
+                if not inside:
+                    s += 1
+                    seg_doc[s] = d
+                    seg_orig[s] = p
+                    seg_cstart[s] = w
+                    inside = True
+                text[w] = c
+                t_of[w] = p
+                w += 1
+            elif inside:
+                seg_len[s] = w - seg_cstart[s]
+                text[w] = 0
+                t_of[w] = -1
+                w += 1
+                inside = False
+    return seg_doc, seg_orig, seg_cstart, seg_len, t_of
+
+
+@jit
+def text_positions(seg_orig, seg_cstart, seg_len, m):
+    """Position in the gapped sequence of every position of the compacted text
+    (runs of ``seg_len[s]`` tokens from ``seg_orig[s]``, copied to
+    ``seg_cstart[s]`` and each followed by a separator); -1 at a separator."""
+    out = np.full(m, -1, dtype=np.int64)
+    for s in range(seg_orig.shape[0]):
+        c = seg_cstart[s]
+        o = seg_orig[s]
+        for k in range(seg_len[s]):
+            out[c + k] = o + k
+    return out
+
+
+@jit
+def encode_bytes(text, one_byte):
+    """*text* (codes ``0 … V'``) as a prefix-free byte string that sorts like
+    the codes: a code ``c <= one_byte`` is the byte ``c``; a larger one the two
+    bytes ``one_byte + 1 + (c - one_byte - 1) // 256`` and ``(c - one_byte - 1)
+    % 256`` (the caller makes sure the first stays below 256).  Returns the
+    bytes, a bitmask of the bytes that start a symbol (bit ``p & 63`` of word
+    ``p >> 6``) and the number of symbols before each word."""
+    n = text.shape[0]
+    nb = n
+    for i in range(n):
+        if text[i] > one_byte:
+            nb += 1
+    out = np.empty(nb, dtype=np.uint8)
+    starts = np.zeros((nb + 63) >> 6, dtype=np.uint64)
+    w = 0
+    for i in range(n):
+        c = np.int64(text[i])
+        starts[w >> 6] |= np.uint64(1) << np.uint64(w & 63)
+        if c <= one_byte:
+            out[w] = c
+            w += 1
+        else:
+            r = c - one_byte - 1
+            out[w] = one_byte + 1 + r // 256
+            out[w + 1] = r % 256
+            w += 2
+    before = np.empty(starts.shape[0], dtype=np.int64)
+    acc = 0
+    for k in range(starts.shape[0]):
+        before[k] = acc
+        acc += _popcount(starts[k])
+    return out, starts, before
+
+
+@jit
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@jit
+def symbol_order(byte_sa, starts, before, n):
+    """The suffix array of the symbols from that of their bytes: the suffixes
+    that start a symbol (set in the bitmask *starts*), as symbol indices (the
+    rank of the byte among the starts), in order."""
+    out = np.empty(n, dtype=np.int32)
+    k = 0
+    for i in range(byte_sa.shape[0]):
+        x = byte_sa[i]
+        word = starts[x >> 6]
+        bit = np.uint64(x & 63)
+        if (word >> bit) & np.uint64(1):
+            below = word & ((np.uint64(1) << bit) - np.uint64(1))
+            out[k] = before[x >> 6] + _popcount(below)
+            k += 1
+    return out
+
+
+@jit
+def symbol_suffixes(byte_sa, width):
+    """The suffix array of a text of *width*-byte big-endian symbols from the
+    suffix array of its bytes: the suffixes starting on a symbol boundary, in
+    order (big-endian bytes compare as the symbols do)."""
+    out = np.empty(byte_sa.shape[0] // width, dtype=np.int32)
+    k = 0
+    for i in range(byte_sa.shape[0]):
+        x = byte_sa[i]
+        if x % width == 0:
+            out[k] = x // width
+            k += 1
+    return out
+
+
+@jit
+def lcp_and_docs(text, sa, seg_doc, seg_cstart, seg_len):
+    """The LCP array of *sa* clamped at separators (0) and the document of
+    every suffix in SA order (-1 for a separator suffix): the results of
+    :func:`repetend.phrases._suffix_kernels.kasai_clamped` and
+    ``docs_in_sa_order``, by the Φ method (Kärkkäinen, Manzini & Puglisi,
+    CPM 2009): the permuted LCP is computed in text order, then the LCP and
+    the document of each suffix are read together, one random access per
+    suffix instead of Kasai's rank array and a second gather."""
+    m = sa.shape[0]
+    # phi[p] = the suffix before p in SA order (-1 for the first)
+    phi = np.empty(m, dtype=np.int64)
+    if m == 0:
+        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
+    phi[sa[0]] = -1
+    for i in range(1, m):
+        phi[sa[i]] = sa[i - 1]
+    # document of every text position (-1 at separators)
+    pdoc = np.full(m, -1, dtype=np.int64)
+    for s in range(seg_doc.shape[0]):
+        c = seg_cstart[s]
+        for q in range(c, c + seg_len[s]):
+            pdoc[q] = seg_doc[s]
+    # permuted LCP in text order, packed with the document: plcp | (doc + 1) << 32
+    h = 0
+    for p in range(m):
+        q = phi[p]
+        if q < 0:
+            h = 0
+            phi[p] = (pdoc[p] + 1) << 32
+            continue
+        while text[p + h] != 0 and text[p + h] == text[q + h]:
+            h += 1
+        phi[p] = h | ((pdoc[p] + 1) << 32)
+        if h > 0:
+            h -= 1
+    lcp = np.empty(m, dtype=np.int32)
+    docsa = np.empty(m, dtype=np.int32)
+    for i in range(m):
+        v = phi[sa[i]]
+        lcp[i] = v & 0xFFFFFFFF
+        docsa[i] = (v >> 32) - 1
+    lcp[0] = 0
+    return lcp, docsa
+
+
+@jit
+def emit_positions(sa, t_of, lbs, rbs):
+    """The occurrences of suffix-array intervals ``[lbs[c], rbs[c]]`` as
+    positions in *t* (``t_of`` of each suffix), sorted per interval; returns
+    ``(occ_offsets, occ_starts)``."""
+    k = lbs.shape[0]
+    offsets = np.empty(k + 1, dtype=np.int64)
+    offsets[0] = 0
+    for c in range(k):
+        offsets[c + 1] = offsets[c] + rbs[c] - lbs[c] + 1
+    starts = np.empty(offsets[k], dtype=np.int64)
+    for c in range(k):
+        o = offsets[c]
+        for i in range(lbs[c], rbs[c] + 1):
+            starts[o] = t_of[sa[i]]
+            o += 1
+        starts[offsets[c]:offsets[c + 1]].sort()
+    return offsets, starts
+
+
+@jit
+def _cmp_suffix(t, p, keys, a, m):
+    """Compare the suffix ``t[p:]`` with ``keys[a:a+m]`` on m tokens: -1, 0, 1."""
+    n = t.shape[0]
+    for j in range(m):
+        if p + j >= n:
+            return -1
+        x = t[p + j]
+        y = keys[a + j]
+        if x < y:
+            return -1
+        if x > y:
+            return 1
+    return 0
+
+
+@jit
+def _sa_range(t, sa, keys, a, m):
+    n = sa.shape[0]
+    lo, hi = 0, n
+    while lo < hi:                      # first suffix >= key
+        mid = (lo + hi) // 2
+        if _cmp_suffix(t, sa[mid], keys, a, m) < 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    first = lo
+    hi = n
+    while lo < hi:                      # first suffix > key (on m tokens)
+        mid = (lo + hi) // 2
+        if _cmp_suffix(t, sa[mid], keys, a, m) <= 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    return first, lo
+
+
+@jit
+def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, wild_below, max_range):
+    """Every occurrence of every key (``keys[key_off[i]:key_off[i + 1]]``) in
+    *t* within one document, through the suffix array *sa* of a compacted text
+    (the runs of frequent tokens of *t* in dense codes, each run followed by a
+    separator 0; ``t_of`` maps a text position to its position in *t*).  A
+    negative key token is a wildcard: any token ``< wild_below``.
+
+    Key i is skipped (``skipped[i]``, no positions) when the suffix-array range
+    of its segment (its longest wildcard-free run, the first of equals) is
+    longer than ``max_range[i]``.  Otherwise the range of its *rarest* wildcard-free
+    run (a binary search in codes, ``kcodes``, each ``>= 1``) is scanned and
+    every hit checked whole in *t*; a run that is the whole key needs no check
+    (a text run lies in one document, between sentinels).  Returns
+    ``(offsets, positions, skipped)``; positions of key i are increasing.  One
+    pass: the positions go to a buffer that doubles when full."""
+    n = t.shape[0]
+    n_k = key_off.shape[0] - 1
+    out_off = np.zeros(n_k + 1, dtype=np.int64)
+    skipped = np.zeros(n_k, dtype=np.bool_)
+    out = np.empty(1 << 16, dtype=np.int64)
+    w = 0
+    for i in range(n_k):
+        a = key_off[i]
+        m = key_off[i + 1] - a
+        seg0 = 0
+        seg_n = 0
+        j = 0
+        while j < m:                      # the longest wildcard-free run
+            if keys[a + j] < 0:
+                j += 1
+                continue
+            k = j
+            while k < m and keys[a + k] >= 0:
+                k += 1
+            if k - j > seg_n:
+                seg0 = j
+                seg_n = k - j
+            j = k
+        lo, hi = _sa_range(text, sa, kcodes, a + seg0, seg_n)
+        if hi - lo > max_range[i]:
+            skipped[i] = True
+            out_off[i + 1] = w
+            continue
+        s0 = seg0
+        ln = seg_n
+        j = 0
+        while j < m:                      # the other wildcard-free runs: the rarest
+            if keys[a + j] < 0:
+                j += 1
+                continue
+            k = j
+            while k < m and keys[a + k] >= 0:
+                k += 1
+            if j != seg0 and hi - lo > 0:
+                lo2, hi2 = _sa_range(text, sa, kcodes, a + j, k - j)
+                if hi2 - lo2 < hi - lo:
+                    lo, hi, s0, ln = lo2, hi2, j, k - j
+            j = k
+        whole = s0 == 0 and ln == m
+        begin = w
+        for r in range(lo, hi):
+            q = t_of[sa[r]] - s0
+            if not whole:
+                if q < 0 or q + m > n or t_doc[q + m - 1] != t_doc[q]:
+                    continue
+                ok = True
+                for j in range(m):
+                    kv = keys[a + j]
+                    if kv < 0:
+                        if t[q + j] >= wild_below:
+                            ok = False
+                            break
+                    elif t[q + j] != kv:
+                        ok = False
+                        break
+                if not ok:
+                    continue
+            if w == out.shape[0]:
+                bigger = np.empty(2 * out.shape[0], dtype=np.int64)
+                bigger[:w] = out[:w]
+                out = bigger
+            out[w] = q
+            w += 1
+        out[begin:w] = np.sort(out[begin:w])
+        out_off[i + 1] = w
+    return out_off, out[:w].copy(), skipped

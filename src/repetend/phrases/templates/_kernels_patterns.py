@@ -1,0 +1,251 @@
+"""Compiled kernels over patterns: word-slot siblings (union-find over
+windowed hashes), per-pattern statistics and the pairs of a join
+(:mod:`.patterns`).
+
+Only ``@jit`` functions over arrays and scalars: no I/O, no Python objects.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._jit import jit
+
+
+@jit
+def _find(parent, i):
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+@jit
+def _mix64(h):
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xC4CEB9FE1A85EC53)
+    h ^= h >> np.uint64(33)
+    return h
+
+
+@jit
+def _window_fixed(keys, a, j, k, fixed_below):
+    for p in range(a + j, a + j + k):
+        if keys[p] < 0 or keys[p] >= fixed_below:
+            return False
+    return True
+
+
+@jit
+def sibling_groups(keys, key_off, max_width, fixed_below):
+    """Union-find of keys that differ only inside one window of 1 … *max_width*
+    consecutive positions holding fixed tokens in both (ids in ``[0,
+    fixed_below)``: not a slot), strictly inside the key (a position on either
+    side: a differing edge is only another context).  Keys of different
+    lengths are never siblings.  Returns the group root (the
+    smallest member index) of every key."""
+    n_k = key_off.shape[0] - 1
+    total = 0
+    for i in range(n_k):
+        m = key_off[i + 1] - key_off[i]
+        for k in range(1, max_width + 1):
+            if m - k >= 2:
+                total += m - k - 1
+    hs = np.empty(total, dtype=np.uint64)
+    who = np.empty(total, dtype=np.int64)
+    wj = np.empty(total, dtype=np.int64)
+    wk = np.empty(total, dtype=np.int64)
+    r = 0
+    longest = 0
+    for i in range(n_k):
+        if key_off[i + 1] - key_off[i] > longest:
+            longest = key_off[i + 1] - key_off[i]
+    pre = np.zeros(longest + 1, dtype=np.uint64)   # prefix sums of mixed tokens
+    for i in range(n_k):
+        a = key_off[i]
+        m = key_off[i + 1] - a
+        for p in range(m):                   # the key without a window: the sum of
+            pre[p + 1] = pre[p] + _mix64(     # its tokens mixed with their positions
+                np.uint64(np.uint32(keys[a + p])) * np.uint64(0x9E3779B97F4A7C15)
+                + np.uint64(p))
+        for k in range(1, max_width + 1):
+            if m - k < 2:
+                continue
+            for j in range(1, m - k):            # inside: a fixed token on either side
+                h = pre[m] - (pre[j + k] - pre[j])
+                hs[r] = _mix64(h ^ _mix64(np.uint64(m) << np.uint64(40)
+                                          ^ np.uint64(j) << np.uint64(8) ^ np.uint64(k)))
+                who[r] = i
+                wj[r] = j
+                wk[r] = k
+                r += 1
+    parent = np.arange(n_k)
+    order = np.argsort(hs, kind="mergesort")
+    lo = 0
+    while lo < total:
+        hi = lo + 1
+        while hi < total and hs[order[hi]] == hs[order[lo]]:
+            hi += 1
+        rep = -1
+        for x in range(lo, hi):
+            e = order[x]
+            i, j, k = who[e], wj[e], wk[e]
+            a = key_off[i]
+            if not _window_fixed(keys, a, j, k, fixed_below):
+                continue
+            if rep < 0:
+                rep = e
+                continue
+            i0 = who[rep]
+            a0 = key_off[i0]
+            m = key_off[i + 1] - a
+            if i0 == i or wj[rep] != j or wk[rep] != k or key_off[i0 + 1] - a0 != m:
+                continue                      # a hash collision: leave it alone
+            ok = True
+            for p in range(m):
+                if (p < j or p >= j + k) and keys[a + p] != keys[a0 + p]:
+                    ok = False
+                    break
+            if ok:
+                r1, r2 = _find(parent, i0), _find(parent, i)
+                if r1 != r2:
+                    if r1 < r2:
+                        parent[r2] = r1
+                    else:
+                        parent[r1] = r2
+        lo = hi
+    for i in range(n_k):
+        parent[i] = _find(parent, i)
+    return parent
+
+
+@jit
+def pattern_stats(q, off, klen, g_start, g_end, t_doc):
+    """Per pattern i (occurrences: gapped positions ``q[off[i]:off[i + 1]]``,
+    increasing; length ``klen[i]``): the median span in corpus tokens
+    (``sorted(spans)[n // 2]``, span = ``g_end[q + klen - 1] - g_start[q]``)
+    and the number of distinct documents; 0 when it has no occurrence."""
+    n = off.shape[0] - 1
+    med = np.zeros(n, dtype=np.int64)
+    df = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        a = off[i]
+        b = off[i + 1]
+        if b == a:
+            continue
+        sp = np.empty(b - a, dtype=np.int64)
+        c = 1
+        for x in range(a, b):
+            sp[x - a] = g_end[q[x] + klen[i] - 1] - g_start[q[x]]
+            if x > a and t_doc[q[x]] != t_doc[q[x - 1]]:
+                c += 1
+        sp.sort()
+        med[i] = sp[(b - a) // 2]
+        df[i] = c
+    return med, df
+
+
+@jit
+def by_position(q, off):
+    """``(q, key)`` of all occurrences sorted by position, ties by pattern
+    (pattern k's positions ``q[off[k]:off[k + 1]]``, each increasing): a
+    stable LSD radix sort of the concatenation on 16-bit digits."""
+    m = q.shape[0]
+    key = np.empty(m, dtype=np.int64)
+    for k in range(off.shape[0] - 1):
+        for x in range(off[k], off[k + 1]):
+            key[x] = k
+    a = q.copy()
+    b = key
+    if m < 2:
+        return a, b
+    top = 0
+    for x in range(m):
+        if a[x] > top:
+            top = a[x]
+    a2 = np.empty_like(a)
+    b2 = np.empty_like(b)
+    cnt = np.empty(65537, dtype=np.int64)
+    sh = 0
+    while (top >> sh) > 0:
+        cnt[:] = 0
+        for x in range(m):
+            cnt[((a[x] >> sh) & 0xFFFF) + 1] += 1
+        for d in range(65536):
+            cnt[d + 1] += cnt[d]
+        for x in range(m):
+            dg = (a[x] >> sh) & 0xFFFF
+            t = cnt[dg]
+            cnt[dg] = t + 1
+            a2[t] = a[x]
+            b2[t] = b[x]
+        a, a2 = a2, a
+        b, b2 = b2, b
+        sh += 16
+    return a, b
+
+
+@jit
+def pair_groups(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max):
+    """Pairs of pattern occurrences to join: occurrence b (of pattern B) starts
+    inside occurrence a (of A), right after it, or after exactly one gap
+    token, without lying inside it, in the same document, and A or B is
+    short.  *q* (gapped positions) must be sorted, ties by pattern; ``key[i]``
+    is the pattern of occurrence i and ``klen[k]`` the length of pattern k.
+    Returns, per pair in the order of a, its group ``code = (A · n_keys + B) ·
+    d_max + d`` (d = ``q[b] - q[a] < d_max``; uint64), ``q[a]`` and the
+    document."""
+    n = q.shape[0]
+    cnt = 0
+    for pass_ in range(2):
+        if pass_ == 1:
+            code = np.empty(cnt, dtype=np.uint64)
+            pos = np.empty(cnt, dtype=np.int64)
+            doc = np.empty(cnt, dtype=np.int32)
+            cnt = 0
+        for a in range(n):
+            ka = key[a]
+            la = klen[ka]
+            qa = q[a]
+            da = t_doc[qa]
+            b = a + 1
+            while b < n and q[b] <= qa + la + 1:
+                d = q[b] - qa
+                kb = key[b]
+                lb = klen[kb]
+                if d >= 1 and d + lb > la and t_doc[q[b]] == da \
+                        and (short[ka] or short[kb]) \
+                        and (d <= la or t[qa + la] == gap_id):
+                    if pass_ == 1:
+                        code[cnt] = np.uint64((ka * n_keys + kb) * d_max + d)
+                        pos[cnt] = qa
+                        doc[cnt] = da
+                    cnt += 1
+                b += 1
+    return code, pos, doc
+
+
+@jit
+def code_groups(code, doc):
+    """Runs of equal codes in sorted *code* (documents ascending inside a run):
+    ``(bounds, df)``, run g is ``[bounds[g], bounds[g + 1])`` and holds
+    ``df[g]`` distinct documents."""
+    n = code.shape[0]
+    ng = 0
+    for i in range(n):
+        if i == 0 or code[i] != code[i - 1]:
+            ng += 1
+    bounds = np.empty(ng + 1, dtype=np.int64)
+    df = np.zeros(ng, dtype=np.int64)
+    g = -1
+    for i in range(n):
+        if i == 0 or code[i] != code[i - 1]:
+            g += 1
+            bounds[g] = i
+            df[g] = 1
+        elif doc[i] != doc[i - 1]:
+            df[g] += 1
+    bounds[ng] = n
+    return bounds, df

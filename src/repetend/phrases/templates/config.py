@@ -1,0 +1,80 @@
+"""Parameters of the template layer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import ParameterError
+
+
+@dataclass(slots=True)
+class TemplateConfig:
+    """Parameters of the template layer.
+
+    Attributes
+    ----------
+    max_gap : int
+        g: longest slot between two fixed parts, in tokens (0 … g).
+    part_len : int or None
+        L': shortest fixed part when ``short_parts`` (default ``min(L, 4)``).
+    short_parts : bool
+        Mine the fixed parts again at L' (numbers masked); False chains the
+        given exact phrases only (no second mining run).
+    mask_numbers : bool
+        With ``short_parts``: every all-digit token is a one-token slot
+        (needs the vocabulary).
+    min_span : int or None
+        Shortest template (median occurrence span, slots included; default L).
+    min_fixed : int
+        Fewest fixed tokens in a template.
+    top_values : int
+        Slot values listed per slot (the most frequent first).
+    rounds : int
+        Peeling rounds of the chain miner (1: maximal chains only).
+    word_slots : int
+        Candidates that differ only in a window of up to this many words are
+        merged into one template with word slots there (an author's name, a
+        month); 0: off.
+    join_share : float
+        Two patterns, one shorter than ``min_span``, that overlap or touch are
+        joined when they do so in at least this share of the documents of the
+        rarer one (and in ≥ σ documents); 1.0 is strictest.
+    engine : {"bloomspan", "suffix", "auto"}
+        How the parts are found (the same parts with any): ``bloomspan`` and
+        ``auto`` count the L'-grams with bloomspan's filters (no phrase is
+        grown); ``suffix`` mines the maximal phrases at L' with the suffix
+        engine and scans their windows (slower; an independent path).
+    """
+
+    max_gap: int = 4
+    part_len: int | None = None
+    short_parts: bool = True
+    mask_numbers: bool = True
+    min_span: int | None = None
+    min_fixed: int = 2
+    top_values: int = 5
+    rounds: int = 3
+    word_slots: int = 2
+    join_share: float = 0.5
+    engine: str = "bloomspan"
+
+    def validate(self) -> "TemplateConfig":
+        """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
+        for name, lo in (("max_gap", 0), ("min_fixed", 0), ("top_values", 0),
+                         ("part_len", 1), ("min_span", 1), ("rounds", 1),
+                         ("word_slots", 0)):
+            v = getattr(self, name)
+            if v is None and name in ("part_len", "min_span"):
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ParameterError(f"templates: {name} must be an integer, got {v!r}")
+            if v < lo:
+                raise ParameterError(f"templates: {name} must be >= {lo}, got {v}")
+        if not (0.0 <= float(self.join_share) <= 1.0):
+            raise ParameterError(f"templates: join_share must be in [0, 1], got {self.join_share}")
+        if self.engine not in ("auto", "bloomspan", "suffix"):
+            raise ParameterError(f"templates: engine must be auto, bloomspan or suffix, "
+                                 f"got {self.engine!r}")
+        return self

@@ -1,0 +1,306 @@
+"""The template finder: the steps of :mod:`repetend.phrases.templates` in order."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ...errors import ParameterError
+from .._raw import RawPhrases
+from . import _kernels_index as KI
+from . import _kernels_parts as KP
+from . import _kernels_slots as KS
+from .config import TemplateConfig
+from .result import TEMPLATE_SCHEMA, OCCURRENCE_SCHEMA, TemplateResult
+from .corpus import _Corpus, _as_corpus
+from .parts import _number_mask, _part_runs, _given_runs
+from .gapped_index import _gapped_index, _mine_indexed, _locate
+from .patterns import _final_keys, _joins, _pattern_stats, _distinct
+from .slots import _slot_stats, _template
+
+
+def _empty_result(cfg: TemplateConfig, summary: dict) -> TemplateResult:
+    return TemplateResult(TEMPLATE_SCHEMA.empty_table(), OCCURRENCE_SCHEMA.empty_table(),
+                          summary, cfg)
+
+
+def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
+                   config: TemplateConfig | None = None) -> TemplateResult:
+    """Templates with variable parts (slots) over a corpus and its exact phrases.
+
+    Parameters
+    ----------
+    corpus : TokenStore, path of a token store, or (tokens, doc_offsets[, vocab])
+        The tokenized corpus the phrases were mined from.
+    raw : RawPhrases or None
+        The exact maximal frequent phrases (σ, L) with all their occurrences
+        (``PhraseResult.raw``).  They are the parts with
+        ``short_parts=False``; otherwise only the coverage comparison uses them
+        (None: no comparison).
+    min_docs : int
+        σ (at least 2): a template occurs in at least this many documents.
+    min_len : int
+        L of the exact phrases: the default shortest template span.
+    config : TemplateConfig, optional
+        Gap, part length, masking and filters.
+
+    Returns
+    -------
+    TemplateResult
+        Templates ordered by Ψ = span·df descending (then df, then parts), their
+        occurrences and a summary with the coverage gained over the exact phrases.
+
+    Raises
+    ------
+    ParameterError
+        σ < 2, L < 1, a config value out of its domain, or ``short_parts=False``
+        without ``raw``.
+    InputError
+        The corpus arrays are inconsistent.
+
+    Notes
+    -----
+    Seed 000, part 6: a template with a variable part falls apart into exact
+    phrases; supporting almost-matching phrases is the next step.  Parts and
+    chains are mined exactly with the suffix-array engine of part 3 (FHK
+    style); see the module docstring for the steps.  Deterministic: the output
+    is a function of the corpus and the parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> docs = [[50 + i, 1, 2, 3, 100 + i, 4, 5, 6, 150 + i] for i in range(4)]
+    >>> toks = np.array(sum(docs, []), dtype=np.int32)
+    >>> res = find_templates((toks, np.arange(0, 37, 9)), None, 3, 6,
+    ...                      TemplateConfig(part_len=3))
+    >>> res.table.column("parts").to_pylist()
+    [['1 2 3', '▢', '4 5 6']]
+    """
+
+    cfg = TemplateConfig(**asdict(config)) if config is not None else TemplateConfig()
+    cfg.validate()
+    for name, v, lo in (("min_docs", min_docs, 2), ("min_len", min_len, 1)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+            raise ParameterError(f"templates: {name} must be an integer >= {lo}, got {v!r}")
+    if not cfg.short_parts and raw is None:
+        raise ParameterError("templates: short_parts=False chains the exact phrases: pass raw")
+    sigma, L = int(min_docs), int(min_len)
+    part_len = int(cfg.part_len) if cfg.part_len is not None else min(L, 4)
+    min_span = int(cfg.min_span) if cfg.min_span is not None else L
+    clock = _Clock()
+    c = _as_corpus(corpus)
+    tokens, offsets = c.tokens, c.doc_offsets
+    n_docs, n_tokens = offsets.size - 1, int(tokens.size)
+    params = {**asdict(cfg), "min_docs": sigma, "min_len": L,
+              "resolved": {"part_len": part_len, "min_span": min_span}}
+
+    # 1. parts: the covered runs (every token inside a frequent phrase of ≥ L'
+    #    tokens, numbers masked), and 2. the gapped sequence over them
+    slot_id = -1
+    anchor_tokens = tokens
+    if cfg.short_parts:
+        if cfg.mask_numbers and c.vocab is not None and len(c.vocab):
+            is_num = _number_mask(c.vocab)
+            if is_num.any():
+                slot_id = len(c.vocab)
+                anchor_tokens = KP.mask_tokens(tokens, is_num, np.int32(slot_id))
+        vocab_size = (slot_id + 1) if slot_id >= 0 else (len(c.vocab) if c.vocab is not None
+                                                           else None)
+        runs, part_counts, parts_engine = _part_runs(anchor_tokens, offsets, sigma, part_len,
+                                                     cfg.engine, vocab_size)
+    else:
+        runs, part_counts, parts_engine = _given_runs(anchor_tokens, offsets, raw, L)
+    clock.lap("parts")
+    summary: dict[str, Any] = {"parameters": params, "documents": n_docs, "tokens": n_tokens,
+                               "parts_engine": parts_engine, **part_counts}
+    if runs is None:
+        summary.update(_coverage_summary(c, raw, np.zeros(0, np.int64), np.zeros(0, np.int64)),
+                       templates=0, template_occurrences=0, covered_runs=0, gapped_length=0,
+                       **clock.total())
+        return _empty_result(cfg, summary)
+    run_offsets, run_starts, run_ends = runs
+
+    base = (len(c.vocab) if c.vocab is not None else int(tokens.max(initial=-1)) + 1) + 1
+    num_id = base - 1 if slot_id >= 0 else -1
+    gap_id = base
+    t, g_start, g_end, t_off = KI.gapped_corpus(
+        anchor_tokens, offsets, run_offsets, run_starts, run_ends,
+        np.int64(cfg.max_gap), np.int32(gap_id), np.int32(gap_id + 1))
+    clock.lap("gapped")
+
+    # 3. maximal frequent phrases of that sequence: the candidate templates.
+    #    Peeling rounds: the occurrences found are replaced by sentinels and the
+    #    rest mined again, so that a phrase hidden by a frequent extension (a
+    #    footer that is often, not always, preceded by the same block) surfaces.
+    groups: set[bytes] = set()
+    residue = t.copy()
+    next_sentinel = np.int32(int(t.max(initial=gap_id)) + 1)
+    n_candidates, rounds = 0, 0
+    ix = _gapped_index(t, t_off, gap_id, sigma) if t.size else None
+    for r in range(cfg.rounds):
+        if r == 0:      # round 1 on the index kept for locating the patterns
+            c_len, c_off, c_starts = _mine_indexed(ix, n_docs, sigma, 2) if t.size else \
+                (np.zeros(0, np.int64),) * 3
+        else:           # the residue (peeled positions are sentinels), compacted
+            r, r_off, r_pos = KI.residue_runs(residue, t_off, np.int32(gap_id + 1),
+                                             np.int32(gap_id + 1))
+            c_len, c_off, c_starts = _mine_indexed(
+                _gapped_index(r, r_off, gap_id, sigma, 2, True), n_docs, sigma, 2)
+            c_starts = r_pos[c_starts]
+        if c_len.size == 0:
+            break
+        rounds += 1
+        n_candidates += int(c_len.size)
+        lo, hi = KI.trimmed_ranges(t, c_off, c_starts, c_len, np.int32(gap_id))
+        for a, b in zip(lo.tolist(), hi.tolist()):      # a gap at an edge is no slot
+            if b > a:
+                groups.add(t[a:b].tobytes())
+        next_sentinel = KI.peel(residue, c_off, c_starts, c_len, np.int32(next_sentinel))
+    clock.lap("chains")
+
+    # 4. slots, filters, tables
+    rows: list[dict] = []
+    keys, members = _final_keys(groups, gap_id, num_id, cfg.word_slots)
+    n_siblings = sum(1 for k in keys if (k < 0).any())
+    clock.lap("siblings")
+    n_fallback = n_joined = 0
+    if keys:
+        # every occurrence of each pattern, not only those of the maximal phrases
+        # it came from (a frequent left or right context, e.g. a short gap before
+        # it, would otherwise hide the rest): a suffix array of the gapped
+        # sequence, a binary search for the pattern's longest wildcard-free
+        # segment, a check of the whole pattern (compiled)
+        t_doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(t_off))
+        inf = np.iinfo(np.int64).max
+        exact = [m for ms, k in zip(members, keys) if (k < 0).any() for m in ms]
+        exact_pos, _ = _locate(ix, t, t_doc, exact, gap_id, np.full(len(exact), inf))
+        # a word-slot pattern whose segment is common (a short fixed part) would
+        # check a huge range: past max(4096, 16 × its members' occurrences) it
+        # takes its members' occurrences instead (values seen in ≥ σ docs each)
+        budget, fallback, j = [], [], 0
+        for ms, k in zip(members, keys):
+            if (k < 0).any():
+                mine = exact_pos[j:j + len(ms)]
+                j += len(ms)
+                fallback.append(_distinct(np.concatenate(mine)))
+                budget.append(max(4096, 16 * sum(x.size for x in mine)))
+            else:
+                fallback.append(None)
+                budget.append(inf)
+        found, skipped = _locate(ix, t, t_doc, keys, gap_id, np.array(budget, np.int64))
+        found = [fallback[i] if skipped[i] else found[i] for i in range(len(keys))]
+        n_fallback = int(np.count_nonzero(skipped))
+        clock.lap("locate")
+        # joins: a short pattern that overlaps or touches another one in ≥ σ
+        # documents forms one template with it (an author slot, then a date)
+        stats = _pattern_stats(keys, found, g_start, g_end, t_doc)
+        joined, joined_pos = _joins(keys, found, t, t_doc, stats, gap_id, sigma,
+                                    min_span, cfg.join_share)
+        n_joined = len(joined)
+        if joined:
+            more, more_skipped = _locate(ix, t, t_doc, joined, gap_id,
+                                         np.array([max(4096, 16 * x.size) for x in joined_pos],
+                                                  np.int64))
+            keys = keys + joined
+            found = found + [joined_pos[i] if more_skipped[i] else more[i]
+                             for i in range(len(joined))]
+            n_fallback += int(np.count_nonzero(more_skipped))
+        clock.lap("joins")
+        if joined:
+            more_stats = _pattern_stats(joined, found[len(found) - len(joined):], g_start,
+                                        g_end, t_doc)
+            stats = (np.concatenate((stats[0], more_stats[0])),
+                     np.concatenate((stats[1], more_stats[1])))
+        occ, slots = _slot_stats(c, keys, found, g_start, g_end, gap_id, num_id, cfg.top_values,
+                                 min_span, stats)
+        for i in np.flatnonzero(occ["keep"]).tolist():
+            row = _template(c, keys[i], i, occ, slots, gap_id, num_id, cfg)
+            if row is not None:
+                rows.append(row)
+    clock.lap("slots")
+    rows.sort(key=lambda r: (-r["psi"], -r["df"], r["parts"]))
+    doc_ids = pa.array(c.doc_ids, pa.string())
+    ranges = []
+    for i, r in enumerate(rows):
+        r["template_id"] = i
+        ranges.append(r.pop("_occ"))
+        r["example_doc_id"] = c.doc_ids[r.pop("_example_doc")]
+    table = pa.Table.from_pylist([{k: r[k] for k in TEMPLATE_SCHEMA.names} for r in rows],
+                                 schema=TEMPLATE_SCHEMA)
+    if rows:
+        lo_a = np.array([a for a, _ in ranges], dtype=np.int64)
+        n_a = np.array([b - a for a, b in ranges], dtype=np.int64)
+        tid_a = np.repeat(np.arange(len(rows), dtype=np.int64), n_a)
+        idx = np.arange(int(n_a.sum()), dtype=np.int64) + np.repeat(
+            lo_a - (np.cumsum(n_a) - n_a), n_a)
+        od_a = occ["docs"][idx].astype(np.int64)
+        gs, ge = occ["starts"][idx], occ["ends"][idx]
+        # per template the positions ascend (gapped positions in order), so
+        # (template, document, start) is sorted already; sort only if not
+        if tid_a.size > 1 and not np.all((tid_a[1:] > tid_a[:-1]) | (gs[1:] > gs[:-1])):
+            o = np.lexsort((gs, od_a, tid_a))
+            tid_a, od_a, gs, ge = tid_a[o], od_a[o], gs[o], ge[o]
+        occurrences = pa.table({
+            "template_id": pa.array(tid_a), "doc_index": pa.array(od_a),
+            "doc_id": doc_ids.take(pa.array(od_a)),
+            "start": pa.array(gs - offsets[od_a]), "end": pa.array(ge - offsets[od_a])},
+            schema=OCCURRENCE_SCHEMA)
+    else:
+        gs = ge = np.zeros(0, np.int64)
+        occurrences = OCCURRENCE_SCHEMA.empty_table()
+    clock.lap("tables")
+    summary.update(_coverage_summary(c, raw, gs, ge))
+    summary.update(templates=len(rows), template_occurrences=int(gs.size),
+                   covered_runs=int(run_starts.size),
+                   gapped_length=int(t.size),
+                   candidate_phrases=n_candidates, candidates=len(groups),
+                   sibling_patterns=n_siblings, patterns=len(keys),
+                   sibling_fallbacks=n_fallback, joined_patterns=n_joined,
+                   rounds=rounds,
+                   **clock.total())
+    return TemplateResult(table, occurrences, summary, cfg)
+
+
+class _Clock:
+    """Wall and CPU seconds per stage (CPU: all threads of the process; the
+    figure to compare on a shared machine)."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+        self.t0 = self.t = time.perf_counter()
+        self.c0 = self.c = time.process_time()
+
+    def lap(self, name: str) -> None:
+        t, c = time.perf_counter(), time.process_time()
+        self.wall[name], self.cpu[name] = t - self.t, c - self.c
+        self.t, self.c = t, c
+
+    def total(self) -> dict:
+        """``timings`` (wall) and ``cpu_timings``, each with its ``total``."""
+        return {"timings": {**self.wall, "total": time.perf_counter() - self.t0},
+                "cpu_timings": {**self.cpu, "total": time.process_time() - self.c0}}
+
+
+def _coverage_summary(c: _Corpus, raw: RawPhrases | None, gs: np.ndarray, ge: np.ndarray
+                      ) -> dict:
+    if raw is not None and raw.n_phrases:
+        counts = np.diff(np.asarray(raw.occ_offsets, np.int64))
+        rs = np.asarray(raw.occ_starts, np.int64)
+        re_ = rs + np.repeat(np.asarray(raw.lengths, np.int64), counts)
+    else:
+        rs = re_ = np.zeros(0, np.int64)
+    per_doc = KS.union_covered(c.doc_offsets, np.ascontiguousarray(gs, np.int64),
+                              np.ascontiguousarray(ge, np.int64), rs, re_)
+    tpl, exact, both = (int(x) for x in per_doc.sum(axis=0))
+    n = max(int(c.tokens.size), 1)
+    return {"template_covered_tokens": tpl, "exact_covered_tokens": exact,
+            "union_covered_tokens": both, "gained_tokens": both - exact,
+            "template_covered_share": tpl / n, "exact_covered_share": exact / n,
+            "union_covered_share": both / n, "gained_share": (both - exact) / n,
+            "documents_with_templates": int(np.count_nonzero(per_doc[:, 0])),
+            "exact_phrases_given": raw is not None}

@@ -1,0 +1,147 @@
+"""Step 3: the index of the gapped sequence (a suffix array over a byte code),
+mining its maximal frequent phrases, and locating every occurrence of a
+pattern."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _kernels_index as KI
+
+
+@dataclass
+class _GappedIndex:
+    """The suffix array of the gapped sequence *t*, built once for the first
+    chain round and for locating every pattern: the runs of frequent tokens
+    (df ≥ σ in *t*; sentinels and rare tokens split runs) with dense codes
+    ``1..V'`` (order-preserving), each run followed by a separator 0, as the
+    suffix engine lays its text out (:func:`repetend.phrases._suffix_kernels.
+    compact_runs`, with every run kept)."""
+
+    text: np.ndarray
+    sa: np.ndarray
+    code: np.ndarray         # token (sentinels clipped to gap_id + 1) -> code, 0: none
+    t_of: np.ndarray         # text position -> position in t (-1: separator)
+    seg_doc: np.ndarray
+    seg_orig: np.ndarray
+    seg_cstart: np.ndarray
+    seg_len: np.ndarray
+
+
+def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, sigma: int,
+                  min_len: int = 1, kgram_filter: bool = False) -> _GappedIndex:
+    """The index of *t* (a gapped sequence or a peeled residue of it: tokens
+    above *gap_id* are sentinels).  ``min_len=1`` without the filter keeps
+    every frequent token (the index that locates the patterns); ``min_len=2``
+    with the k-gram filter keeps what the chain miner needs, as
+    :func:`repetend.phrases.suffix.mine_suffix` does."""
+    from .. import _suffix_kernels as S
+
+    top = gap_id + 1                            # every sentinel counted as one id
+    df, occ = KI.token_counts(t, t_off, np.int64(top))
+    frequent = df >= sigma
+    frequent[top] = False                       # sentinels (unique, df 1 each)
+    n_codes = int(np.count_nonzero(frequent))
+    # dense codes, the most frequent tokens first: with more than 255 codes the
+    # suffix array sorts a prefix-free byte string in which the first
+    # ``one_byte`` codes take one byte (see _suffix_array); any order of the
+    # codes gives the same phrases, and keys are searched in the same codes
+    one_byte = min(n_codes, (255 * 256 - n_codes) // 255) if n_codes >= 2**8 else n_codes
+    code = np.zeros(top + 1, dtype=np.int32)
+    ids = np.flatnonzero(frequent)
+    if 0 < one_byte < n_codes:
+        first = np.argsort(-occ[ids], kind="stable")[:one_byte]
+        rest = np.ones(ids.size, dtype=np.bool_)
+        rest[first] = False
+        ids = np.concatenate((ids[first], ids[rest]))
+    code[ids] = np.arange(1, n_codes + 1, dtype=np.int32)
+    dtype = np.uint8 if n_codes < 2**8 else np.uint16 if n_codes < 2**16 else np.int32
+    if kgram_filter:
+        clipped = np.minimum(t, np.int32(top))
+        n = int(t.size)
+        bits = int(min(29, max(10, int(n - 1).bit_length()
+                               - (2 if sigma >= 8 else 1 if sigma >= 4 else 0))))
+        cover = S.kgram_cover(clipped, t_off, code, min_len, bits, min(sigma, 255))
+        text32, seg_doc, seg_orig, seg_cstart, seg_len = S.compact_runs(
+            clipped, t_off, code, min_len, cover)
+        del cover, clipped
+        text = text32.astype(dtype) if dtype is not np.int32 else text32
+        t_of = KI.text_positions(seg_orig, seg_cstart, seg_len, np.int64(text.size))
+    else:                                       # every run of frequent tokens
+        m, n_runs = KI.coded_runs_size(t, t_off, code, np.int64(top))
+        text = np.empty(m, dtype=dtype)
+        seg_doc, seg_orig, seg_cstart, seg_len, t_of = KI.coded_runs(
+            t, t_off, code, np.int64(top), text, n_runs)
+    return _GappedIndex(text, _suffix_array(text, max(one_byte, 0)), code, t_of,
+                        seg_doc, seg_orig, seg_cstart, seg_len)
+
+
+def _suffix_array(text: np.ndarray, one_byte: int = 0) -> np.ndarray:
+    """int32 suffix array of *text* (codes; separators 0) with ``pydivsufsort``,
+    which sorts bytes.  Codes under 256: the text as bytes.  Otherwise, when
+    ``one_byte`` allows (codes ``1 … one_byte`` one byte, the others two, the
+    first byte below 256), a prefix-free byte string that sorts like the codes
+    (:func:`~repetend.phrases.templates._kernels_index.encode_bytes`; on Zipfian text
+    most symbols are frequent words, so ~1.25 bytes per symbol instead of 2),
+    and the suffixes starting a symbol are kept; else big-endian fixed width."""
+    from ...errors import require
+
+    divsufsort = require("pydivsufsort", "suffix", "templates").divsufsort
+    if text.size == 0:
+        return np.zeros(0, np.int32)
+    top = int(text.max())
+    if top < 2**8:
+        return np.asarray(divsufsort(text.astype(np.uint8, copy=False)), np.int32)
+    if 0 < one_byte and one_byte + 1 + (top - one_byte - 1) // 256 < 256:
+        data, starts, before = KI.encode_bytes(text, np.int64(one_byte))
+        return KI.symbol_order(divsufsort(data), starts, before, np.int64(text.size))
+    be = text.astype(">u2" if top < 2**16 else ">u4")
+    return KI.symbol_suffixes(divsufsort(be.view(np.uint8)), np.int64(be.dtype.itemsize))
+
+
+def _mine_indexed(ix: _GappedIndex, n_docs: int, sigma: int, min_len: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The maximal frequent phrases (≥ *min_len* tokens, σ documents) of the
+    gapped sequence from its index: steps 2–5 of
+    :func:`repetend.phrases.suffix.mine_suffix` on the same kernels (the same
+    phrases and occurrences: its filters only drop suffixes that can be in no
+    frequent interval).  Returns ``(lengths, occ_offsets, occ_starts)``,
+    positions in the gapped sequence."""
+    from .. import _suffix_kernels as S
+
+    m = int(ix.text.size)
+    if m == 0:
+        z = np.zeros(0, np.int64)
+        return z, np.zeros(1, np.int64), z
+    lcp, docsa = KI.lcp_and_docs(ix.text, ix.sa, ix.seg_doc, ix.seg_cstart, ix.seg_len)
+    cap = bound = m // max(sigma, 1) + 1       # disjoint intervals of ≥ σ suffixes each
+    while True:
+        lbs, rbs, lens, _, _, _, n_found = S.frequent_leaves(
+            ix.sa, lcp, docsa, n_docs, ix.seg_cstart, ix.seg_len, sigma, min_len, cap)
+        if n_found <= cap:
+            break
+        cap = min(bound, int(n_found))
+    del lcp
+    keep = S.left_maximal(ix.text, ix.sa, docsa, lbs, rbs, sigma, n_docs)
+    occ_offsets, occ_starts = KI.emit_positions(ix.sa, ix.t_of, lbs[keep], rbs[keep])
+    return lens[keep], occ_offsets, occ_starts
+
+
+def _locate(ix: _GappedIndex, t: np.ndarray, t_doc: np.ndarray, keys: list[np.ndarray],
+            gap_id: int, max_range: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """All occurrences of each key in the gapped sequence (wildcards: -1), and
+    which keys were skipped for a segment range longer than *max_range*."""
+    if not keys:
+        return [], np.zeros(0, dtype=bool)
+    key_off = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum([x.size for x in keys], out=key_off[1:])
+    flat = np.concatenate(keys)
+    # key tokens in codes (wildcards: -1, never searched); every fixed key
+    # token is frequent in t (keys are made of frequent phrases), so ≥ 1
+    kcodes = np.where(flat >= 0, ix.code[np.clip(flat, 0, gap_id + 1)], -1).astype(np.int32)
+    off, pos, skipped = KI.match_all_text(ix.text, ix.sa, ix.t_of, t, t_doc, flat, kcodes,
+                                         key_off, np.int32(gap_id),
+                                         np.asarray(max_range, np.int64))
+    return [pos[off[i]:off[i + 1]] for i in range(len(keys))], skipped

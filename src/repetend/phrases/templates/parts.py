@@ -1,0 +1,151 @@
+"""Step 1, the parts: the covered runs of the frequent L'-grams (numbers
+masked), or of the given exact phrases in merge-only mode."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._raw import RawPhrases
+from . import _kernels_parts as KP
+
+
+def _number_mask(vocab: Sequence[str]) -> np.ndarray:
+    arr = pa.array(list(vocab), pa.string())
+    return pc.utf8_is_digit(arr).to_numpy(zero_copy_only=False).astype(np.bool_)
+
+
+def _part_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, part_len: int,
+               engine: str, vocab_size: int | None) -> tuple[tuple | None, dict, str]:
+    """The covered runs of the parts: every position inside a phrase of ≥ L'
+    (*part_len*) tokens with df ≥ σ, maximal or not, merged per document.
+
+    That set is the union of the occurrences of the frequent L'-grams (see
+    :mod:`repetend.phrases.frequent_spans`), so the default path counts the
+    L'-grams only — bloomspan's word-df filter, counting filter and exact
+    grouping (its seed stage, :func:`_frequent_ngrams`) — and never grows the
+    maximal phrases.  ``engine="suffix"`` mines the maximal phrases with the
+    suffix engine and scans their L'-windows (the same runs, slower; kept as
+    an independent path).  Returns ``(runs or None, counts, engine used)``."""
+    from ..auto import bloomspan_available
+
+    if tokens.size == 0:
+        return None, {"part_phrases": 0}, "none"
+    if engine == "suffix" or not bloomspan_available():
+        from ..frequent_spans import frequent_spans
+        from ..suffix import mine_suffix
+
+        parts = mine_suffix(tokens, offsets, sigma, part_len)
+        if parts.n_phrases == 0:
+            return None, {"part_phrases": 0}, "suffix"
+        fs = frequent_spans(tokens, offsets, parts, part_len)
+        return ((np.asarray(fs.run_offsets, np.int64), np.asarray(fs.starts, np.int64),
+                 np.asarray(fs.ends, np.int64)), {"part_phrases": int(parts.n_phrases)}, "suffix")
+    vs = max(vocab_size or 0, int(tokens.max(initial=0)) + 1)
+    packed = _packed_ngram_cover(tokens, offsets, sigma, part_len, vs)
+    if packed is not None:
+        cov, kept = packed
+        if kept == 0:
+            return None, {"part_ngrams": 0}, "ngrams"
+        return KP.cover_runs(offsets, cov), {"part_ngrams": kept}, "ngrams"
+    pos, s_start, s_end = _frequent_ngrams(tokens, offsets, sigma, part_len, vs)
+    counts = {"part_ngrams": int(s_start.size)}
+    if s_start.size == 0:
+        return None, counts, "ngrams"
+    return KP.ngram_runs(offsets, pos, s_start, s_end, np.int64(part_len)), counts, "ngrams"
+
+
+def _survivors(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int, vocab_size: int,
+               word_ok: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The n-gram positions that bloomspan's filters keep (word df ≥ σ for every
+    token, a one-sided counting filter): a superset of the occurrences of the
+    n-grams with df ≥ σ.  Returns ``(pos, doc, word_ok)``, positions ascending."""
+    from .. import _bloomspan_kernels as B
+    from ..bloomspan import build_filter, default_filter_bytes
+
+    n_tok = int(tokens.size)
+    if word_ok is None:
+        word_ok = B.word_df(tokens, offsets, vocab_size) >= sigma
+    word_ok = word_ok.astype(np.uint8)
+    use_filter = n >= 2
+    if use_filter:
+        filt, shift = build_filter(tokens, offsets, n, default_filter_bytes(n_tok, sigma),
+                                   word_ok)
+    else:
+        filt, shift = np.zeros(1, dtype=np.uint8), 63
+    block = 1 << 16
+    nb = (n_tok + block - 1) // block
+    block_doc = (np.searchsorted(offsets, np.arange(nb, dtype=np.int64) * block, side="right")
+                 - 1).astype(np.int64)
+    bits = np.zeros((n_tok + 63) // 64, dtype=np.uint64)
+    counts = np.zeros(nb, dtype=np.int64)
+    B.mark_survivors(tokens, offsets, block_doc, block, n, word_ok, filt, shift, use_filter,
+                     min(sigma, 255), bits, counts)
+    del filt
+    starts = np.zeros(nb, dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    pos = np.empty(int(counts.sum()), dtype=np.int64)
+    doc = np.empty(pos.size, dtype=np.int32)
+    B.fill_survivors(bits, offsets, block_doc, block, n_tok, starts, pos, doc)
+    return pos, doc, word_ok
+
+
+def _packed_ngram_cover(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
+                        vocab_size: int) -> tuple[np.ndarray, int] | None:
+    """Coverage of the n-grams with df ≥ σ when an n-gram of frequent words
+    packs exactly into 64 bits (dense codes of the words with df ≥ σ, n ·
+    bits ≤ 64: L' = 4 and < 65,536 such words): the survivors sorted by a
+    32-bit mix of the packed key and grouped by the key itself, no token is
+    read again.  None when the n-grams do not pack (then
+    :func:`_frequent_ngrams`); ``(cov, frequent n-grams)`` otherwise."""
+    n_tok, n_docs = int(tokens.size), int(offsets.size - 1)
+    if sigma > n_docs or n_tok == 0:
+        return np.zeros(n_tok + 1, dtype=np.bool_), 0
+    from .. import _bloomspan_kernels as B
+
+    word_ok = B.word_df(tokens, offsets, vocab_size) >= sigma
+    n_ok = int(np.count_nonzero(word_ok))
+    bits = max(1, n_ok.bit_length())
+    if n * bits > 64:
+        return None
+    pos, doc, _ = _survivors(tokens, offsets, sigma, n, vocab_size, word_ok)
+    code = np.zeros(vocab_size, dtype=np.int64)
+    code[word_ok] = np.arange(1, n_ok + 1)
+    keys = KP.packed_ngrams(tokens, pos, np.int64(n), code, np.int64(bits))
+    keys, pos, doc = KP.sort_packed(keys, pos, doc)
+    return KP.frequent_packed_cover(keys, pos, doc, np.int64(n), np.int64(sigma), np.int64(n_tok))
+
+
+def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
+                     vocab_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every n-gram with df ≥ σ and all its occurrences, exactly: the seed
+    stage of :func:`repetend.phrases.bloomspan.mine_bloomspan` (word df, a
+    one-sided counting filter, the survivors sorted by hash and grouped by
+    content with exact df).  Returns ``(pos, s_start, s_end)``: the
+    occurrences of kept n-gram s are ``pos[s_start[s]:s_end[s]]``."""
+    from .. import _bloomspan_kernels as B
+
+    empty = np.zeros(0, np.int64)
+    n_tok, n_docs = int(tokens.size), int(offsets.size - 1)
+    if sigma > n_docs or n_tok == 0:
+        return empty, empty, empty
+    pos, doc, _ = _survivors(tokens, offsets, sigma, n, vocab_size)
+    keys = B.ngram_keys(tokens, pos, n)
+    keys, pos, doc = B.radix_sort_occurrences(keys, pos, doc, 32 if n != 2 else 64)
+    s_start, s_end, _ = B.group_seeds(tokens, pos, doc, keys, n, sigma)
+    return pos, s_start, s_end
+
+
+def _given_runs(tokens: np.ndarray, offsets: np.ndarray, raw: RawPhrases, L: int
+                ) -> tuple[tuple | None, dict, str]:
+    """Merge-only mode: the covered runs of the given exact phrases (length ≥ L)."""
+    from ..frequent_spans import frequent_spans
+
+    if raw is None or raw.n_phrases == 0 or tokens.size == 0:
+        return None, {"part_phrases": 0}, "given"
+    fs = frequent_spans(tokens, offsets, raw, L)
+    return ((np.asarray(fs.run_offsets, np.int64), np.asarray(fs.starts, np.int64),
+             np.asarray(fs.ends, np.int64)), {"part_phrases": int(raw.n_phrases)}, "given")

@@ -1,0 +1,125 @@
+"""Steps 4-5: word-slot siblings merged into patterns, per-pattern statistics,
+and joins of a short pattern with its neighbour."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _kernels_patterns as KT
+
+
+def _final_keys(groups: set[bytes], gap_id: int, num_id: int, word_slots: int
+                ) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
+    """The patterns to report, each with its member candidates: candidates that
+    differ only in a window of up to *word_slots* fixed tokens are merged into
+    one pattern with a wildcard (-1) wherever they differ (a low-cardinality
+    variable part: an author, a month); a candidate alone is kept when it has a
+    slot (a gap or a number)."""
+    cands = [np.frombuffer(k, dtype=np.int32) for k in sorted(groups)]
+    if not cands:
+        return [], []
+    if word_slots > 0:
+        key_off = np.zeros(len(cands) + 1, dtype=np.int64)
+        np.cumsum([x.size for x in cands], out=key_off[1:])
+        root = KT.sibling_groups(np.concatenate(cands), key_off, np.int64(word_slots),
+                                np.int32(num_id if num_id >= 0 else gap_id))
+    else:
+        root = np.arange(len(cands))
+    members: dict[int, list[int]] = {}
+    for i, r in enumerate(root.tolist()):
+        members.setdefault(r, []).append(i)
+    out, mem = [], []
+    for r in sorted(members):
+        idx = members[r]
+        if len(idx) == 1:
+            x = cands[idx[0]]
+            if (x == gap_id).any() or (num_id >= 0 and (x == num_id).any()):
+                out.append(x)
+                mem.append([x])
+            continue
+        stack = np.stack([cands[i] for i in idx])
+        pattern = stack[0].copy()
+        pattern[(stack != stack[0]).any(axis=0)] = -1
+        out.append(pattern)
+        mem.append([cands[i] for i in idx])
+    return out, mem
+
+
+def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc: np.ndarray,
+           stats: tuple[np.ndarray, np.ndarray], gap_id: int, sigma: int, min_span: int,
+           share: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Patterns made of two patterns, one of them short (median span < min_span),
+    whose occurrences overlap, touch or are one gap apart, in the same order
+    and at the same offset, in at least max(σ, share × the smaller of their
+    two dfs) documents (they belong together, not only meet); with their joined
+    occurrences.  The overlap must agree token for token."""
+    if len(keys) < 1:
+        return [], []
+    klen = np.array([k.size for k in keys], dtype=np.int64)
+    n_occ = np.array([x.size for x in found], dtype=np.int64)
+    occ_off = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(n_occ, out=occ_off[1:])
+    med, key_df = stats            # median span and df of each pattern
+    short = (n_occ > 0) & (med < min_span)
+    if not short.any():
+        return [], []
+    n_keys = len(keys)
+    # (position, pattern) order
+    q, key = KT.by_position(np.concatenate(found).astype(np.int64, copy=False), occ_off)
+    d_max = int(klen.max()) + 2                 # offsets are at most len(A) + 1
+    code, pos, docs = KT.pair_groups(q, key, klen, t_doc, short, t, np.int32(gap_id),
+                                    np.int64(n_keys), np.int64(d_max))
+    if code.size == 0:
+        return [], []
+    # group the pairs by (A, B, offset): a stable sort keeps each group's
+    # positions (distinct: one B occurrence per A occurrence and offset) and
+    # documents increasing
+    from .._bloomspan_kernels import radix_sort_occurrences
+
+    code, pos, docs = radix_sort_occurrences(code, pos, docs, int(code.max()).bit_length())
+    bounds, df = KT.code_groups(code, docs)
+    ucode = code[bounds[:-1]].astype(np.int64)
+    uniq = np.stack([ucode // d_max // n_keys, ucode // d_max % n_keys, ucode % d_max], axis=1)
+    need = np.maximum(sigma, share * np.minimum(key_df[uniq[:, 0]], key_df[uniq[:, 1]]))
+    existing = {k.tobytes() for k in keys}
+    out, out_pos = [], []
+    for u in np.flatnonzero(df >= need):
+        i, j, off = (int(x) for x in uniq[u])
+        A, B = keys[i], keys[j]
+        if off <= A.size:
+            ov = A.size - off
+            if ov and not np.array_equal(A[off:], B[:ov]):
+                continue
+            joined = np.concatenate((A, B[ov:]))
+        else:                                   # one gap token between them
+            joined = np.concatenate((A, np.array([gap_id], np.int32), B))
+        joined = joined.astype(np.int32)
+        if joined.tobytes() in existing:
+            continue
+        existing.add(joined.tobytes())
+        out.append(joined)
+        out_pos.append(pos[bounds[u]:bounds[u + 1]].copy())
+    return out, out_pos
+
+
+def _pattern_stats(keys: list[np.ndarray], found: list[np.ndarray], g_start: np.ndarray,
+                   g_end: np.ndarray, t_doc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Median span (corpus tokens, slots included) and df of each pattern from
+    its occurrences (gapped positions, increasing), all patterns at once."""
+    off = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum([x.size for x in found], out=off[1:])
+    q = np.concatenate(found).astype(np.int64, copy=False) if found else np.zeros(0, np.int64)
+    return KT.pattern_stats(q, off, np.array([k.size for k in keys], dtype=np.int64),
+                           g_start, g_end, t_doc)
+
+
+def _distinct(x: np.ndarray) -> np.ndarray:
+    """``np.unique(x)`` (sorted distinct values) by a sort: numpy 2.4's hash-based
+    ``unique`` is ~100× slower on large integer arrays."""
+    x = np.sort(x)
+    if x.size > 1:
+        keep = np.empty(x.size, dtype=np.bool_)
+        keep[0] = True
+        np.not_equal(x[1:], x[:-1], out=keep[1:])
+        x = x[keep]
+    return x
