@@ -79,6 +79,10 @@ def phrases(inputs, min_docs, min_len, engine, near_full_share, top_k, no_templa
     if "templates" in s:
         t = s["templates"]
         click.echo(f"templates with slots: {t.get('templates', 0):,}")
+        if (t.get("memory_plan") or {}).get("reason"):
+            click.echo(f"templates: {t['memory_plan']['reason']}", err=True)
+    elif "templates_skipped" in s:
+        click.echo(f"templates skipped: {s['templates_skipped']['reason']}", err=True)
     q = s["document_share"]["quantiles"]
     click.echo(f"per-document share: median {100 * q['p50']:.1f}%, p90 {100 * q['p90']:.1f}%, "
                f"drop candidates (>= {100 * cfg.near_full_share:.0f}%): "

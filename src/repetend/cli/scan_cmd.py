@@ -32,6 +32,10 @@ def _print_summary(res, echo=click.echo) -> None:
         if "templates" in ps:
             t = ps["templates"]
             echo(f"  {t.get('templates', 0):,} templates with variable parts (slots)")
+            if (t.get("memory_plan") or {}).get("reason"):
+                echo(f"  templates: {t['memory_plan']['reason']}")
+        elif "templates_skipped" in ps:
+            echo(f"  templates skipped: {ps['templates_skipped']['reason']}")
         echo("  the biggest index eaters (psi = length × df):")
         for e in (ps.get("index_eaters") or [])[:5]:
             text = " ".join(str(e.get("text", "")).split())

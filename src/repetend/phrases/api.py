@@ -28,6 +28,7 @@ drop candidates, and what ``repetend clean`` removes by default.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import resource
 import sys
@@ -41,6 +42,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from .._atomic import atomic_path, write_json, write_parquet
+from .._memory import MemoryBudget, format_size, parse_size, rss_now
 from ..errors import InputError, ParameterError
 from . import _coverage_kernels as CK
 from ._raw import RawPhrases
@@ -564,6 +566,48 @@ def phrase_summary(cfg: PhraseConfig, engine: str, reason: dict, n_tok: np.ndarr
     }
 
 
+# Private bytes per corpus token the template layer needs at its peak, measured
+# (``docs/templates.md``, "Memory"): the default layer 31 B on the Debian
+# documentation store, 38 B on the Zipfian web corpus; merge-only 5.9 B and
+# 16.8 B, growing with the share of tokens inside frequent phrases (10.8 % and
+# 23.3 %).  Rounded up: an estimate decides, the run is measured.
+_TEMPLATE_BYTES_PER_TOKEN = 40
+_MERGE_BYTES_PER_TOKEN = 2
+_MERGE_BYTES_PER_COVERED = 72
+
+
+def _template_plan(cfg: PhraseConfig, n_tokens: int, frequent_tokens: int) -> dict:
+    """Which template layer fits the memory limit: the one asked for when there
+    is no limit or it fits; else merge-only (the exact phrases chained, no second
+    mining run) when that fits; else none.  The layer runs in memory, so under
+    ``memory_limit`` it must not be started blind on a corpus it cannot hold."""
+    asked = "default" if cfg.template_parts else "merge-only"
+    plan: dict[str, Any] = {"asked": asked, "mode": asked}
+    if cfg.memory_limit is None:
+        return plan
+    limit = int(parse_size(cfg.memory_limit))
+    available = max(0, limit - rss_now()["anon"])
+    need = {"default": _TEMPLATE_BYTES_PER_TOKEN * n_tokens,
+            "merge-only": _MERGE_BYTES_PER_TOKEN * n_tokens
+            + _MERGE_BYTES_PER_COVERED * int(frequent_tokens)}
+    plan.update(memory_limit=limit, available_bytes=available,
+                estimate_bytes={k: int(v) for k, v in need.items()})
+    for mode in (("default", "merge-only") if asked == "default" else ("merge-only",)):
+        if need[mode] <= available:
+            plan["mode"] = mode
+            if mode != asked:
+                plan["reason"] = (f"the default layer needs about {format_size(need['default'])}, "
+                                  f"over the {format_size(available)} left under the memory "
+                                  f"limit: merge-only (fixed parts of >= L tokens only)")
+            return plan
+    plan["mode"] = "skipped"
+    plan["reason"] = (f"the template layer runs in memory and needs about "
+                      f"{format_size(need['merge-only'])} even merge-only, over the "
+                      f"{format_size(available)} left under the memory limit; raise "
+                      f"--memory-limit, or pass --no-templates to silence this")
+    return plan
+
+
 def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -> PhraseResult:
     """Find the maximal contiguous frequent phrases of a corpus and their coverage.
 
@@ -648,14 +692,23 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
     timings["total"] = time.perf_counter() - t_start
 
     templates = None
+    template_plan = None
     if cfg.templates and cfg.min_docs >= 2 and n_tokens:
         from .templates import TemplateConfig, find_templates
 
         t0 = time.perf_counter()
-        templates = find_templates(c.store if c.store is not None else (c.tokens, c.doc_offsets),
-                                   raw, cfg.min_docs, cfg.min_len,
-                                   TemplateConfig(max_gap=cfg.max_gap,
-                                                  short_parts=bool(cfg.template_parts)))
+        template_plan = _template_plan(cfg, n_tokens, fs.total)
+        if template_plan["mode"] != "skipped":
+            tcfg = TemplateConfig(max_gap=cfg.max_gap,
+                                  short_parts=template_plan["mode"] == "default")
+            budget = MemoryBudget(cfg.memory_limit) if cfg.memory_limit is not None else None
+            with budget if budget is not None else contextlib.nullcontext():
+                templates = find_templates(
+                    c.store if c.store is not None else (c.tokens, c.doc_offsets),
+                    raw, cfg.min_docs, cfg.min_len, tcfg)
+            if budget is not None:
+                template_plan["peak_anon_bytes"] = budget.report()["peak_anon"]
+            templates.summary["memory_plan"] = template_plan
         timings["templates"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - t_start
 
@@ -670,6 +723,8 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
         summary["hosts"] = hosts.num_rows
     if templates is not None:
         summary["templates"] = templates.summary
+    elif template_plan is not None:
+        summary["templates_skipped"] = template_plan
     return PhraseResult(phrases=phrases, documents=documents, hosts=hosts,
                         occurrences=occurrences, summary=summary, config=cfg, raw=raw,
                         n_tokens=n_tokens, spans=spans, templates=templates)

@@ -682,9 +682,11 @@ def build_report(scan_dir: str | os.PathLike, out_html: str | os.PathLike, *,
         eaters = _phrases_section(scan, texts, caps, facts)
         coverage = _coverage_section(scan, texts, caps, facts)
         hosts = _hosts_section(scan, caps)
-        from .templates_section import find_templates_dir, templates_section_html
+        from .templates_section import (find_templates_dir, templates_section_html,
+                                        templates_skipped)
 
-        has_templates = find_templates_dir(scan_dir) is not None
+        has_templates = (find_templates_dir(scan_dir) is not None
+                         or templates_skipped(scan_dir) is not None)
         body += [eaters] + ([templates_section_html(scan_dir, max_rows=caps.max_rows)]
                             if has_templates else []) + [coverage, hosts]
     if scan.has_dups:

@@ -35,6 +35,22 @@ def find_templates_dir(scan_dir: str | Path) -> Path | None:
     return None
 
 
+def templates_skipped(scan_dir: str | Path) -> str | None:
+    """Why the scan in *scan_dir* has no templates although they were asked for
+    (the layer did not fit the memory limit), from the phrases summary; None
+    when they were not skipped."""
+    root = Path(scan_dir)
+    for sub in ("phrases", "."):
+        f = root / sub / "summary.json"
+        if f.is_file():
+            try:
+                skipped = json.loads(f.read_text(encoding="utf-8")).get("templates_skipped")
+            except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+                return None
+            return (skipped or {}).get("reason") if isinstance(skipped, dict) else None
+    return None
+
+
 def _slot_html(slot: dict) -> str:
     vals = slot.get("top_values") or []
     items = "".join(f'<li><code>{_e(v["value"]) if v["value"] != "" else "∅"}</code> '
@@ -67,6 +83,9 @@ def templates_section_html(scan_dir: str | Path, max_rows: int = 200) -> str:
     head = '<section id="templates"><h2>Templates with variable parts</h2>\n'
     d = find_templates_dir(scan_dir)
     if d is None:
+        why = templates_skipped(scan_dir)
+        if why:
+            return head + f'<p class="skip">Templates skipped: {_e(why)}.</p>\n</section>\n'
         return (head + '<p class="skip">Templates: not in this scan (no '
                 '<code>templates.parquet</code>).</p>\n</section>\n')
     table = pq.read_table(d / "templates.parquet")
@@ -88,6 +107,9 @@ def templates_section_html(scan_dir: str | Path, max_rows: int = 200) -> str:
             note += (f' Templates cover {tpl:.2%} of the tokens, {gained:.2%} of them '
                      'beyond the exact phrases.')
     parts.append(f'<p class="note">{_e(note)}</p>\n')
+    downgraded = (summary.get("memory_plan") or {}).get("reason") if summary else None
+    if downgraded:
+        parts.append(f'<p class="skip">Templates: {_e(downgraded)}.</p>\n')
     if table.num_rows == 0:
         parts.append('<p class="note">No template reached the support threshold.</p>\n</section>\n')
         return "".join(parts)
