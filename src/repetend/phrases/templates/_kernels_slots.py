@@ -57,6 +57,91 @@ def value_hashes(tokens, starts, ends):
 
 
 @jit
+def kept_occurrences(q, off, kept, klen, t_start, t_end, t_doc, doc_offsets):
+    """Global ``(starts, ends, docs, doc_len)`` of every occurrence of the kept
+    patterns: pattern ``kept[i]`` (length ``klen[kept[i]]``) occurs at the
+    gapped positions ``q[off[kept[i]]:off[kept[i] + 1]]``.  The document is that
+    of the gapped position (``t_doc``): no search over the corpus offsets."""
+    n = q.shape[0]
+    starts = np.empty(n, dtype=np.int64)
+    ends = np.empty(n, dtype=np.int64)
+    docs = np.empty(n, dtype=np.int64)
+    doc_len = np.empty(n, dtype=np.int64)
+    for i in range(kept.shape[0]):
+        k = kept[i]
+        last = klen[k] - 1
+        for x in range(off[k], off[k + 1]):
+            p = q[x]
+            d = t_doc[p]
+            starts[x] = t_start[p]
+            ends[x] = t_end[p + last]
+            docs[x] = d
+            doc_len[x] = doc_offsets[d + 1] - doc_offsets[d]
+    return starts, ends, docs, doc_len
+
+
+@jit
+def slot_positions(keys, key_off, who, gap_id, num_id):
+    """The slot positions of the concatenated keys (key i is
+    ``keys[key_off[i]:key_off[i + 1]]``, pattern ``who[i]``): every position
+    holding a gap, a number (*num_id*) or a wildcard (< 0), as ``(pattern,
+    position)`` pairs in key order."""
+    n = 0
+    for p in range(keys.shape[0]):
+        v = keys[p]
+        if v == gap_id or v == num_id or v < 0:
+            n += 1
+    sl_key = np.empty(n, dtype=np.int64)
+    sl_pos = np.empty(n, dtype=np.int64)
+    w = 0
+    for i in range(key_off.shape[0] - 1):
+        a = key_off[i]
+        for p in range(a, key_off[i + 1]):
+            v = keys[p]
+            if v == gap_id or v == num_id or v < 0:
+                sl_key[w] = who[i]
+                sl_pos[w] = p - a
+                w += 1
+    return sl_key, sl_pos
+
+
+@jit
+def example_picks(off, sl_key, sl_off, ss, se, variable, doc_len, starts, n_keys):
+    """Per pattern with slots (slot s belongs to pattern ``sl_key[s]``, the
+    slots of a pattern are consecutive; ``ss``/``se`` of its x-th occurrence at
+    ``sl_off[s] + x``): the global index of its example occurrence, the first
+    one in ``lexsort((starts, doc_len, ~nonempty))`` order — every *variable*
+    slot non-empty if possible, then the shortest document, then the
+    smallest start.  -1 for a pattern without slots."""
+    pick = np.full(n_keys, -1, dtype=np.int64)
+    n_sl = sl_key.shape[0]
+    # slot by slot (sequential reads), then occurrence by occurrence
+    empty = np.zeros(starts.shape[0], dtype=np.bool_)
+    for s in range(n_sl):
+        if variable[s]:
+            a = off[sl_key[s]]
+            for w in range(sl_off[s], sl_off[s + 1]):
+                if se[w] <= ss[w]:
+                    empty[a + w - sl_off[s]] = True
+    for s in range(n_sl):
+        k = sl_key[s]
+        if pick[k] >= 0 or off[k + 1] == off[k]:
+            continue
+        best = off[k]
+        for g in range(off[k] + 1, off[k + 1]):
+            if empty[g] != empty[best]:
+                better = empty[best]
+            elif doc_len[g] != doc_len[best]:
+                better = doc_len[g] < doc_len[best]
+            else:
+                better = starts[g] < starts[best]
+            if better:
+                best = g
+        pick[k] = best
+    return pick
+
+
+@jit
 def slot_values(h, ss, se, sl_off, top_values):
     """Per slot s (value hashes ``h[sl_off[s]:sl_off[s + 1]]``, one per
     occurrence): the distinct hashes, the empty values (``se == ss``) and the

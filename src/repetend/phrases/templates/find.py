@@ -20,7 +20,7 @@ from .corpus import _Corpus, _as_corpus
 from .parts import _number_mask, _part_runs, _given_runs
 from .gapped_index import _gapped_index, _mine_indexed, _locate
 from .patterns import _final_keys, _joins, _pattern_stats, _distinct
-from .slots import _slot_stats, _template
+from .slots import _slot_stats, _templates
 
 
 def _empty_result(cfg: TemplateConfig, summary: dict) -> TemplateResult:
@@ -215,12 +215,10 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                                         g_end, t_doc)
             stats = (np.concatenate((stats[0], more_stats[0])),
                      np.concatenate((stats[1], more_stats[1])))
-        occ, slots = _slot_stats(c, keys, found, g_start, g_end, gap_id, num_id, cfg.top_values,
+        occ, slots = _slot_stats(c, keys, found, g_start, g_end, t_doc, gap_id, num_id,
+                                 cfg.top_values,
                                  min_span, stats)
-        for i in np.flatnonzero(occ["keep"]).tolist():
-            row = _template(c, keys[i], i, occ, slots, gap_id, num_id, cfg)
-            if row is not None:
-                rows.append(row)
+        rows = _templates(c, keys, occ, slots, gap_id, num_id, cfg)
     clock.lap("slots")
     rows.sort(key=lambda r: (-r["psi"], -r["df"], r["parts"]))
     doc_ids = pa.array(c.doc_ids, pa.string())

@@ -1,0 +1,126 @@
+"""Oracle tests of the template layer's slot and pattern kernels
+(:mod:`repetend.phrases.templates._kernels_slots`,
+:mod:`repetend.phrases.templates._kernels_patterns`): each compared with a
+slow, obviously correct numpy/Python reference on random small inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repetend.phrases.templates import _kernels_slots as KS
+
+GAP, NUM = 50, 49
+
+
+def _gapped(rng, n_docs):
+    """A random gapped sequence over a random corpus: per document a few
+    gapped positions, each covering 1-3 corpus tokens (``t_start``/``t_end``)
+    after a 0-2 token stretch, and the document of each position."""
+    t_off = np.zeros(n_docs + 1, dtype=np.int64)
+    doc_offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    t_start, t_end = [], []
+    pos = 0
+    for d in range(n_docs):
+        n = int(rng.integers(0, 12))
+        for _ in range(n):
+            pos += int(rng.integers(0, 3))
+            t_start.append(pos)
+            pos += int(rng.integers(1, 4))
+            t_end.append(pos)
+        pos += int(rng.integers(0, 3))
+        t_off[d + 1] = t_off[d] + n
+        doc_offsets[d + 1] = pos
+    t_doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(t_off))
+    return t_off, np.array(t_start, np.int64), np.array(t_end, np.int64), t_doc, doc_offsets
+
+
+def _patterns(rng, t_off, n_keys):
+    """Random patterns (lengths) and their occurrences: increasing gapped
+    positions whose whole length lies inside one document."""
+    klen = rng.integers(1, 5, size=n_keys).astype(np.int64)
+    found = []
+    for k in range(n_keys):
+        ok = [p for d in range(t_off.size - 1)
+              for p in range(int(t_off[d]), int(t_off[d + 1]) - int(klen[k]) + 1)]
+        take = rng.random(len(ok)) < 0.5
+        found.append(np.array([p for p, y in zip(ok, take) if y], dtype=np.int64))
+    return klen, found
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 6), n_keys=st.integers(0, 6))
+def test_kept_occurrences_matches_naive(seed, n_docs, n_keys):
+    rng = np.random.default_rng(seed)
+    t_off, t_start, t_end, t_doc, doc_offsets = _gapped(rng, n_docs)
+    klen, found = _patterns(rng, t_off, n_keys)
+    keep = rng.random(n_keys) < 0.6
+    kept = np.flatnonzero(keep)
+    n_occ = np.array([x.size if keep[k] else 0 for k, x in enumerate(found)], dtype=np.int64)
+    off = np.zeros(n_keys + 1, dtype=np.int64)
+    np.cumsum(n_occ, out=off[1:])
+    q = np.concatenate([found[k] for k in kept] + [np.zeros(0, np.int64)])
+    starts, ends, docs, doc_len = KS.kept_occurrences(q, off, kept, klen, t_start, t_end,
+                                                      t_doc, doc_offsets)
+    want_s, want_e, want_d = [], [], []
+    for k in kept:
+        for p in found[k]:
+            want_s.append(t_start[p])
+            want_e.append(t_end[p + klen[k] - 1])
+            want_d.append(np.searchsorted(doc_offsets, t_start[p], side="right") - 1)
+    assert starts.tolist() == want_s and ends.tolist() == want_e
+    assert docs.tolist() == want_d
+    assert doc_len.tolist() == [int(doc_offsets[d + 1] - doc_offsets[d]) for d in want_d]
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_keys=st.integers(0, 8), num=st.booleans())
+def test_slot_positions_matches_naive(seed, n_keys, num):
+    rng = np.random.default_rng(seed)
+    num_id = NUM if num else -1
+    keys = [rng.choice(np.array([-1, 1, 2, 3, NUM, GAP], np.int32), size=int(rng.integers(1, 9)))
+            for _ in range(n_keys)]
+    who = np.sort(rng.choice(100, size=n_keys, replace=False)).astype(np.int64)
+    k_off = np.zeros(n_keys + 1, dtype=np.int64)
+    np.cumsum([k.size for k in keys], out=k_off[1:])
+    flat = np.concatenate(keys + [np.zeros(0, np.int32)]).astype(np.int32)
+    sl_key, sl_pos = KS.slot_positions(flat, k_off, who, np.int32(GAP), np.int32(num_id))
+    want = [(int(who[i]), j) for i, k in enumerate(keys) for j in range(k.size)
+            if k[j] == GAP or k[j] == num_id or k[j] < 0]
+    assert list(zip(sl_key.tolist(), sl_pos.tolist())) == want
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_keys=st.integers(1, 6))
+def test_example_picks_matches_lexsort(seed, n_keys):
+    rng = np.random.default_rng(seed)
+    n_occ = rng.integers(0, 8, size=n_keys)
+    n_occ[rng.random(n_keys) < 0.2] = 0
+    off = np.zeros(n_keys + 1, dtype=np.int64)
+    np.cumsum(n_occ, out=off[1:])
+    n_slots = rng.integers(0, 4, size=n_keys)
+    n_slots[n_occ == 0] = 0
+    sl_key = np.repeat(np.arange(n_keys, dtype=np.int64), n_slots)
+    sl_off = np.zeros(sl_key.size + 1, dtype=np.int64)
+    np.cumsum(n_occ[sl_key], out=sl_off[1:])
+    ss = rng.integers(0, 5, size=int(sl_off[-1])).astype(np.int64)
+    se = ss + rng.integers(0, 2, size=ss.size)
+    variable = rng.random(sl_key.size) < 0.7
+    starts = np.concatenate([np.sort(rng.choice(1000, size=int(n), replace=False))
+                             for n in n_occ]).astype(np.int64)
+    doc_len = rng.integers(1, 4, size=starts.size).astype(np.int64)
+    pick = KS.example_picks(off, sl_key, sl_off, ss, se, variable, doc_len, starts,
+                            np.int64(n_keys))
+    for k in range(n_keys):
+        mine = np.flatnonzero(sl_key == k)
+        if mine.size == 0:
+            assert pick[k] == -1
+            continue
+        a, b = int(off[k]), int(off[k + 1])
+        nonempty = np.ones(b - a, dtype=bool)
+        for s in mine:
+            if variable[s]:
+                nonempty &= se[sl_off[s]:sl_off[s + 1]] > ss[sl_off[s]:sl_off[s + 1]]
+        order = np.lexsort((starts[a:b], doc_len[a:b], ~nonempty))
+        assert pick[k] == a + int(order[0])
