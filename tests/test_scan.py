@@ -273,3 +273,29 @@ def test_template_parts_must_be_a_bool():
     from repetend.phrases import PhraseConfig
     with pytest.raises(ParameterError, match="template_parts"):
         PhraseConfig(template_parts="no").validate()
+
+
+def test_template_gap_and_min_span_reach_the_layer_and_the_reuse_key(corpus, tmp_path):
+    """scan --max-gap / --template-min-span: passed to the template layer (a
+    lower min span finds the short listing «Showing ▢–▢ of ▢ items» alone),
+    recorded, and a changed value is not reused."""
+    out = tmp_path / "o"
+    base = ["scan", str(corpus), "--out", str(out), "--min-docs", "5", "--no-dups",
+            "--no-report"]
+    texts = {}
+    for span in ("10", "6"):
+        r = CliRunner().invoke(main, base + ["--max-gap", "3", "--template-min-span", span,
+                                             "--reuse"])
+        assert r.exit_code == 0, r.output
+        assert "reusing phrases" not in r.output
+        s = json.loads((out / "phrases" / "templates_summary.json").read_text())
+        assert s["parameters"]["max_gap"] == 3 and s["parameters"]["min_span"] == int(span)
+        t = pq.read_table(out / "phrases" / "templates.parquet").to_pandas()
+        assert (t["span_tokens"] >= int(span)).all()
+        texts[span] = set(t["parts"].map(" ".join))
+    assert "showing ▢ ▢ of ▢ items" in texts["6"] - texts["10"]   # parts: token strings
+    r = CliRunner().invoke(main, base + ["--max-gap", "3", "--template-min-span", "6",
+                                         "--reuse"])
+    assert "reusing phrases" in r.output
+    r = CliRunner().invoke(main, base + ["--template-min-span", "0"])
+    assert r.exit_code != 0 and "template_min_span" in r.output

@@ -45,6 +45,8 @@ class ScanConfig:
     num_perm: int = 128
     templates: bool = True
     template_parts: bool = True
+    max_gap: int = 4                   # templates: longest slot between fixed parts
+    template_min_span: int | None = None   # templates: shortest template (None: L)
     phrases: bool = True
     dups: bool = True
     report: bool = True
@@ -79,7 +81,8 @@ class ScanConfig:
         parse_size(self.memory_limit)
         PhraseConfig(min_docs=1 if self.min_docs is None else self.min_docs, min_len=self.min_len,
                      engine="auto" if self.engine == "spark" else self.engine,
-                     templates=self.templates, template_parts=self.template_parts).validate()
+                     templates=self.templates, template_parts=self.template_parts,
+                     max_gap=self.max_gap, template_min_span=self.template_min_span).validate()
         _check_int("--shingle", self.shingle, 1)
         _check_int("--num-perm", self.num_perm, 1)
         ncfg = NearDupConfig(method=self.dups_method, threshold=self.threshold,
@@ -285,7 +288,8 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
     params = {
         "min_docs": min_docs, "min_docs_rule": sigma_reason, "min_len": config.min_len,
         "engine": config.engine, "templates": config.templates,
-        "template_parts": config.template_parts, "dups_method": config.dups_method,
+        "template_parts": config.template_parts, "max_gap": config.max_gap,
+        "template_min_span": config.template_min_span, "dups_method": config.dups_method,
         "threshold": config.threshold, "shingle": config.shingle, "num_perm": config.num_perm,
         "unit": store.unit,
     }
@@ -306,7 +310,7 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
         t0 = time.perf_counter()
         pdir = out / "phrases"
         pparams = {k: params[k] for k in ("min_docs", "min_len", "engine", "templates",
-                                          "template_parts")}
+                                          "template_parts", "max_gap", "template_min_span")}
         pparams["corpus"] = fingerprint
         if config.reuse and _same_params(pdir / "summary.json", pparams):
             say("reusing phrases")
@@ -318,6 +322,8 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
                                 engine="auto" if config.engine == "spark" else config.engine,
                                 templates=config.templates,
                                 template_parts=config.template_parts,
+                                max_gap=config.max_gap,
+                                template_min_span=config.template_min_span,
                                 memory_limit=config.memory_limit)
             if spark is not None:
                 from .spark import find_phrases as spark_phrases

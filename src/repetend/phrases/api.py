@@ -83,6 +83,10 @@ class PhraseConfig:
         an extra layer that leaves the exact phrases as they are (needs σ ≥ 2).
     max_gap : int
         Templates: the longest variable part (slot) between fixed parts, in tokens.
+    template_min_span : int or None
+        Templates: the shortest template, in tokens (median occurrence span,
+        slots included); None: L.  Lower it for short signatures such as
+        «Posted by ▢ on ▢» (6 tokens).
     template_parts : bool
         Templates may have fixed parts shorter than ``min_len`` (the default;
         :class:`~repetend.phrases.templates.TemplateConfig` ``short_parts``).
@@ -106,6 +110,7 @@ class PhraseConfig:
     templates: bool = True
     max_gap: int = 4
     template_parts: bool = True
+    template_min_span: int | None = None
     memory_limit: int | str | None = None
 
     def validate(self) -> "PhraseConfig":
@@ -119,6 +124,8 @@ class PhraseConfig:
 
         _int("min_docs", 1)
         _int("max_gap", 0)
+        if self.template_min_span is not None:
+            _int("template_min_span", 1)
         _int("min_len", 1)
         _int("top_k", 0)
         _int("max_drop_candidates", 0)
@@ -699,7 +706,7 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
         t0 = time.perf_counter()
         template_plan = _template_plan(cfg, n_tokens, fs.total)
         if template_plan["mode"] != "skipped":
-            tcfg = TemplateConfig(max_gap=cfg.max_gap,
+            tcfg = TemplateConfig(max_gap=cfg.max_gap, min_span=cfg.template_min_span,
                                   short_parts=template_plan["mode"] == "default")
             budget = MemoryBudget(cfg.memory_limit) if cfg.memory_limit is not None else None
             with budget if budget is not None else contextlib.nullcontext():
