@@ -403,32 +403,80 @@ def _sa_range(t, sa, keys, a, m):
 
 
 @jit
-def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, wild_below, max_range):
+def _sort_positions(x, tmp, bits):
+    """Sort *x* (non-negative, below ``2**bits``) in place: an LSD radix sort
+    in 12-bit digits (or fewer, in equal passes) for long ranges, where it
+    beats a comparison sort; *tmp* holds at least ``x.shape[0]`` values."""
+    k = x.shape[0]
+    if k < 2048:
+        x.sort()
+        return
+    n_pass = (bits + 11) // 12
+    digit = (bits + n_pass - 1) // n_pass
+    mask = (1 << digit) - 1
+    cnt = np.empty(1 << digit, dtype=np.int64)
+    src = x
+    dst = tmp[:k]
+    shift = 0
+    for _ in range(n_pass):
+        cnt[:] = 0
+        for i in range(k):
+            cnt[(src[i] >> shift) & mask] += 1
+        acc = 0
+        for d in range(cnt.shape[0]):
+            c = cnt[d]
+            cnt[d] = acc
+            acc += c
+        for i in range(k):
+            v = src[i]
+            d = (v >> shift) & mask
+            dst[cnt[d]] = v
+            cnt[d] += 1
+        src, dst = dst, src
+        shift += digit
+    if n_pass % 2 == 1:
+        x[:] = src
+
+
+@jit
+def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, wild_below, max_range,
+                   wild_code):
     """Every occurrence of every key (``keys[key_off[i]:key_off[i + 1]]``) in
     *t* within one document, through the suffix array *sa* of a compacted text
     (the runs of frequent tokens of *t* in dense codes, each run followed by a
     separator 0; ``t_of`` maps a text position to its position in *t*).  A
-    negative key token is a wildcard: any token ``< wild_below``.
+    negative key token is a wildcard: any token ``< wild_below``, whose code
+    (in a run) is anything but *wild_code* (the code of ``wild_below``, 0 if
+    it has none).
 
     Key i is skipped (``skipped[i]``, no positions) when the suffix-array range
     of its segment (its longest wildcard-free run, the first of equals) is
     longer than ``max_range[i]``.  Otherwise the range of its *rarest* wildcard-free
     run (a binary search in codes, ``kcodes``, each ``>= 1``) is scanned and
-    every hit checked whole in *t*; a run that is the whole key needs no check
-    (a text run lies in one document, between sentinels).  Returns
+    every hit checked whole; a run that is the whole key needs no check
+    (a text run lies in one document, between sentinels).  The check reads
+    the text around the hit while it stays inside the hit's run (consecutive
+    positions of *t* in one document, every token coded), so most hits cost
+    no access to *t*; a key that leaves the run is checked in *t*.  Returns
     ``(offsets, positions, skipped)``; positions of key i are increasing.  One
     pass: the positions go to a buffer that doubles when full."""
     n = t.shape[0]
+    mt = text.shape[0]
     n_k = key_off.shape[0] - 1
     out_off = np.zeros(n_k + 1, dtype=np.int64)
     skipped = np.zeros(n_k, dtype=np.bool_)
     out = np.empty(1 << 16, dtype=np.int64)
+    tmp = np.empty(1 << 16, dtype=np.int64)
+    bits = 1
+    while (np.int64(1) << bits) <= n:
+        bits += 1
     w = 0
     for i in range(n_k):
         a = key_off[i]
         m = key_off[i + 1] - a
         seg0 = 0
         seg_n = 0
+        coded = True
         j = 0
         while j < m:                      # the longest wildcard-free run
             if keys[a + j] < 0:
@@ -436,6 +484,8 @@ def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, wild_below, 
                 continue
             k = j
             while k < m and keys[a + k] >= 0:
+                if kcodes[a + k] <= 0:
+                    coded = False
                 k += 1
             if k - j > seg_n:
                 seg0 = j
@@ -462,30 +512,53 @@ def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, wild_below, 
                     lo, hi, s0, ln = lo2, hi2, j, k - j
             j = k
         whole = s0 == 0 and ln == m
+        if w + hi - lo > out.shape[0]:
+            bigger = np.empty(max(2 * out.shape[0], w + hi - lo), dtype=np.int64)
+            bigger[:w] = out[:w]
+            out = bigger
+        if tmp.shape[0] < hi - lo:
+            tmp = np.empty(hi - lo, dtype=np.int64)
         begin = w
         for r in range(lo, hi):
-            q = t_of[sa[r]] - s0
-            if not whole:
-                if q < 0 or q + m > n or t_doc[q + m - 1] != t_doc[q]:
-                    continue
+            if whole:
+                out[w] = t_of[sa[r]]
+                w += 1
+                continue
+            p = sa[r] - s0
+            if coded and p >= 0 and p + m <= mt:
+                inside = True             # the window stays in the hit's run
                 ok = True
                 for j in range(m):
-                    kv = keys[a + j]
-                    if kv < 0:
-                        if t[q + j] >= wild_below:
-                            ok = False
-                            break
-                    elif t[q + j] != kv:
-                        ok = False
+                    x = text[p + j]
+                    if x == 0:
+                        inside = False
+                        break
+                    kc = kcodes[a + j]
+                    if x == wild_code if kc < 0 else x != kc:
+                        ok = False        # in the run: a token of t differs
                         break
                 if not ok:
                     continue
-            if w == out.shape[0]:
-                bigger = np.empty(2 * out.shape[0], dtype=np.int64)
-                bigger[:w] = out[:w]
-                out = bigger
-            out[w] = q
-            w += 1
-        out[begin:w] = np.sort(out[begin:w])
+                if inside:
+                    out[w] = t_of[p]
+                    w += 1
+                    continue
+            q = t_of[sa[r]] - s0
+            if q < 0 or q + m > n or t_doc[q + m - 1] != t_doc[q]:
+                continue
+            ok = True
+            for j in range(m):
+                kv = keys[a + j]
+                if kv < 0:
+                    if t[q + j] >= wild_below:
+                        ok = False
+                        break
+                elif t[q + j] != kv:
+                    ok = False
+                    break
+            if ok:
+                out[w] = q
+                w += 1
+        _sort_positions(out[begin:w], tmp, bits)
         out_off[i + 1] = w
     return out_off, out[:w].copy(), skipped

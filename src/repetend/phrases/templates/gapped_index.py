@@ -143,5 +143,6 @@ def _locate(ix: _GappedIndex, t: np.ndarray, t_doc: np.ndarray, keys: list[np.nd
     kcodes = np.where(flat >= 0, ix.code[np.clip(flat, 0, gap_id + 1)], -1).astype(np.int32)
     off, pos, skipped = KI.match_all_text(ix.text, ix.sa, ix.t_of, t, t_doc, flat, kcodes,
                                          key_off, np.int32(gap_id),
-                                         np.asarray(max_range, np.int64))
+                                         np.asarray(max_range, np.int64),
+                                         np.int64(ix.code[gap_id]))
     return [pos[off[i]:off[i + 1]] for i in range(len(keys))], skipped

@@ -1,0 +1,138 @@
+"""Kernels of the gapped index (:mod:`repetend.phrases.templates._kernels_index`)
+against simple oracles: locating patterns, sorting positions."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repetend.phrases.templates import _kernels_index as KI
+from repetend.phrases.templates.gapped_index import _gapped_index, _locate
+
+
+def _gapped(rng, n_docs, vocab, gap_id):
+    """A gapped sequence: a few repeated blocks with gaps, rare tokens and
+    sentinels (ids above *gap_id*), documents of 0 … 40 tokens."""
+    lens = rng.integers(0, 41, size=n_docs)
+    t_off = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(lens, out=t_off[1:])
+    blocks = [rng.integers(0, vocab, size=int(rng.integers(3, 9))) for _ in range(3)]
+    for b in blocks:
+        b[rng.random(b.size) < 0.2] = gap_id
+    t = rng.integers(0, vocab, size=int(t_off[-1])).astype(np.int32)
+    t[rng.random(t.size) < 0.05] = gap_id
+    t[rng.random(t.size) < 0.03] = gap_id + 1 + rng.integers(0, 1000)   # sentinels
+    t[rng.random(t.size) < 0.03] = vocab + rng.integers(0, 50)          # rare tokens
+    for d in range(n_docs):
+        a, n = int(t_off[d]), int(lens[d])
+        for b in blocks:
+            if n >= b.size and rng.random() < 0.6:
+                at = a + int(rng.integers(0, n - b.size + 1))
+                t[at:at + b.size] = b
+    return t, t_off
+
+
+def _naive_locate(t, t_off, keys, gap_id):
+    doc = np.repeat(np.arange(t_off.size - 1), np.diff(t_off))
+    out = []
+    for k in keys:
+        m = k.size
+        hits = []
+        for q in range(t.size - m + 1):
+            if doc[q] != doc[q + m - 1]:
+                continue
+            w = t[q:q + m]
+            if np.all(np.where(k < 0, w < gap_id, w == k)):
+                hits.append(q)
+        out.append(hits)
+    return out
+
+
+def _keys(rng, t, t_off, gap_id, n_keys):
+    """Windows of *t* made of frequent-looking tokens (no sentinel), some
+    tokens turned into wildcards (-1), plus a few random keys."""
+    keys = []
+    while len(keys) < n_keys and t.size >= 2:
+        m = int(rng.integers(1, 9))
+        q = int(rng.integers(0, max(t.size - m, 0) + 1))
+        k = t[q:q + m].astype(np.int64).copy()
+        if k.size == 0 or (k > gap_id).any():
+            continue
+        wild = (rng.random(k.size) < 0.3) & (k < gap_id)
+        k[wild] = -1
+        if (k >= 0).any():
+            keys.append(k)
+    return keys
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 30), vocab=st.integers(2, 12),
+       sigma=st.integers(1, 4))
+def test_locate_matches_naive(seed, n_docs, vocab, sigma):
+    rng = np.random.default_rng(seed)
+    gap_id = vocab + 60
+    t, t_off = _gapped(rng, n_docs, vocab, gap_id)
+    if t.size == 0:
+        return
+    ix = _gapped_index(t, t_off, gap_id, sigma)
+    t_doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(t_off))
+    keys = _keys(rng, t, t_off, gap_id, 12)
+    # keep the keys whose fixed tokens all have a code (as the finder's keys,
+    # made of frequent phrases, do)
+    keys = [k for k in keys if (ix.code[np.clip(k[k >= 0], 0, gap_id + 1)] > 0).all()]
+    if not keys:
+        return
+    inf = np.iinfo(np.int64).max
+    found, skipped = _locate(ix, t, t_doc, keys, gap_id, np.full(len(keys), inf))
+    assert not skipped.any()
+    want = _naive_locate(t, t_off, keys, gap_id)
+    for k, f, w in zip(keys, found, want):
+        assert f.tolist() == w, k
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), budget=st.integers(0, 30))
+def test_locate_skips_by_longest_segment_range(seed, budget):
+    rng = np.random.default_rng(seed)
+    gap_id = 70
+    t, t_off = _gapped(rng, 25, 6, gap_id)
+    if t.size == 0:
+        return
+    ix = _gapped_index(t, t_off, gap_id, 2)
+    t_doc = np.repeat(np.arange(t_off.size - 1, dtype=np.int64), np.diff(t_off))
+    keys = [k for k in _keys(rng, t, t_off, gap_id, 10)
+            if (ix.code[np.clip(k[k >= 0], 0, gap_id + 1)] > 0).all()]
+    if not keys:
+        return
+    found, skipped = _locate(ix, t, t_doc, keys, gap_id, np.full(len(keys), budget))
+    want = _naive_locate(t, t_off, keys, gap_id)
+    codes = ix.text.astype(np.int64)
+    for k, f, s, w in zip(keys, found, skipped, want):
+        # the longest wildcard-free run (the first of equals), in codes
+        best, j = (0, 0), 0
+        while j < k.size:
+            if k[j] < 0:
+                j += 1
+                continue
+            e = j
+            while e < k.size and k[e] >= 0:
+                e += 1
+            if e - j > best[1] - best[0]:
+                best = (j, e)
+            j = e
+        seg = ix.code[k[best[0]:best[1]]]
+        n_seg = sum(1 for p in range(codes.size - seg.size + 1)
+                    if np.array_equal(codes[p:p + seg.size], seg))
+        assert bool(s) == (n_seg > budget)
+        assert f.tolist() == ([] if s else w)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 9000), bits=st.integers(1, 40))
+def test_sort_positions_matches_sort(seed, n, bits):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 2**bits, size=n, dtype=np.int64)
+    got = x.copy()
+    KI._sort_positions(got, np.empty(n, np.int64), np.int64(bits))
+    assert got.tolist() == np.sort(x).tolist()
