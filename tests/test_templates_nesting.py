@@ -1,0 +1,73 @@
+"""The nesting filter against a brute-force oracle, and its coverage guarantee."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repetend.phrases.templates.nesting import nested_templates
+
+
+def naive_nested(tid, doc, start, end, n):
+    occ = [[(d, s, e) for t2, d, s, e in zip(tid, doc, start, end) if t2 == t] for t in range(n)]
+    out = np.zeros(n, dtype=bool)
+    for t in range(n):
+        if not occ[t]:
+            continue
+        for c in range(n):
+            if c == t:
+                continue
+            if all(any(dy == dx and sy <= sx and ex <= ey and (ey - sy > ex - sx or c < t)
+                       for dy, sy, ey in occ[c]) for dx, sx, ex in occ[t]):
+                out[t] = True
+                break
+    return out
+
+
+@st.composite
+def occurrences(draw):
+    n = draw(st.integers(1, 6))
+    k = draw(st.integers(0, 30))
+    tid = draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k))
+    doc = draw(st.lists(st.integers(0, 2), min_size=k, max_size=k))
+    start = draw(st.lists(st.integers(0, 12), min_size=k, max_size=k))
+    length = draw(st.lists(st.integers(1, 8), min_size=k, max_size=k))
+    end = [s + ln for s, ln in zip(start, length)]
+    return (np.array(tid, np.int64), np.array(doc, np.int64), np.array(start, np.int64),
+            np.array(end, np.int64), n)
+
+
+@settings(max_examples=600, deadline=None)
+@given(occurrences())
+def test_matches_bruteforce(case):
+    tid, doc, start, end, n = case
+    assert nested_templates(tid, doc, start, end, n).tolist() == \
+        naive_nested(tid, doc, start, end, n).tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(occurrences())
+def test_dropping_keeps_every_covered_token(case):
+    tid, doc, start, end, n = case
+    drop = nested_templates(tid, doc, start, end, n)
+
+    def covered(mask):
+        return {(d, p) for t, d, s, e in zip(tid, doc, start, end) if mask[t]
+                for p in range(s, e)}
+
+    assert covered(~drop) == covered(np.ones(n, dtype=bool))
+
+
+def test_same_occurrences_keep_the_first_and_a_shared_unit_stays():
+    # templates 0 and 1 have the same occurrences: 1 goes, 0 stays
+    tid = np.array([0, 1, 0, 1]); doc = np.array([0, 0, 1, 1])
+    s = np.array([2, 2, 5, 5]); e = np.array([9, 9, 7, 7])
+    assert nested_templates(tid, doc, s, e, 2).tolist() == [False, True]
+    # footer 2 lies inside template 0 in doc 0 and inside template 1 in doc 1: kept
+    tid = np.array([0, 1, 2, 2]); doc = np.array([0, 1, 0, 1])
+    s = np.array([0, 0, 5, 6]); e = np.array([10, 10, 10, 10])
+    assert nested_templates(tid, doc, s, e, 3).tolist() == [False, False, False]
+    # ... but inside template 0 in both: dropped
+    tid = np.array([0, 0, 2, 2]); doc = np.array([0, 1, 0, 1])
+    assert nested_templates(tid, doc, s, e, 3).tolist() == [False, False, True]
