@@ -1,5 +1,7 @@
 """Compiled kernels of the template layer's parts stage: number masking, the
-packed L'-gram count and the covered runs (:mod:`.parts`).
+packed L'-gram count and the covered runs (:mod:`.parts`).  :func:`sort_packed`
+and :func:`frequent_packed_cover` (the sorted count the bucket count replaced)
+are kept for their tests.
 
 Only ``@jit`` functions over arrays and scalars: no I/O, no Python objects.
 """
@@ -74,17 +76,211 @@ def cover_runs(doc_offsets, cov):
     return runs, starts, ends
 
 
+_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+_SALT = np.uint64(0x5555555555555555)  # the prefilter's bit is not the table slot's
+
+
 @jit
-def packed_ngrams(tokens, pos, n, code, bits):
-    """The n-gram at each position in *pos* packed exactly into 64 bits: the
-    dense codes ``code[t]`` (< 2**bits, ``n · bits <= 64``) side by side."""
-    out = np.empty(pos.shape[0], dtype=np.uint64)
-    for i in range(pos.shape[0]):
+def _low_mask(w):
+    if w >= 64:
+        return _ONES
+    return (np.uint64(1) << np.uint64(w)) - np.uint64(1)
+
+
+@jit
+def _slot(x, tb):
+    """Top *tb* bits of a multiplicative hash of *x*: a slot of a 2**tb table."""
+    return np.int64((x * _MIX) >> np.uint64(64 - tb))
+
+
+# The packed L'-grams without sorting.  An n-gram of frequent words is the key
+# k = its dense codes side by side (K = n·bits ≤ 64 bits, never 0: codes are
+# ≥ 1), named by its mix m = k·MIX mod 2**K, a bijection of the K-bit keys.
+# The top `bbits` bits of m pick a bucket; a scatter writes each occurrence as
+# one uint64 (the K - bbits low bits of m, then its document) into its bucket,
+# positions ascending; a small per-bucket hash table then counts the distinct
+# documents of each key exactly, and a last pass over the corpus looks every
+# n-gram up among the frequent mixes and writes the covered runs.
+
+
+@jit
+def packed_bucket_sizes(tokens, doc_offsets, code, n, bits, bbits):
+    """Histogram of the buckets of the in-document n-grams of frequent words
+    (``code[t] != 0``): ``sizes[b + 1]`` occurrences fall in bucket b."""
+    sizes = np.zeros((1 << bbits) + 1, dtype=np.int64)
+    kmask = _low_mask(n * bits)
+    sb = np.uint64(bits)
+    bsh = np.uint64(n * bits - bbits)
+    for d in range(doc_offsets.shape[0] - 1):
+        run = 0
         k = np.uint64(0)
-        for j in range(pos[i], pos[i] + n):
-            k = (k << np.uint64(bits)) | np.uint64(code[tokens[j]])
-        out[i] = k
-    return out
+        for q in range(doc_offsets[d], doc_offsets[d + 1]):
+            c = code[tokens[q]]
+            run = run + 1 if c != 0 else 0
+            k = ((k << sb) | np.uint64(c)) & kmask
+            if run >= n:
+                sizes[(((k * _MIX) & kmask) >> bsh) + 1] += 1
+    return sizes
+
+
+@jit
+def packed_scatter(tokens, doc_offsets, code, n, bits, bbits, docbits, fill, out):
+    """Write every counted n-gram as ``(low mix << docbits) | document`` at
+    ``fill[bucket]`` (advanced): documents ascending inside each bucket."""
+    kmask = _low_mask(n * bits)
+    lmask = _low_mask(n * bits - bbits)
+    sb = np.uint64(bits)
+    bsh = np.uint64(n * bits - bbits)
+    db = np.uint64(docbits)
+    for d in range(doc_offsets.shape[0] - 1):
+        run = 0
+        k = np.uint64(0)
+        ud = np.uint64(d)
+        for q in range(doc_offsets[d], doc_offsets[d + 1]):
+            c = code[tokens[q]]
+            run = run + 1 if c != 0 else 0
+            k = ((k << sb) | np.uint64(c)) & kmask
+            if run >= n:
+                m = (k * _MIX) & kmask
+                b = m >> bsh
+                t = fill[b]
+                fill[b] = t + 1
+                out[t] = ((m & lmask) << db) | ud
+
+
+@jit
+def frequent_mixes(bucket_starts, vals, sigma, low_bits, docbits):
+    """The mixes of the n-grams in at least *sigma* distinct documents, from
+    the buckets :func:`packed_scatter` filled (bucket b is
+    ``vals[bucket_starts[b]:bucket_starts[b + 1]]``)."""
+    nbk = bucket_starts.shape[0] - 1
+    mx = 0
+    for b in range(nbk):
+        mx = max(mx, bucket_starts[b + 1] - bucket_starts[b])
+    size = 16
+    while size < 2 * mx:
+        size *= 2
+    tk = np.empty(size, dtype=np.uint64)
+    tdf = np.zeros(size, dtype=np.int64)
+    tlast = np.empty(size, dtype=np.uint64)
+    # a key counted once per document: at most len(vals) / σ of them are
+    # frequent, so the output never grows (growing it in the loop costs 2x)
+    out = np.empty(vals.shape[0] // max(sigma, 1) + 1, dtype=np.uint64)
+    nout = 0
+    db = np.uint64(docbits)
+    dmask = _low_mask(docbits)
+    bsh = np.uint64(low_bits)
+    for b in range(nbk):
+        lo = bucket_starts[b]
+        hi = bucket_starts[b + 1]
+        if hi - lo < sigma:
+            continue
+        tb = 4
+        while (1 << tb) < 2 * (hi - lo):
+            tb += 1
+        msk = (1 << tb) - 1
+        tdf[:1 << tb] = 0
+        hb = np.uint64(b) << bsh
+        for i in range(lo, hi):
+            v = vals[i]
+            low = v >> db
+            d = v & dmask
+            h = _slot(low, tb)
+            while True:
+                if tdf[h] == 0:
+                    tk[h] = low
+                    tdf[h] = 1
+                    tlast[h] = d
+                    if sigma <= 1:
+                        out[nout] = hb | low
+                        nout += 1
+                    break
+                if tk[h] == low:
+                    if tlast[h] != d:
+                        tlast[h] = d
+                        tdf[h] += 1
+                        if tdf[h] == sigma:
+                            out[nout] = hb | low
+                            nout += 1
+                    break
+                h = (h + 1) & msk
+    return out[:nout]
+
+
+@jit
+def mix_table(mixes, fbits):
+    """An open-addressing set of the (nonzero) *mixes* (``(table, tb)``, 0 is
+    empty) and a one-bit-per-mix prefilter of ``2**fbits`` bits."""
+    tb = 4
+    while (1 << tb) < 2 * mixes.shape[0]:
+        tb += 1
+    tab = np.zeros(1 << tb, dtype=np.uint64)
+    msk = (1 << tb) - 1
+    bloom = np.zeros(1 << (fbits - 6), dtype=np.uint64)
+    for i in range(mixes.shape[0]):
+        m = mixes[i]
+        h = _slot(m, tb)
+        while tab[h] != 0:
+            h = (h + 1) & msk
+        tab[h] = m
+        x = _slot(m ^ _SALT, fbits)
+        bloom[x >> 6] |= np.uint64(1) << np.uint64(x & 63)
+    return tab, tb, bloom
+
+
+@jit
+def _in_table(tab, tb, m):
+    msk = (1 << tb) - 1
+    h = _slot(m, tb)
+    while True:
+        e = tab[h]
+        if e == m:
+            return True
+        if e == 0:
+            return False
+        h = (h + 1) & msk
+
+
+@jit
+def frequent_mix_runs(tokens, doc_offsets, code, n, bits, tab, tb, bloom, fbits):
+    """The covered runs of the n-grams whose mix is in the set of
+    :func:`mix_table`: ``(run_offsets, starts, ends)`` as :func:`cover_runs`
+    gives them (maximal stretches per document, end exclusive)."""
+    n_docs = doc_offsets.shape[0] - 1
+    kmask = _low_mask(n * bits)
+    sb = np.uint64(bits)
+    runs = np.zeros(n_docs + 1, dtype=np.int64)
+    cap = tokens.shape[0] // n + 1     # a run holds >= n tokens
+    starts = np.empty(cap, dtype=np.int64)
+    ends = np.empty(cap, dtype=np.int64)
+    w = 0
+    for d in range(n_docs):
+        run = 0
+        k = np.uint64(0)
+        rs = -1
+        ce = -1
+        for q in range(doc_offsets[d], doc_offsets[d + 1]):
+            c = code[tokens[q]]
+            run = run + 1 if c != 0 else 0
+            k = ((k << sb) | np.uint64(c)) & kmask
+            if run >= n:
+                m = (k * _MIX) & kmask
+                x = _slot(m ^ _SALT, fbits)
+                if (bloom[x >> 6] >> np.uint64(x & 63)) & np.uint64(1) and _in_table(tab, tb, m):
+                    p = q - n + 1
+                    if p > ce:          # not touching the open run: close it
+                        if rs >= 0:
+                            starts[w] = rs
+                            ends[w] = ce
+                            w += 1
+                        rs = p
+                    ce = q + 1
+        if rs >= 0:
+            starts[w] = rs
+            ends[w] = ce
+            w += 1
+        runs[d + 1] = w
+    return runs, starts[:w].copy(), ends[:w].copy()
 
 
 @jit

@@ -25,8 +25,9 @@ def _part_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, part_len: in
 
     That set is the union of the occurrences of the frequent L'-grams (see
     :mod:`repetend.phrases.frequent_spans`), so the default path counts the
-    L'-grams only — bloomspan's word-df filter, counting filter and exact
-    grouping (its seed stage, :func:`_frequent_ngrams`) — and never grows the
+    L'-grams only — as exact 64-bit keys of frequent words, counted in hash
+    buckets (:func:`_packed_ngram_runs`), or, when they do not pack,
+    bloomspan's seed stage (:func:`_frequent_ngrams`) — and never grows the
     maximal phrases.  ``engine="suffix"`` mines the maximal phrases with the
     suffix engine and scans their L'-windows (the same runs, slower; kept as
     an independent path).  Returns ``(runs or None, counts, engine used)``."""
@@ -45,12 +46,12 @@ def _part_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, part_len: in
         return ((np.asarray(fs.run_offsets, np.int64), np.asarray(fs.starts, np.int64),
                  np.asarray(fs.ends, np.int64)), {"part_phrases": int(parts.n_phrases)}, "suffix")
     vs = max(vocab_size or 0, int(tokens.max(initial=0)) + 1)
-    packed = _packed_ngram_cover(tokens, offsets, sigma, part_len, vs)
+    packed = _packed_ngram_runs(tokens, offsets, sigma, part_len, vs)
     if packed is not None:
-        cov, kept = packed
+        runs, kept = packed
         if kept == 0:
             return None, {"part_ngrams": 0}, "ngrams"
-        return KP.cover_runs(offsets, cov), {"part_ngrams": kept}, "ngrams"
+        return runs, {"part_ngrams": kept}, "ngrams"
     pos, s_start, s_end = _frequent_ngrams(tokens, offsets, sigma, part_len, vs)
     counts = {"part_ngrams": int(s_start.size)}
     if s_start.size == 0:
@@ -93,30 +94,64 @@ def _survivors(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int, voca
     return pos, doc, word_ok
 
 
-def _packed_ngram_cover(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
-                        vocab_size: int) -> tuple[np.ndarray, int] | None:
-    """Coverage of the n-grams with df ≥ σ when an n-gram of frequent words
-    packs exactly into 64 bits (dense codes of the words with df ≥ σ, n ·
-    bits ≤ 64: L' = 4 and < 65,536 such words): the survivors sorted by a
-    32-bit mix of the packed key and grouped by the key itself, no token is
-    read again.  None when the n-grams do not pack (then
-    :func:`_frequent_ngrams`); ``(cov, frequent n-grams)`` otherwise."""
+_BUCKET_BITS = 12     # ~10^4 n-grams a bucket on 45 M tokens: its table stays in L2
+_PREFILTER_BITS = 22  # 512 KiB: most n-grams that are not frequent stop there
+
+
+def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
+                       vocab_size: int) -> tuple[tuple, int] | None:
+    """Covered runs of the n-grams with df ≥ σ when an n-gram of frequent words
+    packs exactly into 64 bits (dense codes of the words with df ≥ σ, n · bits
+    ≤ 64: L' = 4 and < 65,536 such words) and a bucket entry (the key's mix
+    below the bucket bits, then the document) fits in 64 bits too.
+
+    Three linear passes over the corpus, no sort: the bucket sizes, a scatter
+    of the occurrences into buckets by the top bits of the key's mix, then —
+    after an exact distinct-document count per bucket in a small hash table —
+    the runs of the n-grams found frequent.  None when the n-grams do not pack
+    (then :func:`_frequent_ngrams`); ``((run_offsets, starts, ends), frequent
+    n-grams)`` otherwise."""
     n_tok, n_docs = int(tokens.size), int(offsets.size - 1)
+    empty = np.zeros(0, dtype=np.int64)
     if sigma > n_docs or n_tok == 0:
-        return np.zeros(n_tok + 1, dtype=np.bool_), 0
+        return (np.zeros(n_docs + 1, dtype=np.int64), empty, empty.copy()), 0
     from .. import _bloomspan_kernels as B
 
     word_ok = B.word_df(tokens, offsets, vocab_size) >= sigma
     n_ok = int(np.count_nonzero(word_ok))
     bits = max(1, n_ok.bit_length())
-    if n * bits > 64:
+    key_bits = n * bits
+    doc_bits = max(1, (n_docs - 1).bit_length())
+    bbits = min(key_bits, max(_BUCKET_BITS, key_bits + doc_bits - 64))
+    if key_bits > 64 or bbits > 24:
         return None
-    pos, doc, _ = _survivors(tokens, offsets, sigma, n, vocab_size, word_ok)
-    code = np.zeros(vocab_size, dtype=np.int64)
-    code[word_ok] = np.arange(1, n_ok + 1)
-    keys = KP.packed_ngrams(tokens, pos, np.int64(n), code, np.int64(bits))
-    keys, pos, doc = KP.sort_packed(keys, pos, doc)
-    return KP.frequent_packed_cover(keys, pos, doc, np.int64(n), np.int64(sigma), np.int64(n_tok))
+    code = np.zeros(vocab_size, dtype=np.int32)
+    code[word_ok] = np.arange(1, n_ok + 1, dtype=np.int32)
+    args = (tokens, offsets, code, np.int64(n), np.int64(bits))
+    bucket_starts = np.cumsum(KP.packed_bucket_sizes(*args, np.int64(bbits)))
+    vals = np.empty(int(bucket_starts[-1]), dtype=np.uint64)
+    KP.packed_scatter(*args, np.int64(bbits), np.int64(doc_bits), bucket_starts[:-1].copy(), vals)
+    mixes = KP.frequent_mixes(bucket_starts, vals, np.int64(sigma), np.int64(key_bits - bbits),
+                              np.int64(doc_bits))
+    del vals
+    tab, tb, bloom = KP.mix_table(mixes, np.int64(_PREFILTER_BITS))
+    runs = KP.frequent_mix_runs(*args, tab, np.int64(tb), bloom, np.int64(_PREFILTER_BITS))
+    return runs, int(mixes.size)
+
+
+def _packed_ngram_cover(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
+                        vocab_size: int) -> tuple[np.ndarray, int] | None:
+    """:func:`_packed_ngram_runs` as coverage: ``(bool [n_tok + 1], frequent
+    n-grams)`` (every position inside an occurrence of a frequent n-gram), or
+    None when the n-grams do not pack."""
+    packed = _packed_ngram_runs(tokens, offsets, sigma, n, vocab_size)
+    if packed is None:
+        return None
+    (_, starts, ends), kept = packed
+    edge = np.zeros(int(tokens.size) + 2, dtype=np.int64)
+    np.add.at(edge, starts, 1)
+    np.add.at(edge, ends, -1)
+    return np.cumsum(edge[:-1]) > 0, kept
 
 
 def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
