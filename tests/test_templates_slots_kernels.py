@@ -9,6 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from repetend.phrases.templates import _kernels_patterns as KT
 from repetend.phrases.templates import _kernels_slots as KS
 
 GAP, NUM = 50, 49
@@ -124,3 +125,76 @@ def test_example_picks_matches_lexsort(seed, n_keys):
                 nonempty &= se[sl_off[s]:sl_off[s + 1]] > ss[sl_off[s]:sl_off[s + 1]]
         order = np.lexsort((starts[a:b], doc_len[a:b], ~nonempty))
         assert pick[k] == a + int(order[0])
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 300), card=st.integers(1, 20))
+def test_select_matches_sort(seed, n, card):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, card, size=n).astype(np.int64)
+    for k in sorted({0, n // 2, n - 1}):
+        if 0 <= k < n:
+            b = a.copy()
+            assert KT._select(b, np.int64(n), np.int64(k)) == np.sort(a)[k]
+            assert sorted(b.tolist()) == sorted(a.tolist())
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 6), n_keys=st.integers(0, 6))
+def test_pattern_stats_matches_naive(seed, n_docs, n_keys):
+    rng = np.random.default_rng(seed)
+    t_off, t_start, t_end, t_doc, _ = _gapped(rng, n_docs)
+    klen, found = _patterns(rng, t_off, n_keys)
+    off = np.zeros(n_keys + 1, dtype=np.int64)
+    np.cumsum([x.size for x in found], out=off[1:])
+    q = np.concatenate(found + [np.zeros(0, np.int64)])
+    med, df = KT.pattern_stats(q, off, klen, t_start, t_end, t_doc)
+    for k, x in enumerate(found):
+        if x.size == 0:
+            assert med[k] == 0 and df[k] == 0
+            continue
+        spans = np.sort(t_end[x + klen[k] - 1] - t_start[x])
+        assert med[k] == spans[x.size // 2]
+        assert df[k] == np.unique(t_doc[x]).size
+
+
+def _naive_pairs(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max):
+    out = []
+    for a in range(q.size):
+        for b in range(a + 1, q.size):
+            ka, kb = int(key[a]), int(key[b])
+            la, d = int(klen[ka]), int(q[b] - q[a])
+            if q[b] > q[a] + la + 1:
+                break
+            if d >= 1 and d + klen[kb] > la and t_doc[q[b]] == t_doc[q[a]] \
+                    and (short[ka] or short[kb]) and (d <= la or t[q[a] + la] == gap_id):
+                out.append((a, ((ka * n_keys + kb) * d_max + d, int(q[a]), int(t_doc[q[a]]))))
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 5), n_keys=st.integers(1, 7),
+       cap=st.integers(1, 5))
+def test_pair_groups_matches_naive(seed, n_docs, n_keys, cap):
+    rng = np.random.default_rng(seed)
+    t_off, _, _, t_doc, _ = _gapped(rng, n_docs)
+    klen, found = _patterns(rng, t_off, n_keys)
+    t = rng.choice(np.array([1, 2, GAP], np.int32), size=t_doc.size + 1)
+    short = rng.random(n_keys) < 0.6
+    off = np.zeros(n_keys + 1, dtype=np.int64)
+    np.cumsum([x.size for x in found], out=off[1:])
+    q, key = KT.by_position(np.concatenate(found + [np.zeros(0, np.int64)]), off)
+    want_q = sorted((int(p), k) for k, x in enumerate(found) for p in x)
+    assert list(zip(q.tolist(), key.tolist())) == want_q
+    d_max = int(klen.max()) + 2
+    args = (q, key, klen, t_doc, short, t, np.int32(GAP), np.int64(n_keys), np.int64(d_max))
+    naive = _naive_pairs(*args)
+    want = [w for _, w in naive]
+    code, pos, doc = KT.pair_groups(*args)
+    assert list(zip(code.tolist(), pos.tolist(), doc.tolist())) == want
+    # tiny buffers: an occurrence whose pairs do not fit is redone, not split
+    bufs = (np.empty(cap, np.uint64), np.empty(cap, np.int64), np.empty(cap, np.int32))
+    a, cnt = KT._emit_pairs(*args, 0, 0, *bufs)
+    assert cnt <= cap and (a == q.size) == (len(want) <= cap)
+    done = [w for i, w in naive if i < a]
+    assert list(zip(*(b[:cnt].tolist() for b in bufs))) == done

@@ -122,6 +122,46 @@ def sibling_groups(keys, key_off, max_width, fixed_below):
 
 
 @jit
+def _select(a, n, k):
+    """The k-th smallest of ``a[:n]`` (``np.sort(a[:n])[k]``), reordering
+    ``a[:n]`` in place: quickselect with a three-way partition (linear on
+    average, and on runs of equal values)."""
+    lo = 0
+    hi = n - 1
+    while hi > lo:
+        x = a[lo]
+        pv = a[lo + (hi - lo) // 2]
+        y = a[hi]
+        if (pv <= x) == (x <= y):             # the median of three is the pivot
+            pv = x
+        elif (pv <= y) == (y <= x):
+            pv = y
+        lt = lo
+        i = lo
+        gt = hi
+        while i <= gt:
+            v = a[i]
+            if v < pv:
+                a[i] = a[lt]
+                a[lt] = v
+                lt += 1
+                i += 1
+            elif v > pv:
+                a[i] = a[gt]
+                a[gt] = v
+                gt -= 1
+            else:
+                i += 1
+        if k < lt:
+            hi = lt - 1
+        elif k > gt:
+            lo = gt + 1
+        else:
+            return pv
+    return a[lo]
+
+
+@jit
 def pattern_stats(q, off, klen, g_start, g_end, t_doc):
     """Per pattern i (occurrences: gapped positions ``q[off[i]:off[i + 1]]``,
     increasing; length ``klen[i]``): the median span in corpus tokens
@@ -130,19 +170,27 @@ def pattern_stats(q, off, klen, g_start, g_end, t_doc):
     n = off.shape[0] - 1
     med = np.zeros(n, dtype=np.int64)
     df = np.zeros(n, dtype=np.int64)
+    big = 0
+    for i in range(n):
+        if off[i + 1] - off[i] > big:
+            big = off[i + 1] - off[i]
+    sp = np.empty(big, dtype=np.int64)       # one buffer for all patterns
     for i in range(n):
         a = off[i]
         b = off[i + 1]
         if b == a:
             continue
-        sp = np.empty(b - a, dtype=np.int64)
+        last = klen[i] - 1
         c = 1
+        prev = t_doc[q[a]]
         for x in range(a, b):
-            sp[x - a] = g_end[q[x] + klen[i] - 1] - g_start[q[x]]
-            if x > a and t_doc[q[x]] != t_doc[q[x - 1]]:
+            p = q[x]
+            sp[x - a] = g_end[p + last] - g_start[p]
+            d = t_doc[p]
+            if d != prev:
                 c += 1
-        sp.sort()
-        med[i] = sp[(b - a) // 2]
+                prev = d
+        med[i] = _select(sp, b - a, (b - a) // 2)
         df[i] = c
     return med, df
 
@@ -188,6 +236,39 @@ def by_position(q, off):
 
 
 @jit
+def _emit_pairs(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, a0, cnt, code, pos,
+                doc):
+    """The pairs of :func:`pair_groups` of occurrences ``a0, a0 + 1, …`` into the
+    buffers from index *cnt* on, until they are full: returns the first
+    occurrence not done (``q.shape[0]`` when all are) and the new count (the
+    pairs of a partly done occurrence are dropped: it is redone)."""
+    n = q.shape[0]
+    cap = code.shape[0]
+    for a in range(a0, n):
+        ka = key[a]
+        la = klen[ka]
+        qa = q[a]
+        da = t_doc[qa]
+        c0 = cnt
+        b = a + 1
+        while b < n and q[b] <= qa + la + 1:
+            d = q[b] - qa
+            kb = key[b]
+            lb = klen[kb]
+            if d >= 1 and d + lb > la and t_doc[q[b]] == da \
+                    and (short[ka] or short[kb]) \
+                    and (d <= la or t[qa + la] == gap_id):
+                if cnt == cap:
+                    return a, c0
+                code[cnt] = np.uint64((ka * n_keys + kb) * d_max + d)
+                pos[cnt] = qa
+                doc[cnt] = da
+                cnt += 1
+            b += 1
+    return n, cnt
+
+
+@jit
 def pair_groups(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max):
     """Pairs of pattern occurrences to join: occurrence b (of pattern B) starts
     inside occurrence a (of A), right after it, or after exactly one gap
@@ -196,35 +277,27 @@ def pair_groups(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max):
     is the pattern of occurrence i and ``klen[k]`` the length of pattern k.
     Returns, per pair in the order of a, its group ``code = (A · n_keys + B) ·
     d_max + d`` (d = ``q[b] - q[a] < d_max``; uint64), ``q[a]`` and the
-    document."""
+    document.  One pass over the occurrences into buffers that grow by
+    doubling (no counting pass)."""
     n = q.shape[0]
-    cnt = 0
-    for pass_ in range(2):
-        if pass_ == 1:
-            code = np.empty(cnt, dtype=np.uint64)
-            pos = np.empty(cnt, dtype=np.int64)
-            doc = np.empty(cnt, dtype=np.int32)
-            cnt = 0
-        for a in range(n):
-            ka = key[a]
-            la = klen[ka]
-            qa = q[a]
-            da = t_doc[qa]
-            b = a + 1
-            while b < n and q[b] <= qa + la + 1:
-                d = q[b] - qa
-                kb = key[b]
-                lb = klen[kb]
-                if d >= 1 and d + lb > la and t_doc[q[b]] == da \
-                        and (short[ka] or short[kb]) \
-                        and (d <= la or t[qa + la] == gap_id):
-                    if pass_ == 1:
-                        code[cnt] = np.uint64((ka * n_keys + kb) * d_max + d)
-                        pos[cnt] = qa
-                        doc[cnt] = da
-                    cnt += 1
-                b += 1
-    return code, pos, doc
+    cap = max(2 * n, 16)
+    code = np.empty(cap, dtype=np.uint64)
+    pos = np.empty(cap, dtype=np.int64)
+    doc = np.empty(cap, dtype=np.int32)
+    a, cnt = _emit_pairs(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, 0, 0,
+                         code, pos, doc)
+    while a < n:
+        cap *= 2
+        code2 = np.empty(cap, dtype=np.uint64)
+        code2[:cnt] = code[:cnt]
+        pos2 = np.empty(cap, dtype=np.int64)
+        pos2[:cnt] = pos[:cnt]
+        doc2 = np.empty(cap, dtype=np.int32)
+        doc2[:cnt] = doc[:cnt]
+        code, pos, doc = code2, pos2, doc2
+        a, cnt = _emit_pairs(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, a, cnt,
+                             code, pos, doc)
+    return code[:cnt], pos[:cnt], doc[:cnt]
 
 
 @jit
