@@ -435,10 +435,11 @@ def test_scan_with_the_spark_engine_equals_the_local_scan(spark, tmp_path):
     outs = {}
     for engine in ("auto", "spark"):
         out = tmp_path / engine
-        scan([corpus], out, ScanConfig(min_docs=4, engine=engine, templates=False, report=False))
+        scan([corpus], out, ScanConfig(min_docs=4, engine=engine, report=False))
         outs[engine] = out
     for table in ("phrases/phrases.parquet", "phrases/spans.parquet", "dups/pairs.parquet",
-                  "dups/clusters.parquet"):
+                  "dups/clusters.parquet", "phrases/templates.parquet",
+                  "phrases/template_occurrences.parquet"):
         a = pq.read_table(outs["auto"] / table)
         b = pq.read_table(outs["spark"] / table)
         assert a.num_rows > 0, table

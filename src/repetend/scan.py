@@ -330,6 +330,20 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
 
                 res = spark_phrases(spark, input_list, pcfg, **spark_cols)
                 _same_order(res.documents, store, "phrases")
+                if pcfg.templates and min_docs >= 2 and store.n_tokens:
+                    # the pre-filter drops the text between frequent parts, so the
+                    # template layer runs here, on the local store, over the exact
+                    # phrases Spark found (global token positions of this store)
+                    from .phrases.api import run_templates
+
+                    say("finding templates with variable parts locally …")
+                    frequent = round(res.summary["frequent_share"] * store.n_tokens)
+                    res.templates, plan = run_templates(store, res.raw, pcfg, store.n_tokens,
+                                                        frequent)
+                    if res.templates is not None:
+                        res.summary["templates"] = res.templates.summary
+                    else:
+                        res.summary["templates_skipped"] = plan
             else:
                 res = find_phrases(store, pcfg)
             res.write(pdir)

@@ -615,6 +615,32 @@ def _template_plan(cfg: PhraseConfig, n_tokens: int, frequent_tokens: int) -> di
     return plan
 
 
+def run_templates(corpus, raw: RawPhrases, cfg: PhraseConfig, n_tokens: int,
+                  frequent_tokens: int) -> tuple[Any, dict]:
+    """The template layer over exact phrases *raw* of *corpus*, as *cfg* asks
+    and its memory limit allows (:func:`_template_plan`).
+
+    Returns ``(TemplateResult or None, plan)``; the plan is also
+    ``result.summary["memory_plan"]``, and None comes with ``plan["mode"] ==
+    "skipped"`` and its reason.  Used by :func:`find_phrases` and by ``scan``
+    after phrases mined on Spark (the raw positions are global token positions
+    of the local store)."""
+    from .templates import TemplateConfig, find_templates
+
+    plan = _template_plan(cfg, n_tokens, frequent_tokens)
+    if plan["mode"] == "skipped":
+        return None, plan
+    tcfg = TemplateConfig(max_gap=cfg.max_gap, min_span=cfg.template_min_span,
+                          short_parts=plan["mode"] == "default")
+    budget = MemoryBudget(cfg.memory_limit) if cfg.memory_limit is not None else None
+    with budget if budget is not None else contextlib.nullcontext():
+        templates = find_templates(corpus, raw, cfg.min_docs, cfg.min_len, tcfg)
+    if budget is not None:
+        plan["peak_anon_bytes"] = budget.report()["peak_anon"]
+    templates.summary["memory_plan"] = plan
+    return templates, plan
+
+
 def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -> PhraseResult:
     """Find the maximal contiguous frequent phrases of a corpus and their coverage.
 
@@ -701,21 +727,10 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
     templates = None
     template_plan = None
     if cfg.templates and cfg.min_docs >= 2 and n_tokens:
-        from .templates import TemplateConfig, find_templates
-
         t0 = time.perf_counter()
-        template_plan = _template_plan(cfg, n_tokens, fs.total)
-        if template_plan["mode"] != "skipped":
-            tcfg = TemplateConfig(max_gap=cfg.max_gap, min_span=cfg.template_min_span,
-                                  short_parts=template_plan["mode"] == "default")
-            budget = MemoryBudget(cfg.memory_limit) if cfg.memory_limit is not None else None
-            with budget if budget is not None else contextlib.nullcontext():
-                templates = find_templates(
-                    c.store if c.store is not None else (c.tokens, c.doc_offsets),
-                    raw, cfg.min_docs, cfg.min_len, tcfg)
-            if budget is not None:
-                template_plan["peak_anon_bytes"] = budget.report()["peak_anon"]
-            templates.summary["memory_plan"] = template_plan
+        templates, template_plan = run_templates(
+            c.store if c.store is not None else (c.tokens, c.doc_offsets), raw, cfg, n_tokens,
+            fs.total)
         timings["templates"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - t_start
 
