@@ -198,3 +198,59 @@ def test_pair_groups_matches_naive(seed, n_docs, n_keys, cap):
     assert cnt <= cap and (a == q.size) == (len(want) <= cap)
     done = [w for i, w in naive if i < a]
     assert list(zip(*(b[:cnt].tolist() for b in bufs))) == done
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 3000), bits=st.sampled_from([4, 20, 64]))
+def test_radix_argsort_matches_stable_argsort(seed, n, bits):
+    rng = np.random.default_rng(seed)
+    h = rng.integers(0, 2**63, size=n, dtype=np.uint64) >> np.uint64(64 - bits)
+    if bits == 64:
+        h = h * np.uint64(3)                      # the top bit too
+    got, order = KT._radix_argsort(h)
+    want = np.argsort(h, kind="stable")
+    assert order.tolist() == want.tolist() and got.tolist() == h[want].tolist()
+
+
+def _naive_siblings(keys, width, fixed_below):
+    parent = list(range(len(keys)))
+
+    def find(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for x in range(len(keys)):
+        for y in range(x + 1, len(keys)):
+            a, b = keys[x], keys[y]
+            if a.size != b.size:
+                continue
+            m = a.size
+            for k in range(1, width + 1):
+                for j in range(1, m - k):
+                    out = np.ones(m, bool)
+                    out[j:j + k] = False
+                    fixed = all(0 <= v < fixed_below for v in np.concatenate((a[j:j + k],
+                                                                               b[j:j + k])))
+                    if fixed and np.array_equal(a[out], b[out]):
+                        rx, ry = find(x), find(y)
+                        parent[max(rx, ry)] = min(rx, ry)
+    return [find(i) for i in range(len(keys))]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_keys=st.integers(0, 12), width=st.integers(1, 3))
+def test_sibling_groups_matches_naive(seed, n_keys, width):
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 4, size=6).astype(np.int32)
+    keys = []
+    for _ in range(n_keys):                       # variations of a few shapes
+        k = base[:int(rng.integers(3, 7))].copy()
+        flip = rng.random(k.size) < 0.3
+        k[flip] = rng.choice(np.array([0, 1, 2, 3, GAP], np.int32), size=int(flip.sum()))
+        keys.append(k)
+    k_off = np.zeros(n_keys + 1, dtype=np.int64)
+    np.cumsum([k.size for k in keys], out=k_off[1:])
+    flat = np.concatenate(keys + [np.zeros(0, np.int32)]).astype(np.int32)
+    root = KT.sibling_groups(flat, k_off, np.int64(width), np.int32(GAP))
+    assert root.tolist() == _naive_siblings(keys, width, GAP)

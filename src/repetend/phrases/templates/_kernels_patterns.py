@@ -39,6 +39,38 @@ def _window_fixed(keys, a, j, k, fixed_below):
 
 
 @jit
+def _radix_argsort(h):
+    """``(np.sort(h), np.argsort(h, kind="stable"))`` of uint64 *h*: an LSD
+    radix sort on 16-bit digits (a digit with one value only is skipped)."""
+    m = h.shape[0]
+    a = h.copy()
+    o = np.arange(m)
+    if m < 2:
+        return a, o
+    a2 = np.empty_like(a)
+    o2 = np.empty_like(o)
+    cnt = np.empty(65537, dtype=np.int64)
+    for sh_ in range(0, 64, 16):
+        sh = np.uint64(sh_)
+        cnt[:] = 0
+        for x in range(m):
+            cnt[np.int64((a[x] >> sh) & np.uint64(0xFFFF)) + 1] += 1
+        if cnt[np.int64((a[0] >> sh) & np.uint64(0xFFFF)) + 1] == m:
+            continue
+        for d in range(65536):
+            cnt[d + 1] += cnt[d]
+        for x in range(m):
+            dg = np.int64((a[x] >> sh) & np.uint64(0xFFFF))
+            t = cnt[dg]
+            cnt[dg] = t + 1
+            a2[t] = a[x]
+            o2[t] = o[x]
+        a, a2 = a2, a
+        o, o2 = o2, o
+    return a, o
+
+
+@jit
 def sibling_groups(keys, key_off, max_width, fixed_below):
     """Union-find of keys that differ only inside one window of 1 … *max_width*
     consecutive positions holding fixed tokens in both (ids in ``[0,
@@ -82,11 +114,11 @@ def sibling_groups(keys, key_off, max_width, fixed_below):
                 wk[r] = k
                 r += 1
     parent = np.arange(n_k)
-    order = np.argsort(hs, kind="mergesort")
+    hs, order = _radix_argsort(hs)
     lo = 0
     while lo < total:
         hi = lo + 1
-        while hi < total and hs[order[hi]] == hs[order[lo]]:
+        while hi < total and hs[hi] == hs[lo]:
             hi += 1
         rep = -1
         for x in range(lo, hi):

@@ -165,7 +165,10 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     # 4. slots, filters, tables
     rows: list[dict] = []
     keys, members = _final_keys(groups, gap_id, num_id, cfg.word_slots)
-    n_siblings = sum(1 for k in keys if (k < 0).any())
+    # a pattern of several candidates has a wildcard where they differ; one
+    # candidate alone has none (the gapped sequence holds no negative id)
+    is_sib = [len(ms) > 1 for ms in members]
+    n_siblings = sum(is_sib)
     clock.lap("siblings")
     n_fallback = n_joined = 0
     if keys:
@@ -176,14 +179,14 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         # segment, a check of the whole pattern (compiled)
         t_doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(t_off))
         inf = np.iinfo(np.int64).max
-        exact = [m for ms, k in zip(members, keys) if (k < 0).any() for m in ms]
+        exact = [m for ms, sib in zip(members, is_sib) if sib for m in ms]
         exact_pos, _ = _locate(ix, t, t_doc, exact, gap_id, np.full(len(exact), inf))
         # a word-slot pattern whose segment is common (a short fixed part) would
         # check a huge range: past max(4096, 16 × its members' occurrences) it
         # takes its members' occurrences instead (values seen in ≥ σ docs each)
         budget, fallback, j = [], [], 0
-        for ms, k in zip(members, keys):
-            if (k < 0).any():
+        for ms, sib in zip(members, is_sib):
+            if sib:
                 mine = exact_pos[j:j + len(ms)]
                 j += len(ms)
                 fallback.append(_distinct(np.concatenate(mine)))

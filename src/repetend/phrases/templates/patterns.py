@@ -15,33 +15,48 @@ def _final_keys(groups: set[bytes], gap_id: int, num_id: int, word_slots: int
     one pattern with a wildcard (-1) wherever they differ (a low-cardinality
     variable part: an author, a month); a candidate alone is kept when it has a
     slot (a gap or a number)."""
-    cands = [np.frombuffer(k, dtype=np.int32) for k in sorted(groups)]
-    if not cands:
+    ordered = sorted(groups)
+    if not ordered:
         return [], []
+    # one array of all candidates (each a view of it: no array per candidate
+    # that is dropped)
+    flat = np.frombuffer(b"".join(ordered), dtype=np.int32)
+    key_off = np.zeros(len(ordered) + 1, dtype=np.int64)
+    np.cumsum([len(k) for k in ordered], out=key_off[1:])
+    key_off //= 4
     if word_slots > 0:
-        key_off = np.zeros(len(cands) + 1, dtype=np.int64)
-        np.cumsum([x.size for x in cands], out=key_off[1:])
-        root = KT.sibling_groups(np.concatenate(cands), key_off, np.int64(word_slots),
+        root = KT.sibling_groups(flat, key_off, np.int64(word_slots),
                                 np.int32(num_id if num_id >= 0 else gap_id))
     else:
-        root = np.arange(len(cands))
-    members: dict[int, list[int]] = {}
-    for i, r in enumerate(root.tolist()):
-        members.setdefault(r, []).append(i)
+        root = np.arange(len(ordered))
+    # which candidates hold a slot (a gap or a number), all at once
+    is_slot = (flat == gap_id) | (flat == num_id) if num_id >= 0 else flat == gap_id
+    n_slot = np.zeros(flat.size + 1, dtype=np.int64)
+    np.cumsum(is_slot, out=n_slot[1:])
+    has_slot = (n_slot[key_off[1:]] > n_slot[key_off[:-1]]).tolist()
+    bounds = key_off.tolist()
+    # the groups in the order of their roots (smallest member), members ascending
+    order = np.argsort(root, kind="stable")
+    r_sorted = root[order]
+    g_off = np.flatnonzero(np.concatenate(([True], r_sorted[1:] != r_sorted[:-1]))).tolist()
+    g_off.append(len(ordered))
+    order = order.tolist()
     out, mem = [], []
-    for r in sorted(members):
-        idx = members[r]
-        if len(idx) == 1:
-            x = cands[idx[0]]
-            if (x == gap_id).any() or (num_id >= 0 and (x == num_id).any()):
+    for g in range(len(g_off) - 1):
+        a, b = g_off[g], g_off[g + 1]
+        if b - a == 1:
+            i = order[a]
+            if has_slot[i]:
+                x = flat[bounds[i]:bounds[i + 1]]
                 out.append(x)
                 mem.append([x])
             continue
-        stack = np.stack([cands[i] for i in idx])
+        ms = [flat[bounds[i]:bounds[i + 1]] for i in order[a:b]]
+        stack = np.stack(ms)
         pattern = stack[0].copy()
         pattern[(stack != stack[0]).any(axis=0)] = -1
         out.append(pattern)
-        mem.append([cands[i] for i in idx])
+        mem.append(ms)
     return out, mem
 
 
