@@ -149,3 +149,61 @@ def test_packed_ngram_runs_declines_keys_over_64_bits():
     offsets = np.array([0, 17, 34, 51, 68], dtype=np.int64)
     assert P._packed_ngram_runs(tokens, offsets, 2, 13, 17) is None
     assert P._packed_ngram_runs(tokens, offsets, 2, 12, 17) is not None
+
+
+def _naive_spans(tokens, offsets, raw, L):
+    """The frequent-span scan by hand: every window that equals a phrase
+    window is covered; a run names the phrase of the first window (in the
+    hash-sorted window list) equal to its first window."""
+    from repetend.phrases import _frequent_spans_kernels as FK
+
+    keys, pos, phrase = FK.phrase_windows(tokens, np.asarray(raw.occ_offsets, np.int64),
+                                          np.asarray(raw.occ_starts, np.int64),
+                                          np.asarray(raw.lengths, np.int64), L)
+    order = np.argsort(keys, kind="stable")
+    first = {}
+    for i in order:
+        first.setdefault(tuple(tokens[pos[i]:pos[i] + L]), int(phrase[i]))
+    covered, runs = [], []
+    for d in range(offsets.size - 1):
+        a, b = int(offsets[d]), int(offsets[d + 1])
+        cov = np.zeros(b - a, dtype=bool)
+        head = {}
+        for q in range(a, b - L + 1):
+            if tuple(tokens[q:q + L]) in first:
+                cov[q - a:q - a + L] = True
+                head[q] = first[tuple(tokens[q:q + L])]
+        covered.append(int(cov.sum()))
+        runs.append([(p, q, head[p]) for _, p, q in _naive_runs(np.r_[np.zeros(a, bool), cov],
+                                                                  np.array([a, b]))])
+    return covered, runs
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 10), sigma=st.integers(2, 3),
+       L=st.integers(1, 7), vocab=st.integers(3, 40))
+def test_frequent_spans_match_naive_scan(seed, n_docs, sigma, L, vocab):
+    """The one-pass scan that jumps over windows holding a pair no phrase
+    holds: the same covered counts, runs and run phrases as a window-by-window
+    scan."""
+    from naive_phrases import naive_phrases
+    from repetend.phrases._raw import RawPhrases
+    from repetend.phrases.frequent_spans import frequent_spans
+
+    rng = np.random.default_rng(seed)
+    tokens, offsets = _corpus(rng, n_docs, vocab, max_len=40)
+    answer = naive_phrases(tokens, offsets, sigma, L)
+    items = sorted(answer.items())
+    offs = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum([len(v[1]) for _, v in items], out=offs[1:])
+    raw = RawPhrases(np.array([len(p) for p, _ in items], dtype=np.int64),
+                     np.array([v[0] for _, v in items], dtype=np.int64), offs,
+                     np.array([s for _, v in items for s in v[1]], dtype=np.int64))
+    fs = frequent_spans(tokens, offsets, raw, L)
+    covered, runs = _naive_spans(tokens, offsets, raw, L)
+    assert fs.covered.tolist() == covered
+    assert fs.run_offsets.tolist() == np.cumsum([0] + [len(r) for r in runs]).tolist()
+    got = list(zip(fs.starts.tolist(), fs.ends.tolist(), fs.phrase.tolist()))
+    assert got == [r for rs in runs for r in rs]
+    assert all(a.dtype == np.int64 for a in (fs.covered, fs.run_offsets, fs.starts, fs.ends,
+                                             fs.phrase))

@@ -9,6 +9,8 @@ from .._jit import jit, pjit, prange
 
 _BASE = np.uint64(0x100000001B3)
 _BLOOM_BITS = 22  # 4 Mi bits = 512 KiB prefilter before the binary search
+_PAIR_BITS = 20   # 1 Mi bits = 128 KiB: the token pairs of the phrases
+_MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 @jit
@@ -61,33 +63,71 @@ def bloom_of(keys):
 
 
 @jit
-def _scan_doc(tokens, a, b, L, keys, refs, phrase, bits, top, spans_s, spans_e, spans_p, out_at,
-              emit):
-    """Covered token count of document [a, b); when *emit*, write its merged
-    covered runs to spans_s/spans_e from index out_at, with the phrase of the
-    run's first window in spans_p. Returns (covered, runs)."""
+def _pair_slot(x, y):
+    k = (np.uint64(np.uint32(x)) << np.uint64(32)) | np.uint64(np.uint32(y))
+    return (k * _MIX) >> np.uint64(64 - _PAIR_BITS)
+
+
+@jit
+def pair_filter(tokens, occ_offsets, occ_starts, lengths, L):
+    """One bit per hashed token pair that occurs inside a phrase of >= L tokens:
+    a window holding a pair without its bit is no phrase window."""
+    bits = np.zeros((1 << _PAIR_BITS) // 64, dtype=np.uint64)
+    for i in range(lengths.shape[0]):
+        if lengths[i] < L:
+            continue
+        s = occ_starts[occ_offsets[i]]
+        for j in range(s, s + lengths[i] - 1):
+            x = _pair_slot(tokens[j], tokens[j + 1])
+            bits[x >> np.uint64(6)] |= np.uint64(1) << (x & np.uint64(63))
+    return bits
+
+
+@jit
+def _scan_doc(tokens, a, b, L, keys, refs, phrase, bits, pairs, top, spans_s, spans_e, spans_p,
+              out_at):
+    """Covered token count and merged covered runs of document [a, b): the runs
+    go to spans_s/spans_e from index out_at, with the phrase of the run's
+    first window in spans_p. Returns (covered, runs).
+
+    Most windows are never hashed: when the last two tokens of the window at q
+    form a pair no phrase holds, no window from q to q + L - 2 (all of which
+    hold that pair) is a phrase window, and the scan jumps to q + L - 1."""
     if b - a < L or keys.shape[0] == 0:
         return 0, 0
     shift = np.uint64(64 - _BLOOM_BITS)
-    h = _window_hash(tokens, a, L)
+    h = np.uint64(0)
+    hashed = False      # h is the hash of the window at q - 1
     run_start = -1
     run_phrase = -1
     cov_end = a
     covered = 0
     runs = 0
-    for q in range(a, b - L + 1):
-        if q > a:
+    q = a
+    while q <= b - L:
+        if L >= 2:
+            x = _pair_slot(tokens[q + L - 2], tokens[q + L - 1])
+            if (pairs[x >> np.uint64(6)] >> (x & np.uint64(63))) & np.uint64(1) == 0:
+                q += L - 1
+                hashed = False
+                continue
+        if hashed:
             h = (h - np.uint64(tokens[q - 1] + 1) * top) * _BASE + np.uint64(tokens[q + L - 1] + 1)
+        else:
+            h = _window_hash(tokens, q, L)
+            hashed = True
+        q += 1
         bb = h >> shift
         if (bits[bb >> np.uint64(6)] >> (bb & np.uint64(63))) & np.uint64(1) == 0:
             continue
         i = _lookup(keys, h)
         hit = False
+        p = q - 1
         while i < keys.shape[0] and keys[i] == h:
             r = refs[i]
             same = True
             for j in range(L):
-                if tokens[q + j] != tokens[r + j]:
+                if tokens[p + j] != tokens[r + j]:
                     same = False
                     break
             if same:
@@ -97,43 +137,46 @@ def _scan_doc(tokens, a, b, L, keys, refs, phrase, bits, top, spans_s, spans_e, 
         if not hit:
             continue
         if run_start < 0:
-            run_start = q
+            run_start = p
             run_phrase = phrase[i]
-        elif q > cov_end:  # a gap: close the run
-            if emit:
-                spans_s[out_at + runs] = run_start
-                spans_e[out_at + runs] = cov_end
-                spans_p[out_at + runs] = run_phrase
-            runs += 1
-            covered += cov_end - run_start
-            run_start = q
-            run_phrase = phrase[i]
-        if q + L > cov_end:
-            cov_end = q + L
-    if run_start >= 0:
-        if emit:
+        elif p > cov_end:  # a gap: close the run
             spans_s[out_at + runs] = run_start
             spans_e[out_at + runs] = cov_end
             spans_p[out_at + runs] = run_phrase
+            runs += 1
+            covered += cov_end - run_start
+            run_start = p
+            run_phrase = phrase[i]
+        if p + L > cov_end:
+            cov_end = p + L
+    if run_start >= 0:
+        spans_s[out_at + runs] = run_start
+        spans_e[out_at + runs] = cov_end
+        spans_p[out_at + runs] = run_phrase
         runs += 1
         covered += cov_end - run_start
     return covered, runs
 
 
 @pjit
-def scan_counts(tokens, doc_offsets, L, keys, refs, phrase, bits, top, covered, runs):
-    dummy = np.empty(0, dtype=np.int64)
+def scan(tokens, doc_offsets, L, keys, refs, phrase, bits, pairs, top, room, spans_s, spans_e,
+         spans_p, covered, runs):
+    """One pass over the documents: document d writes its runs at ``room[d]``
+    (room for (length + 1) // (L + 1) runs: each holds >= L tokens and the
+    next starts past a gap) and its covered count and run count."""
     for d in prange(doc_offsets.shape[0] - 1):
         c, r = _scan_doc(tokens, doc_offsets[d], doc_offsets[d + 1], L, keys, refs, phrase, bits,
-                         top, dummy, dummy, dummy, 0, False)
+                         pairs, top, spans_s, spans_e, spans_p, room[d])
         covered[d] = c
         runs[d] = r
 
 
 @pjit
-def scan_spans(tokens, doc_offsets, L, keys, refs, phrase, bits, top, run_offsets, spans_s,
-               spans_e, spans_p):
-    for d in prange(doc_offsets.shape[0] - 1):
-        if run_offsets[d + 1] > run_offsets[d]:
-            _scan_doc(tokens, doc_offsets[d], doc_offsets[d + 1], L, keys, refs, phrase, bits,
-                      top, spans_s, spans_e, spans_p, run_offsets[d], True)
+def compact_runs(room, run_offsets, src_s, src_e, src_p, spans_s, spans_e, spans_p):
+    """Move the runs of every document from its room to ``run_offsets[d]``."""
+    for d in prange(run_offsets.shape[0] - 1):
+        a = room[d]
+        for j in range(run_offsets[d + 1] - run_offsets[d]):
+            spans_s[run_offsets[d] + j] = src_s[a + j]
+            spans_e[run_offsets[d] + j] = src_e[a + j]
+            spans_p[run_offsets[d] + j] = src_p[a + j]

@@ -17,7 +17,9 @@ reported maximal phrases (every frequent phrase extends to a maximal one that
 contains it). So one linear pass with a rolling hash over the corpus, looking
 each window up among the phrases' windows (a Bloom prefilter, a binary search,
 then an exact token comparison — hash collisions cannot add coverage), finds it
-exactly. It always contains the maximal-phrase coverage.
+exactly; a window whose last two tokens are a pair no phrase holds is skipped
+with the L - 2 before it, unhashed (a one-sided filter: nothing covered is
+skipped). It always contains the maximal-phrase coverage.
 """
 
 from __future__ import annotations
@@ -64,15 +66,20 @@ def frequent_spans(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, raw: RawPh
     order = np.argsort(keys, kind="stable")
     keys, pos, phrase = keys[order], pos[order], phrase[order]
     bits = K.bloom_of(keys)
+    pairs = K.pair_filter(tokens, np.asarray(raw.occ_offsets, np.int64),
+                          np.asarray(raw.occ_starts, np.int64), np.asarray(raw.lengths, np.int64), L)
     top = np.uint64(K._pow(np.uint64(0x100000001B3), L - 1))
     covered = np.zeros(n_docs, dtype=np.int64)
     runs = np.zeros(n_docs, dtype=np.int64)
-    K.scan_counts(tokens, doc_offsets, np.int64(L), keys, pos, phrase, bits, top, covered, runs)
+    room = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum((np.diff(doc_offsets) + 1) // (L + 1), out=room[1:])
+    s, e, p = (np.empty(int(room[-1]), dtype=np.int64) for _ in range(3))
+    K.scan(tokens, doc_offsets, np.int64(L), keys, pos, phrase, bits, pairs, top, room, s, e, p,
+           covered, runs)
     run_offsets = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(runs, out=run_offsets[1:])
     starts = np.empty(int(run_offsets[-1]), dtype=np.int64)
     ends = np.empty_like(starts)
     run_phrase = np.empty_like(starts)
-    K.scan_spans(tokens, doc_offsets, np.int64(L), keys, pos, phrase, bits, top, run_offsets,
-                 starts, ends, run_phrase)
+    K.compact_runs(room, run_offsets, s, e, p, starts, ends, run_phrase)
     return FrequentSpans(covered, run_offsets, starts, ends, run_phrase)
