@@ -136,3 +136,34 @@ def test_sort_positions_matches_sort(seed, n, bits):
     got = x.copy()
     KI._sort_positions(got, np.empty(n, np.int64), np.int64(bits))
     assert got.tolist() == np.sort(x).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_runs=st.integers(1, 20),
+       alphabet=st.sampled_from([1, 2, 3, 7, 300]))
+def test_lcp_and_docs_match_naive(seed, n_runs, alphabet):
+    from repetend.phrases.templates.gapped_index import _suffix_array
+
+    rng = np.random.default_rng(seed)
+    lens = rng.integers(1, 15, size=n_runs)
+    seg_len = lens.astype(np.int64)
+    seg_cstart = np.concatenate(([0], np.cumsum(lens + 1)[:-1])).astype(np.int64)
+    seg_doc = np.sort(rng.integers(0, 5, size=n_runs)).astype(np.int32)
+    text = np.zeros(int((lens + 1).sum()), dtype=np.uint16 if alphabet > 255 else np.uint8)
+    block = rng.integers(1, alphabet + 1, size=15)
+    for c, n in zip(seg_cstart, lens):          # repeats, so that LCPs are long
+        text[c:c + n] = block[:n] if rng.random() < 0.5 else rng.integers(1, alphabet + 1,
+                                                                          size=n)
+    sa = _suffix_array(text, min(alphabet, 200))
+    doc_at = np.full(text.size, -1)
+    for d, c, n in zip(seg_doc, seg_cstart, seg_len):
+        doc_at[c:c + n] = d
+    want_lcp = [0]
+    for i in range(1, sa.size):
+        a, b, h = int(sa[i - 1]), int(sa[i]), 0
+        while text[a + h] != 0 and text[a + h] == text[b + h]:
+            h += 1
+        want_lcp.append(h)
+    lcp, docs = KI.lcp_and_docs(text, sa, seg_doc, seg_cstart, seg_len)
+    assert lcp.tolist() == want_lcp
+    assert docs.tolist() == doc_at[sa].tolist()

@@ -455,9 +455,10 @@ def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, wild_below, 
     run (a binary search in codes, ``kcodes``, each ``>= 1``) is scanned and
     every hit checked whole; a run that is the whole key needs no check
     (a text run lies in one document, between sentinels).  The check reads
-    the text around the hit while it stays inside the hit's run (consecutive
-    positions of *t* in one document, every token coded), so most hits cost
-    no access to *t*; a key that leaves the run is checked in *t*.  Returns
+    the text outwards from the hit while it stays inside the hit's run
+    (consecutive positions of *t* in one document, every token coded), so
+    most hits cost no access to *t*; a key that leaves the run is checked in
+    *t*.  Returns
     ``(offsets, positions, skipped)``; positions of key i are increasing.  One
     pass: the positions go to a buffer that doubles when full."""
     n = t.shape[0]
@@ -526,17 +527,29 @@ def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, wild_below, 
                 continue
             p = sa[r] - s0
             if coded and p >= 0 and p + m <= mt:
-                inside = True             # the window stays in the hit's run
+                # outwards from the hit (its segment matches): while no
+                # separator is crossed, the text is t, token for token
+                inside = True
                 ok = True
-                for j in range(m):
+                for j in range(s0 - 1, -1, -1):
                     x = text[p + j]
                     if x == 0:
                         inside = False
                         break
                     kc = kcodes[a + j]
                     if x == wild_code if kc < 0 else x != kc:
-                        ok = False        # in the run: a token of t differs
+                        ok = False
                         break
+                if ok and inside:
+                    for j in range(s0 + ln, m):
+                        x = text[p + j]
+                        if x == 0:
+                            inside = False
+                            break
+                        kc = kcodes[a + j]
+                        if x == wild_code if kc < 0 else x != kc:
+                            ok = False
+                            break
                 if not ok:
                     continue
                 if inside:
