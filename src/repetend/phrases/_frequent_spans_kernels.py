@@ -84,20 +84,25 @@ def pair_filter(tokens, occ_offsets, occ_starts, lengths, L):
 
 
 @jit
-def _scan_doc(tokens, a, b, L, keys, refs, phrase, bits, pairs, top, spans_s, spans_e, spans_p,
-              out_at):
+def _scan_doc(tokens, a, b, L, keys, refs, last, phrase, bits, pairs, top, spans_s, spans_e,
+              spans_p, out_at):
     """Covered token count and merged covered runs of document [a, b): the runs
     go to spans_s/spans_e from index out_at, with the phrase of the run's
     first window in spans_p. Returns (covered, runs).
 
     Most windows are never hashed: when the last two tokens of the window at q
     form a pair no phrase holds, no window from q to q + L - 2 (all of which
-    hold that pair) is a phrase window, and the scan jumps to q + L - 1."""
+    hold that pair) is a phrase window, and the scan jumps to q + L - 1.  Nor
+    are most windows inside a run looked up: when the window at p - 1 equals
+    the phrase window at r and r + 1 is a window of the same phrase
+    (``r < last``), the window at p equals it when one more token does."""
     if b - a < L or keys.shape[0] == 0:
         return 0, 0
     shift = np.uint64(64 - _BLOOM_BITS)
     h = np.uint64(0)
-    hashed = False      # h is the hash of the window at q - 1
+    hashed = False      # h is the hash of the window at p - 1
+    cr = -1             # the phrase window the window at p - 1 equals, if any
+    cl = -1
     run_start = -1
     run_phrase = -1
     cov_end = a
@@ -105,24 +110,30 @@ def _scan_doc(tokens, a, b, L, keys, refs, phrase, bits, pairs, top, spans_s, sp
     runs = 0
     q = a
     while q <= b - L:
+        p = q
+        q += 1
+        if cr >= 0 and cr < cl and tokens[p + L - 1] == tokens[cr + L]:
+            cr += 1         # inside the open run: it only grows
+            hashed = False
+            cov_end = p + L
+            continue
+        cr = -1
         if L >= 2:
-            x = _pair_slot(tokens[q + L - 2], tokens[q + L - 1])
+            x = _pair_slot(tokens[p + L - 2], tokens[p + L - 1])
             if (pairs[x >> np.uint64(6)] >> (x & np.uint64(63))) & np.uint64(1) == 0:
-                q += L - 1
+                q = p + L - 1
                 hashed = False
                 continue
         if hashed:
-            h = (h - np.uint64(tokens[q - 1] + 1) * top) * _BASE + np.uint64(tokens[q + L - 1] + 1)
+            h = (h - np.uint64(tokens[p - 1] + 1) * top) * _BASE + np.uint64(tokens[p + L - 1] + 1)
         else:
-            h = _window_hash(tokens, q, L)
+            h = _window_hash(tokens, p, L)
             hashed = True
-        q += 1
         bb = h >> shift
         if (bits[bb >> np.uint64(6)] >> (bb & np.uint64(63))) & np.uint64(1) == 0:
             continue
         i = _lookup(keys, h)
         hit = False
-        p = q - 1
         while i < keys.shape[0] and keys[i] == h:
             r = refs[i]
             same = True
@@ -136,6 +147,8 @@ def _scan_doc(tokens, a, b, L, keys, refs, phrase, bits, pairs, top, spans_s, sp
             i += 1
         if not hit:
             continue
+        cr = refs[i]
+        cl = last[i]
         if run_start < 0:
             run_start = p
             run_phrase = phrase[i]
@@ -159,14 +172,14 @@ def _scan_doc(tokens, a, b, L, keys, refs, phrase, bits, pairs, top, spans_s, sp
 
 
 @pjit
-def scan(tokens, doc_offsets, L, keys, refs, phrase, bits, pairs, top, room, spans_s, spans_e,
-         spans_p, covered, runs):
+def scan(tokens, doc_offsets, L, keys, refs, last, phrase, bits, pairs, top, room, spans_s,
+         spans_e, spans_p, covered, runs):
     """One pass over the documents: document d writes its runs at ``room[d]``
     (room for (length + 1) // (L + 1) runs: each holds >= L tokens and the
     next starts past a gap) and its covered count and run count."""
     for d in prange(doc_offsets.shape[0] - 1):
-        c, r = _scan_doc(tokens, doc_offsets[d], doc_offsets[d + 1], L, keys, refs, phrase, bits,
-                         pairs, top, spans_s, spans_e, spans_p, room[d])
+        c, r = _scan_doc(tokens, doc_offsets[d], doc_offsets[d + 1], L, keys, refs, last, phrase,
+                         bits, pairs, top, spans_s, spans_e, spans_p, room[d])
         covered[d] = c
         runs[d] = r
 

@@ -60,22 +60,23 @@ def frequent_spans(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, raw: RawPh
     doc_offsets = np.ascontiguousarray(doc_offsets, dtype=np.int64)
     L = int(min_len)
     n_docs = doc_offsets.shape[0] - 1
-    keys, pos, phrase = K.phrase_windows(tokens, np.asarray(raw.occ_offsets, np.int64),
-                                 np.asarray(raw.occ_starts, np.int64),
-                                 np.asarray(raw.lengths, np.int64), L)
+    occ_offsets = np.asarray(raw.occ_offsets, np.int64)
+    occ_starts = np.asarray(raw.occ_starts, np.int64)
+    lengths = np.asarray(raw.lengths, np.int64)
+    keys, pos, phrase = K.phrase_windows(tokens, occ_offsets, occ_starts, lengths, L)
     order = np.argsort(keys, kind="stable")
     keys, pos, phrase = keys[order], pos[order], phrase[order]
+    last = occ_starts[occ_offsets[phrase]] + lengths[phrase] - L  # the phrase's last window
     bits = K.bloom_of(keys)
-    pairs = K.pair_filter(tokens, np.asarray(raw.occ_offsets, np.int64),
-                          np.asarray(raw.occ_starts, np.int64), np.asarray(raw.lengths, np.int64), L)
+    pairs = K.pair_filter(tokens, occ_offsets, occ_starts, lengths, L)
     top = np.uint64(K._pow(np.uint64(0x100000001B3), L - 1))
     covered = np.zeros(n_docs, dtype=np.int64)
     runs = np.zeros(n_docs, dtype=np.int64)
     room = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum((np.diff(doc_offsets) + 1) // (L + 1), out=room[1:])
     s, e, p = (np.empty(int(room[-1]), dtype=np.int64) for _ in range(3))
-    K.scan(tokens, doc_offsets, np.int64(L), keys, pos, phrase, bits, pairs, top, room, s, e, p,
-           covered, runs)
+    K.scan(tokens, doc_offsets, np.int64(L), keys, pos, last, phrase, bits, pairs, top, room, s, e,
+           p, covered, runs)
     run_offsets = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(runs, out=run_offsets[1:])
     starts = np.empty(int(run_offsets[-1]), dtype=np.int64)
