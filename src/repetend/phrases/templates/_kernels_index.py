@@ -304,43 +304,51 @@ def lcp_and_docs(text, sa, seg_doc, seg_cstart, seg_len):
     """The LCP array of *sa* clamped at separators (0) and the document of
     every suffix in SA order (-1 for a separator suffix): the results of
     :func:`repetend.phrases._suffix_kernels.kasai_clamped` and
-    ``docs_in_sa_order``, by the Φ method (Kärkkäinen, Manzini & Puglisi,
-    CPM 2009): the permuted LCP is computed in text order, then the LCP and
-    the document of each suffix are read together, one random access per
-    suffix instead of Kasai's rank array and a second gather."""
+    ``docs_in_sa_order``.  One scatter stores, at each text position, the
+    suffix before it in SA order (Φ, Kärkkäinen, Manzini & Puglisi, CPM 2009)
+    and its rank; the LCPs are then computed in text order (Kasai's
+    amortization) and written with the documents at their ranks: random
+    writes instead of the random reads of a gather, which cost less."""
     m = sa.shape[0]
-    # phi[p] = the suffix before p in SA order (-1 for the first)
-    phi = np.empty(m, dtype=np.int64)
     if m == 0:
         return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
-    phi[sa[0]] = -1
+    # at text position sa[i]: (sa[i - 1] + 1) | i << 32, 0 for the first suffix
+    pr = np.empty(m, dtype=np.int64)
+    pr[sa[0]] = 0
     for i in range(1, m):
-        phi[sa[i]] = sa[i - 1]
-    # document of every text position (-1 at separators)
-    pdoc = np.full(m, -1, dtype=np.int64)
-    for s in range(seg_doc.shape[0]):
-        c = seg_cstart[s]
-        for q in range(c, c + seg_len[s]):
-            pdoc[q] = seg_doc[s]
-    # permuted LCP in text order, packed with the document: plcp | (doc + 1) << 32
-    h = 0
-    for p in range(m):
-        q = phi[p]
-        if q < 0:
-            h = 0
-            phi[p] = (pdoc[p] + 1) << 32
-            continue
-        while text[p + h] != 0 and text[p + h] == text[q + h]:
-            h += 1
-        phi[p] = h | ((pdoc[p] + 1) << 32)
-        if h > 0:
-            h -= 1
+        pr[sa[i]] = (np.int64(sa[i - 1]) + 1) | (np.int64(i) << 32)
     lcp = np.empty(m, dtype=np.int32)
     docsa = np.empty(m, dtype=np.int32)
-    for i in range(m):
-        v = phi[sa[i]]
-        lcp[i] = v & 0xFFFFFFFF
-        docsa[i] = (v >> 32) - 1
+    h = 0
+    p = 0
+    n_seg = seg_doc.shape[0]
+    for s in range(n_seg + 1):
+        # the separators before run s (document -1), then run s
+        if s < n_seg:
+            c = seg_cstart[s]
+            e = c + seg_len[s]
+            d = seg_doc[s]
+        else:
+            c = m
+            e = m
+            d = -1
+        for part in range(2):
+            stop = c if part == 0 else e
+            doc = -1 if part == 0 else d
+            while p < stop:
+                v = pr[p]
+                q = (v & 0xFFFFFFFF) - 1
+                r = v >> 32
+                if q < 0:
+                    h = 0
+                else:
+                    while text[p + h] != 0 and text[p + h] == text[q + h]:
+                        h += 1
+                lcp[r] = h
+                docsa[r] = doc
+                if h > 0:
+                    h -= 1
+                p += 1
     lcp[0] = 0
     return lcp, docsa
 
