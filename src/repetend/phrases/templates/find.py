@@ -20,7 +20,7 @@ from .corpus import _Corpus, _as_corpus
 from .parts import _number_mask, _part_runs, _given_runs
 from .gapped_index import _gapped_index, _mine_indexed, _locate
 from .patterns import _final_keys, _joins, _pattern_stats, _distinct
-from .slots import _slot_stats, _templates
+from .slots import _slot_stats, _template_table, _templates
 
 
 def _empty_result(cfg: TemplateConfig, summary: dict) -> TemplateResult:
@@ -163,7 +163,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     clock.lap("chains")
 
     # 4. slots, filters, tables
-    rows: list[dict] = []
+    tpl: dict | None = None
     keys, members = _final_keys(groups, gap_id, num_id, cfg.word_slots)
     # a pattern of several candidates has a wildcard where they differ; one
     # candidate alone has none (the gapped sequence holds no negative id)
@@ -221,21 +221,14 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         occ, slots = _slot_stats(c, keys, found, g_start, g_end, t_doc, gap_id, num_id,
                                  cfg.top_values,
                                  min_span, stats)
-        rows = _templates(c, keys, occ, slots, gap_id, num_id, cfg)
+        tpl = _templates(c, keys, occ, slots, gap_id, num_id, cfg)
     clock.lap("slots")
-    rows.sort(key=lambda r: (-r["psi"], -r["df"], r["parts"]))
     doc_ids = pa.array(c.doc_ids, pa.string())
-    ranges = []
-    for i, r in enumerate(rows):
-        r["template_id"] = i
-        ranges.append(r.pop("_occ"))
-        r["example_doc_id"] = c.doc_ids[r.pop("_example_doc")]
-    table = pa.Table.from_pylist([{k: r[k] for k in TEMPLATE_SCHEMA.names} for r in rows],
-                                 schema=TEMPLATE_SCHEMA)
-    if rows:
-        lo_a = np.array([a for a, _ in ranges], dtype=np.int64)
-        n_a = np.array([b - a for a, b in ranges], dtype=np.int64)
-        tid_a = np.repeat(np.arange(len(rows), dtype=np.int64), n_a)
+    n_templates = len(tpl["parts"]) if tpl is not None else 0
+    if n_templates:
+        table, lo_a, hi_a = _template_table(c, tpl, slots)
+        n_a = hi_a - lo_a
+        tid_a = np.repeat(np.arange(n_templates, dtype=np.int64), n_a)
         idx = np.arange(int(n_a.sum()), dtype=np.int64) + np.repeat(
             lo_a - (np.cumsum(n_a) - n_a), n_a)
         od_a = occ["docs"][idx].astype(np.int64)
@@ -252,10 +245,11 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             schema=OCCURRENCE_SCHEMA)
     else:
         gs = ge = np.zeros(0, np.int64)
+        table = TEMPLATE_SCHEMA.empty_table()
         occurrences = OCCURRENCE_SCHEMA.empty_table()
     clock.lap("tables")
     summary.update(_coverage_summary(c, raw, gs, ge))
-    summary.update(templates=len(rows), template_occurrences=int(gs.size),
+    summary.update(templates=n_templates, template_occurrences=int(gs.size),
                    covered_runs=int(run_starts.size),
                    gapped_length=int(t.size),
                    candidate_phrases=n_candidates, candidates=len(groups),

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from ...errors import InputError
 from . import _kernels_slots as KS
 from .config import TemplateConfig
-from .result import SLOT
+from .result import SLOT, TEMPLATE_SCHEMA
 from .corpus import _Corpus, _strings
 
 
@@ -31,8 +32,7 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
     of its occurrences (offsets ``off``), ``distinct``, ``empty``, and the top
     values as in ``np.unique`` + ``lexsort((uniq, -cnt))`` (``top_first``:
     occurrence index of each one's first occurrence within the slot,
-    ``top_count``, ``top_text`` the decoded value of a variable slot's entry,
-    grouped by slot with offsets ``top_off``)."""
+    ``top_count``, grouped by slot with offsets ``top_off``)."""
     n_keys = len(keys)
     med, df = stats
     n_occ = np.array([x.size for x in found], dtype=np.int64)
@@ -74,21 +74,16 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
            "keep": keep, "doc_len": doc_len, "pick": pick}
     slots = {"key": sl_key, "pos": sl_pos, "first": first, "off": sl_off, "ss": ss, "se": se,
              "distinct": distinct, "empty": empty, "top_first": top_first,
-             "top_count": top_count, "top_off": top_off,
-             "top_text": _top_texts(c, ss, se, sl_off, variable, top_first, top_off)}
+             "top_count": top_count, "top_off": top_off}
     return occ, slots
 
 
 def _top_texts(c: _Corpus, ss: np.ndarray, se: np.ndarray, sl_off: np.ndarray,
-               variable: np.ndarray, top_first: np.ndarray, top_off: np.ndarray
-               ) -> list[str | None]:
-    """The decoded text of every top value of a variable slot (None for the
-    entries of a constant slot, never shown): the token ids of all of them
-    gathered at once, each vocabulary string looked up once."""
-    n_top = np.diff(top_off)
-    slot_of = np.repeat(np.arange(n_top.size, dtype=np.int64), n_top)
-    use = variable[slot_of]
-    g = sl_off[slot_of[use]] + top_first[use]
+               slot_of: np.ndarray, top_first: np.ndarray) -> list[str]:
+    """The decoded text of top values (entry u: the value at slot-local
+    occurrence ``top_first[u]`` of slot ``slot_of[u]``): the token ids of all of
+    them gathered at once, each looked up in the vocabulary once."""
+    g = sl_off[slot_of] + top_first
     vs, ve = ss[g], se[g]
     lens = ve - vs
     v_off = np.zeros(lens.size + 1, dtype=np.int64)
@@ -96,35 +91,35 @@ def _top_texts(c: _Corpus, ss: np.ndarray, se: np.ndarray, sl_off: np.ndarray,
     ids = np.arange(int(v_off[-1]), dtype=np.int64) + np.repeat(vs - v_off[:-1], lens)
     words = _strings(c, c.tokens[ids])
     bounds = v_off.tolist()
-    texts = [" ".join(words[bounds[i]:bounds[i + 1]]) for i in range(lens.size)]
-    out: list[str | None] = [None] * int(top_off[-1])
-    for u, x in zip(np.flatnonzero(use).tolist(), texts):
-        out[u] = x
-    return out
+    return [" ".join(words[bounds[i]:bounds[i + 1]]) for i in range(lens.size)]
 
 
 def _templates(c: _Corpus, keys: list[np.ndarray], occ: dict, sl: dict, gap_id: int,
-               num_id: int, cfg: TemplateConfig) -> list[dict]:
-    """The table rows of the kept patterns (statistics of :func:`_slot_stats`)
-    that are templates, in pattern order: a variable slot, at least
-    ``min_fixed`` fixed tokens (a constant slot is fixed text)."""
+               num_id: int, cfg: TemplateConfig) -> dict:
+    """The kept patterns (statistics of :func:`_slot_stats`) that are
+    templates — a variable slot, at least ``min_fixed`` fixed tokens (a
+    constant slot is fixed text) — in pattern order, as columns: per template
+    ``parts``, ``df``, ``occurrences``, ``span_tokens``, ``fixed_tokens``,
+    ``text``, ``example_doc``, ``lo``/``hi`` (its occurrences in ``occ``) and
+    ``n_slots``; per variable slot, template after template, ``slot_index``
+    (in ``sl``) and ``kind``.  Columns, not a dict per row and per slot value:
+    fewer Python objects (allocation and garbage-collector passes)."""
     tokens = c.tokens
     # Python lists once: the loop below reads them scalar by scalar
     off, first, pick_l = occ["off"].tolist(), sl["first"].tolist(), occ["pick"].tolist()
     df_l, span_l = occ["df"].tolist(), occ["span"].tolist()
-    sl_off, sl_distinct, sl_empty = sl["off"].tolist(), sl["distinct"].tolist(), \
-        sl["empty"].tolist()
-    top_text, top_count, top_off = sl["top_text"], sl["top_count"].tolist(), \
-        sl["top_off"].tolist()
+    sl_off, sl_distinct = sl["off"].tolist(), sl["distinct"].tolist()
     sl_ss, sl_se = sl["ss"], sl["se"]
     starts, ends, docs = occ["starts"], occ["ends"], occ["docs"]
     doc_offsets = c.doc_offsets
-    rows = []
+    out: dict[str, list] = {k: [] for k in (
+        "parts", "n_slots", "df", "occurrences", "span_tokens", "fixed_tokens", "text",
+        "example_doc", "lo", "hi", "slot_index", "kind")}
     for key in np.flatnonzero(occ["keep"]).tolist():
         s_next = first[key]
-        elements: list[tuple[str, Any]] = []      # ("f", [ids]) / ("s", slot index)
-        slots: list[dict] = []
+        elements: list[tuple[str, Any]] = []      # ("f", [ids]) / ("s", slot number)
         slot_idx: list[int] = []                  # the variable slots' global indices
+        kinds: list[str] = []
         fixed_run: list[int] = []                 # fixed ids since the last variable slot
         for v in keys[key].tolist():
             if not (v == gap_id or v == num_id or v < 0):
@@ -132,25 +127,19 @@ def _templates(c: _Corpus, keys: list[np.ndarray], occ: dict, sl: dict, gap_id: 
                 continue
             s = s_next
             s_next += 1
-            distinct = sl_distinct[s]
-            if distinct == 1:                         # a constant: fixed text after all
+            if sl_distinct[s] == 1:                   # a constant: fixed text after all
                 a = sl_off[s]
                 fixed_run.extend(tokens[int(sl_ss[a]):int(sl_se[a])].tolist())
                 continue
             if fixed_run:
                 elements.append(("f", fixed_run))
                 fixed_run = []
-            u0, u1 = top_off[s], top_off[s + 1]
-            values = [{"value": x, "count": n} for x, n in zip(top_text[u0:u1], top_count[u0:u1])]
-            values.sort(key=_value_order)
-            slots.append({"slot": len(slots),
-                          "kind": "gap" if v == gap_id else "number" if v == num_id else "word",
-                          "distinct": distinct, "empty": sl_empty[s], "top_values": values})
+            kinds.append("gap" if v == gap_id else "number" if v == num_id else "word")
+            elements.append(("s", len(slot_idx)))
             slot_idx.append(s)
-            elements.append(("s", len(slots) - 1))
         if fixed_run:
             elements.append(("f", fixed_run))
-        if not slots:
+        if not slot_idx:
             continue
         fixed = sum(len(v) for kind, v in elements if kind == "f")
         if fixed < cfg.min_fixed:
@@ -169,16 +158,85 @@ def _templates(c: _Corpus, keys: list[np.ndarray], occ: dict, sl: dict, gap_id: 
                         slot_ranges)
         if text is None:
             text = " ".join(parts)
-        df, span = df_l[key], span_l[key]
-        rows.append({"parts": parts, "n_slots": len(slots), "slots": slots, "df": df,
-                     "occurrences": off[key + 1] - off[key], "span_tokens": span,
-                     "fixed_tokens": fixed, "psi": span * df, "text": text,
-                     "_example_doc": d, "_occ": (off[key], off[key + 1])})
-    return rows
+        out["parts"].append(parts)
+        out["n_slots"].append(len(slot_idx))
+        out["df"].append(df_l[key])
+        out["occurrences"].append(off[key + 1] - off[key])
+        out["span_tokens"].append(span_l[key])
+        out["fixed_tokens"].append(fixed)
+        out["text"].append(text)
+        out["example_doc"].append(d)
+        out["lo"].append(off[key])
+        out["hi"].append(off[key + 1])
+        out["slot_index"].extend(slot_idx)
+        out["kind"].extend(kinds)
+    return out
 
 
-def _value_order(v: dict) -> tuple[int, str]:
-    return -v["count"], v["value"]
+def _template_table(c: _Corpus, tpl: dict, sl: dict) -> tuple[pa.Table, np.ndarray, np.ndarray]:
+    """``templates.parquet`` from the columns of :func:`_templates`, ordered by
+    Ψ descending, then df descending, then parts (``template_id`` the rank),
+    and the occurrence ranges (``lo``, ``hi`` in ``occ``) in that order.  The
+    nested ``slots`` column is built from flat arrays."""
+    n = len(tpl["parts"])
+    df = np.array(tpl["df"], dtype=np.int64)
+    span = np.array(tpl["span_tokens"], dtype=np.int64)
+    psi = span * df
+    psi_l, df_l, parts = psi.tolist(), tpl["df"], tpl["parts"]
+    order = sorted(range(n), key=lambda i: (-psi_l[i], -df_l[i], parts[i]))
+    # the slots: per variable slot its top values, most frequent first, ties by
+    # value (the kernel breaks ties by hash: only slots with a tie are re-sorted)
+    sel = np.array(tpl["slot_index"], dtype=np.int64)
+    top_off = sl["top_off"]
+    n_top = top_off[sel + 1] - top_off[sel]
+    v_off = np.zeros(sel.size + 1, dtype=np.int64)
+    np.cumsum(n_top, out=v_off[1:])
+    u = np.arange(int(v_off[-1]), dtype=np.int64) + np.repeat(top_off[sel] - v_off[:-1], n_top)
+    slot_of = np.repeat(sel, n_top)
+    counts = sl["top_count"][u]
+    texts = _top_texts(c, sl["ss"], sl["se"], sl["off"], slot_of, sl["top_first"][u])
+    tie = np.flatnonzero((counts[1:] == counts[:-1]) & (slot_of[1:] == slot_of[:-1]))
+    if tie.size:
+        counts_l = counts.tolist()
+        bounds = v_off.tolist()
+        for j in np.unique(np.searchsorted(v_off, tie, side="right") - 1).tolist():
+            a, b = bounds[j], bounds[j + 1]
+            seg = sorted(zip(counts_l[a:b], texts[a:b]), key=lambda v: (-v[0], v[1]))
+            counts_l[a:b] = [x for x, _ in seg]
+            texts[a:b] = [y for _, y in seg]
+        counts = np.array(counts_l, dtype=np.int64)
+    slot_t = TEMPLATE_SCHEMA.field("slots").type
+    slot_struct = slot_t.value_type
+    top_t = slot_struct.field("top_values").type
+    top_values = pa.ListArray.from_arrays(
+        pa.array(v_off.astype(np.int32)),
+        pa.StructArray.from_arrays([pa.array(texts, pa.string()), pa.array(counts, pa.int64())],
+                                   fields=list(top_t.value_type)), type=top_t)
+    n_slots = np.array(tpl["n_slots"], dtype=np.int64)
+    s_off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(n_slots, out=s_off[1:])
+    slot_no = (np.arange(sel.size, dtype=np.int64) - np.repeat(s_off[:-1], n_slots))
+    slots = pa.ListArray.from_arrays(
+        pa.array(s_off.astype(np.int32)),
+        pa.StructArray.from_arrays(
+            [pa.array(slot_no.astype(np.int32)), pa.array(tpl["kind"], pa.string()),
+             pa.array(sl["distinct"][sel]), pa.array(sl["empty"][sel]), top_values],
+            fields=list(slot_struct)), type=slot_t)
+    o = np.array(order, dtype=np.int64)
+    cols = {"template_id": pa.array(np.arange(n, dtype=np.int64)),
+            "parts": pa.array(parts, TEMPLATE_SCHEMA.field("parts").type).take(o),
+            "n_slots": pa.array(n_slots.astype(np.int32)).take(o),
+            "slots": slots.take(o),
+            "df": pa.array(df[o]),
+            "occurrences": pa.array(np.array(tpl["occurrences"], dtype=np.int64)[o]),
+            "span_tokens": pa.array(span[o]),
+            "fixed_tokens": pa.array(np.array(tpl["fixed_tokens"], dtype=np.int64)[o]),
+            "psi": pa.array(psi[o]),
+            "text": pa.array(tpl["text"], pa.string()).take(o),
+            "example_doc_id": pa.array([c.doc_ids[tpl["example_doc"][i]] for i in order],
+                                       pa.string())}
+    table = pa.Table.from_arrays([cols[f] for f in TEMPLATE_SCHEMA.names], schema=TEMPLATE_SCHEMA)
+    return (table, np.array(tpl["lo"], dtype=np.int64)[o], np.array(tpl["hi"], dtype=np.int64)[o])
 
 
 def _surface(c: _Corpus, d: int, ls: int, le: int, elements: list, slot_ranges: dict
