@@ -207,3 +207,16 @@ def test_frequent_spans_match_naive_scan(seed, n_docs, sigma, L, vocab):
     assert got == [r for rs in runs for r in rs]
     assert all(a.dtype == np.int64 for a in (fs.covered, fs.run_offsets, fs.starts, fs.ends,
                                              fs.phrase))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 12), vocab=st.integers(1, 30))
+def test_word_df_matches_naive(seed, n_docs, vocab):
+    rng = np.random.default_rng(seed)
+    tokens, offsets = _corpus(rng, n_docs, vocab)
+    want = np.zeros(vocab + 3, dtype=np.int64)
+    for d in range(n_docs):
+        for t in set(tokens[offsets[d]:offsets[d + 1]].tolist()):
+            want[t] += 1
+    got = KP.word_df(tokens, offsets, vocab + 3)
+    assert got.dtype == np.int32 and got.tolist() == want.tolist()

@@ -115,9 +115,7 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: i
     empty = np.zeros(0, dtype=np.int64)
     if sigma > n_docs or n_tok == 0:
         return (np.zeros(n_docs + 1, dtype=np.int64), empty, empty.copy()), 0
-    from .. import _bloomspan_kernels as B
-
-    word_ok = B.word_df(tokens, offsets, vocab_size) >= sigma
+    word_ok = KP.word_df(tokens, offsets, vocab_size) >= sigma
     n_ok = int(np.count_nonzero(word_ok))
     bits = max(1, n_ok.bit_length())
     key_bits = n * bits
@@ -125,8 +123,10 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: i
     bbits = min(key_bits, max(_BUCKET_BITS, key_bits + doc_bits - 64))
     if key_bits > 64 or bbits > 24:
         return None
-    code = np.zeros(vocab_size, dtype=np.int32)
-    code[word_ok] = np.arange(1, n_ok + 1, dtype=np.int32)
+    # the codes of a 4-gram key fit 16 bits: half the table the passes look up
+    ctype = np.uint16 if bits <= 16 else np.int64
+    code = np.zeros(vocab_size, dtype=ctype)
+    code[word_ok] = np.arange(1, n_ok + 1, dtype=ctype)
     args = (tokens, offsets, code, np.int64(n), np.int64(bits))
     bucket_starts = np.cumsum(KP.packed_bucket_sizes(*args, np.int64(bbits)))
     vals = np.empty(int(bucket_starts[-1]), dtype=np.uint64)
