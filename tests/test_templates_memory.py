@@ -38,7 +38,7 @@ def _fake_anon(monkeypatch, free: int, limit: int):
                                                  "hwm": 0})
 
 
-LIMIT = 2**30
+LIMIT = 2**36        # above what a long test process holds (the out-of-core miner refuses less)
 
 
 def _plan(store, monkeypatch, free, **kw):
@@ -92,10 +92,11 @@ def test_merge_only_asked_never_upgrades(tmp_path, monkeypatch):
 
 def test_cli_and_report_say_why(tmp_path, monkeypatch):
     store = _store(tmp_path)
-    _fake_anon(monkeypatch, 10, LIMIT)
+    limit = 2**36        # above what a long test process holds (scan refuses a limit below it)
+    _fake_anon(monkeypatch, 10, limit)
     out = tmp_path / "scan"
     r = CliRunner().invoke(main, ["scan", str(store.path), "--min-docs", "3", "--min-len", "4",
-                                  "--memory-limit", str(LIMIT), "--no-dups", "--out", str(out)])
+                                  "--memory-limit", str(limit), "--no-dups", "--out", str(out)])
     assert r.exit_code == 0, r.output
     assert "templates skipped" in r.output and "--memory-limit" in r.output
     summary = json.loads((out / "phrases" / "summary.json").read_text())
@@ -103,7 +104,7 @@ def test_cli_and_report_say_why(tmp_path, monkeypatch):
     html = (out / "report.html").read_text(encoding="utf-8")
     assert 'href="#templates"' in html and "Templates skipped:" in html
     r = CliRunner().invoke(main, ["phrases", str(store.path), "-s", "3", "-L", "4",
-                                  "--memory-limit", str(LIMIT), "--out", str(tmp_path / "ph")])
+                                  "--memory-limit", str(limit), "--out", str(tmp_path / "ph")])
     assert r.exit_code == 0, r.output
     assert "templates skipped" in r.output
 
