@@ -41,6 +41,10 @@ class TemplateConfig:
         Two patterns, one shorter than ``min_span``, that overlap or touch are
         joined when they do so in at least this share of the documents of the
         rarer one (and in ≥ σ documents); 1.0 is strictest.
+    drop_nested : bool
+        Drop a template whose every occurrence lies inside an occurrence of
+        one same other template (a fragment of it; :mod:`.nesting`).  No
+        covered token is lost.
     engine : {"bloomspan", "suffix", "auto"}
         How the parts are found (the same parts with any): ``bloomspan`` and
         ``auto`` count the L'-grams with bloomspan's filters (no phrase is
@@ -59,6 +63,7 @@ class TemplateConfig:
     word_slots: int = 2
     join_share: float = 0.5
     engine: str = "bloomspan"
+    drop_nested: bool = True
 
     def validate(self) -> "TemplateConfig":
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
@@ -72,6 +77,10 @@ class TemplateConfig:
                 raise ParameterError(f"templates: {name} must be an integer, got {v!r}")
             if v < lo:
                 raise ParameterError(f"templates: {name} must be >= {lo}, got {v}")
+        for name in ("short_parts", "mask_numbers", "drop_nested"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ParameterError(f"templates: {name} must be True or False, "
+                                     f"got {getattr(self, name)!r}")
         if not (0.0 <= float(self.join_share) <= 1.0):
             raise ParameterError(f"templates: join_share must be in [0, 1], got {self.join_share}")
         if self.engine not in ("auto", "bloomspan", "suffix"):
