@@ -1,6 +1,7 @@
-"""Compiled kernels of slot statistics and coverage: slot value ranges, value
-hashes and counts, and the union coverage against exact phrases
-(:mod:`.slots`, :mod:`.find`).
+"""Compiled kernels of slot statistics and coverage: the kept patterns'
+occurrences, their slot positions, slot value ranges, value hashes and
+counts, the example occurrence of each pattern, and the union coverage
+against exact phrases (:mod:`.slots`, :mod:`.find`).
 
 Only ``@jit`` functions over arrays and scalars: no I/O, no Python objects.
 """
@@ -107,9 +108,8 @@ def slot_positions(keys, key_off, who, gap_id, num_id):
 
 @jit
 def example_picks(off, sl_key, sl_off, ss, se, variable, doc_len, starts, n_keys):
-    """Per pattern with slots (slot s belongs to pattern ``sl_key[s]``, the
-    slots of a pattern are consecutive; ``ss``/``se`` of its x-th occurrence at
-    ``sl_off[s] + x``): the global index of its example occurrence, the first
+    """Per pattern with slots (slot s belongs to pattern ``sl_key[s]``; its
+    ``ss``/``se`` at the pattern's x-th occurrence at ``sl_off[s] + x``): the global index of its example occurrence, the first
     one in ``lexsort((starts, doc_len, ~nonempty))`` order — every *variable*
     slot non-empty if possible, then the shortest document, then the
     smallest start.  -1 for a pattern without slots."""

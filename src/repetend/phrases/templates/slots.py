@@ -1,5 +1,5 @@
-"""Step 6: slot statistics of all patterns at once, and one table row per
-template with its example surface text."""
+"""Step 6: slot statistics of all patterns at once, the templates among them
+(with their example surface text) and their table."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def _top_texts(c: _Corpus, ss: np.ndarray, se: np.ndarray, sl_off: np.ndarray,
                slot_of: np.ndarray, top_first: np.ndarray) -> list[str]:
     """The decoded text of top values (entry u: the value at slot-local
     occurrence ``top_first[u]`` of slot ``slot_of[u]``): the token ids of all of
-    them gathered at once, each looked up in the vocabulary once."""
+    them gathered at once and looked up in the vocabulary in one pass."""
     g = sl_off[slot_of] + top_first
     vs, ve = ss[g], se[g]
     lens = ve - vs
