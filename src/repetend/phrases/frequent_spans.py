@@ -17,9 +17,11 @@ reported maximal phrases (every frequent phrase extends to a maximal one that
 contains it). So one linear pass with a rolling hash over the corpus, looking
 each window up among the phrases' windows (a Bloom prefilter, a binary search,
 then an exact token comparison — hash collisions cannot add coverage), finds it
-exactly; a window whose last two tokens are a pair no phrase holds is skipped
-with the L - 2 before it, unhashed (a one-sided filter: nothing covered is
-skipped). It always contains the maximal-phrase coverage.
+exactly. Most windows are never looked up: a window whose last two tokens are
+a pair no phrase holds is skipped with the L - 2 windows after it (all hold
+that pair; a one-sided filter, so nothing covered is skipped), and inside a
+run the next window is compared with the next window of the phrase just
+matched. It always contains the maximal-phrase coverage.
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: i
     bbits = min(key_bits, max(_BUCKET_BITS, key_bits + doc_bits - 64))
     if key_bits > 64 or bbits > 24:
         return None
-    # the codes of a 4-gram key fit 16 bits: half the table the passes look up
+    # codes of <= 16 bits (any packed 4-gram) as uint16: half the table every pass reads
     ctype = np.uint16 if bits <= 16 else np.int64
     code = np.zeros(vocab_size, dtype=ctype)
     code[word_ok] = np.arange(1, n_ok + 1, dtype=ctype)
