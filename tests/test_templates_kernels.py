@@ -153,22 +153,6 @@ def test_indexed_chain_mining_matches_suffix_engine(seed, n_docs, sigma, vocab, 
         assert as_set(*got) == ref
 
 
-def test_packed_cover_splits_mix_collisions():
-    """Keys that share the 32-bit mix are told apart by the key itself."""
-    mix = 0x9E3779B97F4A7C15
-    other = pow(mix, -1, 2**64)            # other · mix = 1 (mod 2^64): the same top bits as 0
-    keys = np.array([0, other, 0, other, 0, 9], dtype=np.uint64)
-    pos = np.arange(6, dtype=np.int64) * 2
-    doc = np.array([0, 1, 2, 3, 4, 5], dtype=np.int32)
-    k, p, d = KP.sort_packed(keys, pos, doc)
-    cov, kept = KP.frequent_packed_cover(k, p, d, np.int64(2), np.int64(3), np.int64(12))
-    assert kept == 1                      # key 0 in 3 documents; the other in 2; 9 in 1
-    assert np.flatnonzero(cov).tolist() == [0, 1, 4, 5, 8, 9]
-    cov, kept = KP.frequent_packed_cover(k, p, d, np.int64(2), np.int64(2), np.int64(12))
-    assert kept == 2
-    assert np.flatnonzero(cov).tolist() == list(range(10))
-
-
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 6), n_spans=st.integers(0, 12))
 def test_union_covered_matches_naive(seed, n_docs, n_spans):

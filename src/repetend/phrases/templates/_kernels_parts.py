@@ -1,7 +1,5 @@
 """Compiled kernels of the template layer's parts stage: number masking, the
-packed L'-gram count and the covered runs (:mod:`.parts`).  :func:`sort_packed`
-and :func:`frequent_packed_cover` (the sorted count the bucket count replaced)
-are kept for their tests.
+packed L'-gram count and the covered runs (:mod:`.parts`).
 
 Only ``@jit`` functions over arrays and scalars: no I/O, no Python objects.
 """
@@ -91,31 +89,6 @@ def _low_mask(w):
 def _slot(x, tb):
     """Top *tb* bits of a multiplicative hash of *x*: a slot of a 2**tb table."""
     return np.int64((x * _MIX) >> np.uint64(64 - tb))
-
-
-@jit
-def word_df(tokens, doc_offsets, vocab_size):
-    """Exact document frequency of every token id (int32 [vocab_size]), as
-    bloomspan's ``word_df`` but branch-free (a token's first sighting in a
-    document is data, not a branch: 2x faster on real text)."""
-    df = np.zeros(vocab_size, dtype=np.int32)
-    last = np.full(vocab_size, -1, dtype=np.int32)
-    for d in range(doc_offsets.shape[0] - 1):
-        for p in range(doc_offsets[d], doc_offsets[d + 1]):
-            t = tokens[p]
-            df[t] += last[t] != d
-            last[t] = d
-    return df
-
-
-# The packed L'-grams without sorting.  An n-gram of frequent words is the key
-# k = its dense codes side by side (K = n·bits ≤ 64 bits, never 0: codes are
-# ≥ 1), named by its mix m = k·MIX mod 2**K, a bijection of the K-bit keys.
-# The top `bbits` bits of m pick a bucket; a scatter writes each occurrence as
-# one uint64 (the K - bbits low bits of m, then its document) into its bucket,
-# positions ascending; a small per-bucket hash table then counts the distinct
-# documents of each key exactly, and a last pass over the corpus looks every
-# n-gram up among the frequent mixes and writes the covered runs.
 
 
 @jit
@@ -296,90 +269,3 @@ def frequent_mix_runs(tokens, doc_offsets, code, n, bits, tab, tb, bloom, fbits)
             w += 1
         runs[d + 1] = w
     return runs, starts[:w].copy(), ends[:w].copy()
-
-
-@jit
-def _mix32(k):
-    return ((k * _MIX) >> np.uint64(32)) & np.uint64(0xFFFFFFFF)
-
-
-@jit
-def sort_packed(keys, pos, doc):
-    """Sort (exact key, position, document) triples by a 32-bit mix of the key,
-    stably (LSD radix, two 16-bit digits): equal keys end up adjacent with
-    their positions ascending; keys sharing a mix may interleave."""
-    m = keys.shape[0]
-    k, p, d = keys, pos, doc
-    if m < 2:
-        return k, p, d
-    k2 = np.empty_like(k)
-    p2 = np.empty_like(p)
-    d2 = np.empty_like(d)
-    cnt = np.empty(65537, dtype=np.int64)
-    for sh in (np.uint64(0), np.uint64(16)):
-        cnt[:] = 0
-        for j in range(m):
-            cnt[((_mix32(k[j]) >> sh) & np.uint64(0xFFFF)) + 1] += 1
-        for b in range(65536):
-            cnt[b + 1] += cnt[b]
-        for j in range(m):
-            dg = (_mix32(k[j]) >> sh) & np.uint64(0xFFFF)
-            t = cnt[dg]
-            cnt[dg] = t + 1
-            k2[t] = k[j]
-            p2[t] = p[j]
-            d2[t] = d[j]
-        k, k2 = k2, k
-        p, p2 = p2, p
-        d, d2 = d2, d
-    return k, p, d
-
-
-@jit
-def frequent_packed_cover(keys, pos, doc, n, sigma, n_tok):
-    """Coverage of the n-grams with df >= σ from the survivors sorted by
-    :func:`sort_packed`: bool ``[n_tok + 1]`` (every position inside an
-    occurrence of a frequent n-gram) and the number of frequent n-grams.  A run
-    of equal mixes holding several keys (a 32-bit collision) is split by key."""
-    cov = np.zeros(n_tok + 1, dtype=np.bool_)
-    m = keys.shape[0]
-    kept = 0
-    a = 0
-    while a < m:
-        h = _mix32(keys[a])
-        b = a + 1
-        mixed = False
-        while b < m and _mix32(keys[b]) == h:
-            if keys[b] != keys[a]:
-                mixed = True
-            b += 1
-        if mixed:
-            order = np.argsort(keys[a:b], kind="mergesort")   # stable: docs stay sorted
-            lo = 0
-            while lo < b - a:
-                hi = lo + 1
-                while hi < b - a and keys[a + order[hi]] == keys[a + order[lo]]:
-                    hi += 1
-                df = 1
-                for x in range(lo + 1, hi):
-                    if doc[a + order[x]] != doc[a + order[x - 1]]:
-                        df += 1
-                if df >= sigma:
-                    kept += 1
-                    for x in range(lo, hi):
-                        p0 = pos[a + order[x]]
-                        for j in range(p0, p0 + n):
-                            cov[j] = True
-                lo = hi
-        else:
-            df = 1
-            for x in range(a + 1, b):
-                if doc[x] != doc[x - 1]:
-                    df += 1
-            if df >= sigma:
-                kept += 1
-                for x in range(a, b):
-                    for j in range(pos[x], pos[x] + n):
-                        cov[j] = True
-        a = b
-    return cov, kept

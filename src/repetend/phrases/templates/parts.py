@@ -115,7 +115,9 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: i
     empty = np.zeros(0, dtype=np.int64)
     if sigma > n_docs or n_tok == 0:
         return (np.zeros(n_docs + 1, dtype=np.int64), empty, empty.copy()), 0
-    word_ok = KP.word_df(tokens, offsets, vocab_size) >= sigma
+    from .. import _bloomspan_kernels as B
+
+    word_ok = B.word_df(tokens, offsets, vocab_size) >= sigma
     n_ok = int(np.count_nonzero(word_ok))
     bits = max(1, n_ok.bit_length())
     key_bits = n * bits
