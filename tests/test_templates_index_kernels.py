@@ -167,3 +167,72 @@ def test_lcp_and_docs_match_naive(seed, n_runs, alphabet):
     lcp, docs = KI.lcp_and_docs(text, sa, seg_doc, seg_cstart, seg_len)
     assert lcp.tolist() == want_lcp
     assert docs.tolist() == doc_at[sa].tolist()
+
+
+def _clamped(text, p):
+    """The suffix at *p* up to and including its first separator."""
+    e = p
+    while text[e] != 0:
+        e += 1
+    return text[p:e + 1].tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_runs=st.integers(1, 40),
+       alphabet=st.sampled_from([1, 2, 3, 300]), bits=st.integers(0, 3))
+def test_run_suffix_array_sorts_up_to_the_separator(seed, n_runs, alphabet, bits):
+    from repetend.phrases.templates.gapped_index import _run_suffix_array
+
+    rng = np.random.default_rng(seed)
+    pool = [rng.integers(1, alphabet + 1, size=int(rng.integers(1, 8))) for _ in range(4)]
+    runs = [pool[int(rng.integers(0, 4))] if rng.random() < 0.7
+            else rng.integers(1, alphabet + 1, size=int(rng.integers(1, 8)))
+            for _ in range(n_runs)]
+    seg_len = np.array([r.size for r in runs], dtype=np.int64)
+    seg_cstart = np.concatenate(([0], np.cumsum(seg_len + 1)[:-1])).astype(np.int64)
+    text = np.zeros(int((seg_len + 1).sum()), dtype=np.uint16 if alphabet > 255 else np.uint8)
+    for c, r in zip(seg_cstart, runs):
+        text[c:c + r.size] = r
+    # the classes: equal runs, and only those, share one
+    # a table just larger than the runs: long probes
+    cls, reps = KI.run_classes(text, seg_cstart, seg_len,
+                               np.int64(max(n_runs.bit_length(), 1) + bits))
+    for a in range(n_runs):
+        for b in range(n_runs):
+            assert (cls[a] == cls[b]) == (runs[a].tolist() == runs[b].tolist())
+    assert reps.tolist() == sorted({int(np.flatnonzero(cls == u)[0]) for u in set(cls)})
+    sa = _run_suffix_array(text, seg_cstart, seg_len, min(alphabet, 200))
+    assert sorted(sa.tolist()) == list(range(text.size))
+    keys = [_clamped(text, int(p)) for p in sa]
+    assert keys == sorted(keys)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 30), vocab=st.integers(2, 12),
+       sigma=st.integers(2, 4), filt=st.booleans())
+def test_index_of_distinct_runs_mines_and_locates_as_a_full_sort(seed, n_docs, vocab, sigma,
+                                                                filt):
+    from dataclasses import replace
+
+    from repetend.phrases.templates.gapped_index import _mine_indexed, _suffix_array
+
+    rng = np.random.default_rng(seed)
+    gap_id = vocab + 60
+    t, t_off = _gapped(rng, n_docs, vocab, gap_id)
+    if t.size == 0:
+        return
+    ix = _gapped_index(t, t_off, gap_id, sigma, 2 if filt else 1, filt)
+    full = replace(ix, sa=_suffix_array(ix.text))
+    got, want = _mine_indexed(ix, n_docs, sigma, 2), _mine_indexed(full, n_docs, sigma, 2)
+    for g, w in zip(got, want):
+        assert g.tolist() == w.tolist()
+    if filt:
+        return
+    t_doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(t_off))
+    keys = [k for k in _keys(rng, t, t_off, gap_id, 10)
+            if (ix.code[np.clip(k[k >= 0], 0, gap_id + 1)] > 0).all()]
+    if keys:
+        budget = np.full(len(keys), 5)
+        (f1, s1), (f2, s2) = (_locate(x, t, t_doc, keys, gap_id, budget) for x in (ix, full))
+        assert s1.tolist() == s2.tolist()
+        assert [x.tolist() for x in f1] == [x.tolist() for x in f2]

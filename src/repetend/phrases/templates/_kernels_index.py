@@ -583,3 +583,115 @@ def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, wild_below, 
         _sort_positions(out[begin:w], tmp, bits)
         out_off[i + 1] = w
     return out_off, out[:w].copy(), skipped
+
+
+@jit
+def run_classes(text, seg_cstart, seg_len, bits):
+    """Equal runs of the text (``text[seg_cstart[s]:seg_cstart[s] +
+    seg_len[s]]``) in one class: a hash table of ``2**bits`` slots (more than
+    the runs) on a hash of the codes, every match checked code by code.
+    Returns ``(cls, reps)``: the class of each run, numbered by first
+    appearance, and the first run of each class."""
+    n_runs = seg_cstart.shape[0]
+    size = np.int64(1) << bits
+    slot_h = np.zeros(size, dtype=np.uint64)
+    slot_c = np.full(size, -1, dtype=np.int64)
+    cls = np.empty(n_runs, dtype=np.int64)
+    reps = np.empty(n_runs, dtype=np.int64)
+    n_cls = 0
+    for s in range(n_runs):
+        c = seg_cstart[s]
+        n = seg_len[s]
+        h = np.uint64(n) * np.uint64(0x9E3779B97F4A7C15)
+        for k in range(n):
+            h = (h ^ np.uint64(text[c + k])) * np.uint64(0x100000001B3)
+        h ^= h >> np.uint64(29)
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(32)
+        g = np.int64(h >> np.uint64(64 - bits))
+        while True:
+            u = slot_c[g]
+            if u < 0:                   # a new class
+                slot_c[g] = n_cls
+                slot_h[g] = h
+                cls[s] = n_cls
+                reps[n_cls] = s
+                n_cls += 1
+                break
+            if slot_h[g] == h:
+                r = reps[u]
+                if seg_len[r] == n:
+                    rc = seg_cstart[r]
+                    same = True
+                    for k in range(n):
+                        if text[rc + k] != text[c + k]:
+                            same = False
+                            break
+                    if same:
+                        cls[s] = u
+                        break
+            g = (g + 1) & (size - 1)
+    return cls, reps[:n_cls].copy()
+
+
+@jit
+def distinct_runs(text, seg_cstart, seg_len, cls, reps, dtext):
+    """The first run of each class, each followed by a separator, into
+    *dtext*; returns ``(dstart, dclass, mem_off, mem_start)``: where each
+    class starts in *dtext*, the class of each position of *dtext* (-1 at a
+    separator), and where the runs of each class start in the text, in text
+    order (``mem_start[mem_off[u]:mem_off[u + 1]]``)."""
+    n_cls = reps.shape[0]
+    dstart = np.empty(n_cls, dtype=np.int64)
+    dclass = np.empty(dtext.shape[0], dtype=np.int32)
+    w = 0
+    for u in range(n_cls):
+        r = reps[u]
+        c = seg_cstart[r]
+        dstart[u] = w
+        for k in range(seg_len[r]):
+            dtext[w] = text[c + k]
+            dclass[w] = u
+            w += 1
+        dtext[w] = 0
+        dclass[w] = -1
+        w += 1
+    n_runs = cls.shape[0]
+    mem_off = np.zeros(n_cls + 1, dtype=np.int64)
+    for s in range(n_runs):
+        mem_off[cls[s] + 1] += 1
+    for u in range(n_cls):
+        mem_off[u + 1] += mem_off[u]
+    fill = mem_off[:n_cls].copy()
+    mem_start = np.empty(n_runs, dtype=np.int64)
+    for s in range(n_runs):
+        u = cls[s]
+        mem_start[fill[u]] = seg_cstart[s]
+        fill[u] += 1
+    return dstart, dclass, mem_off, mem_start
+
+
+@jit
+def expand_suffixes(dsa, dclass, dstart, mem_off, mem_start, seg_cstart, seg_len, m):
+    """A suffix array of the text (*m* symbols: its runs, each followed by a
+    separator) from that of its distinct runs (*dsa*): first every separator
+    in text order, then each suffix of a distinct run as the same suffix in
+    every run of its class, in text order.  Suffixes equal up to their first
+    separator come out in another order than a full sort's (consecutive all
+    the same), which no user of the index depends on: the LCPs clamp at
+    separators, and intervals and located positions are sets."""
+    out = np.empty(m, dtype=np.int32)
+    w = 0
+    for s in range(seg_cstart.shape[0]):
+        out[w] = seg_cstart[s] + seg_len[s]
+        w += 1
+    for i in range(dsa.shape[0]):
+        x = dsa[i]
+        u = dclass[x]
+        if u < 0:
+            continue
+        j = x - dstart[u]
+        for k in range(mem_off[u], mem_off[u + 1]):
+            out[w] = mem_start[k] + j
+            w += 1
+    return out

@@ -74,8 +74,32 @@ def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, sigma: int,
         text = np.empty(m, dtype=dtype)
         seg_doc, seg_orig, seg_cstart, seg_len, t_of = KI.coded_runs(
             t, t_off, code, np.int64(top), text, n_runs)
-    return _GappedIndex(text, _suffix_array(text, max(one_byte, 0)), code, t_of,
-                        seg_doc, seg_orig, seg_cstart, seg_len)
+    return _GappedIndex(text, _run_suffix_array(text, seg_cstart, seg_len, max(one_byte, 0)),
+                        code, t_of, seg_doc, seg_orig, seg_cstart, seg_len)
+
+
+def _run_suffix_array(text: np.ndarray, seg_cstart: np.ndarray, seg_len: np.ndarray,
+                      one_byte: int) -> np.ndarray:
+    """A suffix array of *text* (runs each followed by a separator 0) sorted
+    up to the first separator: :func:`_suffix_array` of the *distinct* runs,
+    each suffix then repeated for every run equal to its own.  A gapped
+    sequence repeats its template blocks, so the distinct runs are a fraction
+    of the text (on Debian 41 % in the first round, 9-16 % in the peeling
+    rounds) and the sort costs that much less."""
+    n_runs = int(seg_len.size)
+    if n_runs == 0:
+        return _suffix_array(text, one_byte)
+    bits = max(4, (2 * n_runs - 1).bit_length())
+    cls, reps = KI.run_classes(text, seg_cstart, seg_len, bits)
+    d_m = int(seg_len[reps].sum()) + int(reps.size)
+    if d_m == text.size:                        # every run distinct
+        return _suffix_array(text, one_byte)
+    dtext = np.empty(d_m, dtype=text.dtype)
+    dstart, dclass, mem_off, mem_start = KI.distinct_runs(text, seg_cstart, seg_len, cls,
+                                                         reps, dtext)
+    dsa = _suffix_array(dtext, one_byte)
+    return KI.expand_suffixes(dsa, dclass, dstart, mem_off, mem_start, seg_cstart, seg_len,
+                              np.int64(text.size))
 
 
 def _suffix_array(text: np.ndarray, one_byte: int = 0) -> np.ndarray:
