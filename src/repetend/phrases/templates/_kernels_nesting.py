@@ -17,7 +17,8 @@ def container_pairs(doc, start, end, tid):
     ``end <= end'``, and either longer or, for the same span, a smaller template
     id (so two templates with the same occurrences do not drop each other).
 
-    The occurrences must be sorted by (doc, start, -end).  Returns
+    The occurrences must be sorted by (doc, start), in any order within one
+    start.  Returns
     ``(occurrence index, container template)`` pairs, distinct, occurrence
     indices ascending.
     """
