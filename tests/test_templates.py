@@ -21,7 +21,8 @@ from repetend.phrases.templates import (SLOT, TemplateConfig, TemplateResult, fi
 # -- the brute-force twin ------------------------------------------------------------
 
 def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, min_fixed,
-                    mask_numbers=True, rounds=3, word_slots=2, join_share=0.5):
+                    mask_numbers=True, rounds=3, word_slots=2, join_share=0.5,
+                    drop_nested=True):
     """Obviously correct and slow: every step of the module docstring spelled out.
 
     Returns {(parts tuple, df, occurrences tuple ((doc, start, end) local)):
@@ -201,8 +202,22 @@ def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, 
         if not distinct or fixed < min_fixed or spans[len(spans) // 2] < min_span:
             continue
         df = len({d for d, _, _ in occ})
-        out[(tuple(parts), df, tuple(sorted(occ)))] = tuple(distinct)
-    return out
+        out[(tuple(parts), df, tuple(sorted(occ)))] = (tuple(distinct),
+                                                       spans[len(spans) // 2] * df)
+    # 8. nesting: drop a template whose every occurrence lies inside an occurrence
+    #    of one same other template (longer, or the same span and first in Ψ order)
+    order = sorted(out, key=lambda k: (-out[k][1], -k[1], k[0]))
+    rank = {k: i for i, k in enumerate(order)}
+    drop = set()
+    if drop_nested:
+        for t in order:
+            for c in order:
+                if c != t and all(any(dy == dx and sy <= sx and ex <= ey
+                                      and (ey - sy > ex - sx or rank[c] < rank[t])
+                                      for dy, sy, ey in c[2]) for dx, sx, ex in t[2]):
+                    drop.add(t)
+                    break
+    return {k: v[0] for k, v in out.items() if k not in drop}
 
 
 def fast_as_naive(res: TemplateResult):
@@ -322,6 +337,12 @@ def test_word_slots_and_joins_match_bruteforce(seed, n_docs, sigma, part_len, mi
                                         join_share=join_share))
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, 4, min_span, 2,
                            join_share=join_share)
+    assert fast_as_naive(res) == want
+    res = find_templates((tokens, offsets, vocab), None, sigma, 8,
+                         TemplateConfig(part_len=part_len, min_span=min_span,
+                                        join_share=join_share, drop_nested=False))
+    want = naive_templates(tokens, offsets, vocab, sigma, part_len, 4, min_span, 2,
+                           join_share=join_share, drop_nested=False)
     assert fast_as_naive(res) == want
 
 
@@ -494,6 +515,35 @@ def test_exact_phrases_unchanged_and_deterministic(weblike_run):
     assert again.table.equals(res.table) and again.occurrences.equals(res.occurrences)
     assert np.array_equal(before[0], phrases.raw.lengths)
     assert np.array_equal(before[1], phrases.raw.occ_starts)
+
+
+def test_nested_fragments_go_and_no_covered_token_is_lost():
+    """drop_nested removes exactly the templates whose every occurrence lies inside
+    an occurrence of one same kept or dropped template, and nothing that is covered
+    (800 web-like pages at σ = 5, L = 6 hold 7 such fragments)."""
+    from repetend.phrases.api import find_phrases
+    from repetend.phrases.templates import template_spans
+    from repetend.phrases.templates.nesting import nested_templates
+    from repetend.synth.weblike import weblike
+
+    store = weblike(800, seed=3).to_store()
+    phrases = find_phrases(store, min_docs=5, min_len=6, templates=False)
+    res = find_templates(store, phrases.raw, 5, 6)
+    full = find_templates(store, phrases.raw, 5, 6, TemplateConfig(drop_nested=False))
+    occ = full.occurrences
+    drop = nested_templates(*(occ.column(c).to_numpy() for c in
+                              ("template_id", "doc_index", "start", "end")),
+                            full.table.num_rows)
+    assert drop.any()
+    assert res.summary["nested_dropped"] == int(drop.sum())
+    assert res.table.num_rows == full.table.num_rows - int(drop.sum())
+    kept = full.table.filter(pa.array(~drop))
+    assert res.table.drop_columns(["template_id"]).equals(kept.drop_columns(["template_id"]))
+    assert res.table.column("template_id").to_pylist() == list(range(res.table.num_rows))
+    a, b = template_spans(full), template_spans(res)
+    assert a.keys() == b.keys() and all(np.array_equal(a[d], b[d]) for d in a)
+    for k in ("template_covered_tokens", "union_covered_tokens", "gained_tokens"):
+        assert res.summary[k] == full.summary[k]
 
 
 # -- outputs ------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from .corpus import _Corpus, _as_corpus
 from .parts import _number_mask, _part_runs, _given_runs
 from .gapped_index import _gapped_index, _mine_indexed, _locate
 from .patterns import _final_keys, _joins, _pattern_stats, _distinct
+from .nesting import drop_nested
 from .slots import _slot_stats, _template_table, _templates
 
 
@@ -119,7 +120,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                                "parts_engine": parts_engine, **part_counts}
     if runs is None:
         summary.update(_coverage_summary(c, raw, np.zeros(0, np.int64), np.zeros(0, np.int64)),
-                       templates=0, template_occurrences=0, covered_runs=0, gapped_length=0,
+                       templates=0, template_occurrences=0, nested_dropped=0, covered_runs=0,
+                       gapped_length=0,
                        **clock.total())
         return _empty_result(cfg, summary)
     run_offsets, run_starts, run_ends = runs
@@ -137,7 +139,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     #    rest mined again, so that a phrase hidden by a frequent extension (a
     #    footer that is often, not always, preceded by the same block) surfaces.
     groups: set[bytes] = set()
-    residue = t.copy()
+    residue = t.copy() if cfg.rounds > 1 else t
     next_sentinel = np.int32(int(t.max(initial=gap_id)) + 1)
     n_candidates, rounds = 0, 0
     ix = _gapped_index(t, t_off, gap_id, sigma) if t.size else None
@@ -146,10 +148,10 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             c_len, c_off, c_starts = _mine_indexed(ix, n_docs, sigma, 2) if t.size else \
                 (np.zeros(0, np.int64),) * 3
         else:           # the residue (peeled positions are sentinels), compacted
-            r, r_off, r_pos = KI.residue_runs(residue, t_off, np.int32(gap_id + 1),
-                                             np.int32(gap_id + 1))
+            rest, r_off, r_pos = KI.residue_runs(residue, t_off, np.int32(gap_id + 1),
+                                                 np.int32(gap_id + 1))
             c_len, c_off, c_starts = _mine_indexed(
-                _gapped_index(r, r_off, gap_id, sigma, 2, True), n_docs, sigma, 2)
+                _gapped_index(rest, r_off, gap_id, sigma, 2, True), n_docs, sigma, 2)
             c_starts = r_pos[c_starts]
         if c_len.size == 0:
             break
@@ -159,7 +161,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         for a, b in zip(lo.tolist(), hi.tolist()):      # a gap at an edge is no slot
             if b > a:
                 groups.add(t[a:b].tobytes())
-        next_sentinel = KI.peel(residue, c_off, c_starts, c_len, np.int32(next_sentinel))
+        if r + 1 < cfg.rounds:          # the last round's residue is never mined
+            next_sentinel = KI.peel(residue, c_off, c_starts, c_len, np.int32(next_sentinel))
     clock.lap("chains")
 
     # 4. slots, filters, tables
@@ -247,9 +250,14 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         gs = ge = np.zeros(0, np.int64)
         table = TEMPLATE_SCHEMA.empty_table()
         occurrences = OCCURRENCE_SCHEMA.empty_table()
+    n_nested = 0
+    if cfg.drop_nested and n_templates:
+        # fragments of one other template go; the covered tokens stay the same
+        table, occurrences, n_nested = drop_nested(table, occurrences)
     clock.lap("tables")
     summary.update(_coverage_summary(c, raw, gs, ge))
-    summary.update(templates=n_templates, template_occurrences=int(gs.size),
+    summary.update(templates=table.num_rows, template_occurrences=occurrences.num_rows,
+                   nested_dropped=n_nested,
                    covered_runs=int(run_starts.size),
                    gapped_length=int(t.size),
                    candidate_phrases=n_candidates, candidates=len(groups),
