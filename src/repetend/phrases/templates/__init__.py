@@ -17,11 +17,14 @@ How a template is found
    «показано 1 20 из 345 товаров» and «показано 41 60 из 97 товаров» are the
    same masked text.  That set is the union of the occurrences of the L'-grams
    with df ≥ σ (:mod:`repetend.phrases.frequent_spans`), so only L'-grams are
-   counted: bloomspan's word-df and counting filters, then the survivors as
-   exact 64-bit keys (L' dense codes of frequent words) sorted and grouped
-   (compiled); no maximal phrase is grown.  With ``short_parts=False`` the
-   parts are the given exact phrases (L, no masking, no counting): the cheap
-   "merge only" mode.
+   counted, exactly and without a sort: each L'-gram of frequent words is a
+   64-bit key (L' dense codes), scattered into buckets by the top bits of a
+   bijective mix of the key, its distinct documents counted per bucket in a
+   small hash table, and a last pass writes the runs of the frequent ones
+   (compiled; keys that do not pack take bloomspan's filters and a sort).  No
+   maximal phrase is grown.  With ``short_parts=False`` the parts are the
+   given exact phrases (L, no masking, no counting): the cheap "merge only"
+   mode.
 2. **Gapped sequence.**  Per document, the covered runs are written one after
    the other; an uncovered stretch of 1 … ``max_gap`` tokens between two runs
    becomes one *gap* token (a slot, whatever its length), a longer one a
@@ -29,8 +32,9 @@ How a template is found
    corpus (a few % to a few tens of % of the tokens).
 3. **Candidates.**  Its maximal frequent phrases (σ documents, exact: the
    suffix-array engine's LCP-interval kernels on the layer's own suffix array,
-   built once over the runs of frequent tokens in a prefix-free byte code and
-   kept for step 4), gap tokens at their edges trimmed.  Peeling rounds
+   built once over the runs of frequent tokens in a prefix-free byte code —
+   the distinct runs only, each suffix then repeated for every equal run —
+   and kept for step 4), gap tokens at their edges trimmed.  Peeling rounds
    (``rounds``): the occurrences found are replaced by sentinels and the rest
    (compacted) is mined again, so that a phrase hidden by a frequent extension
    (a footer that is often, not always, preceded by the same block) surfaces.
@@ -56,17 +60,20 @@ How a template is found
    and its median span (slots included) is at least ``min_span`` (default L)
    — so a template whose fixed parts are each shorter than L is reported when
    the whole is long.
+7. **Nesting.**  A template whose every occurrence lies inside an occurrence
+   of one same other template is a fragment of it and is dropped
+   (``drop_nested``, :mod:`.nesting`); no covered token is lost.
 
 Adjacent template blocks with no gap between them (a "read also" box right
 before a footer with a year) are one run, so they form one template; a block
 shared across sites then appears inside several templates, one per context
 that is itself frequent.
 
-Cost: two filter passes and a sort of the surviving L'-grams over the corpus,
-then a suffix array of the gapped sequence (about a third of the corpus on
-real text) and two smaller ones for the peeling rounds; about 2.5-3 × the
-exact mining on the Debian documentation store (``benchmarks/bench_templates.py
---store``, ``docs/templates.md``).
+Cost: three linear passes over the corpus for the L'-grams, then a suffix
+array of the gapped sequence (about a third of the corpus on real text) and
+two smaller ones for the peeling rounds; about 1.7-2 × the exact mining on
+the Debian documentation store, 0.3 × on the web-like generator, merge-only
+about 0.25 × (``benchmarks/bench_templates.py --store``, ``docs/templates.md``).
 
 Output tables (:meth:`TemplateResult.write`)
 --------------------------------------------
@@ -94,6 +101,7 @@ Modules
                    locating over it)
 ``patterns``       steps 4-5 (word-slot siblings, joins)
 ``slots``          step 6 (slot statistics, table rows)
+``nesting``        step 7 (fragments of one other template)
 ``_kernels_*``     the compiled kernels of each
 """
 

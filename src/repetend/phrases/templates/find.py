@@ -20,7 +20,7 @@ from .corpus import _Corpus, _as_corpus
 from .parts import _number_mask, _part_runs, _given_runs
 from .gapped_index import _gapped_index, _mine_indexed, _locate
 from .patterns import _final_keys, _joins, _pattern_stats, _distinct
-from .nesting import drop_nested
+from .nesting import nested_templates
 from .slots import _slot_stats, _template_table, _templates
 
 
@@ -228,6 +228,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     clock.lap("slots")
     doc_ids = pa.array(c.doc_ids, pa.string())
     n_templates = len(tpl["parts"]) if tpl is not None else 0
+    n_nested = 0
     if n_templates:
         table, lo_a, hi_a = _template_table(c, tpl, slots)
         n_a = hi_a - lo_a
@@ -241,6 +242,18 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         if tid_a.size > 1 and not np.all((tid_a[1:] > tid_a[:-1]) | (gs[1:] > gs[:-1])):
             o = np.lexsort((gs, od_a, tid_a))
             tid_a, od_a, gs, ge = tid_a[o], od_a[o], gs[o], ge[o]
+        if cfg.drop_nested:
+            # fragments of one other template go; the covered tokens stay the same
+            drop = nested_templates(tid_a, od_a, gs, ge, n_templates)
+            n_nested = int(np.count_nonzero(drop))
+            if n_nested:
+                keep = ~drop[tid_a]
+                new_id = np.cumsum(~drop) - 1
+                tid_a, od_a, gs, ge = new_id[tid_a[keep]], od_a[keep], gs[keep], ge[keep]
+                table = table.filter(pa.array(~drop))
+                table = table.set_column(table.schema.get_field_index("template_id"),
+                                         "template_id",
+                                         pa.array(np.arange(table.num_rows, dtype=np.int64)))
         occurrences = pa.table({
             "template_id": pa.array(tid_a), "doc_index": pa.array(od_a),
             "doc_id": doc_ids.take(pa.array(od_a)),
@@ -250,10 +263,6 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         gs = ge = np.zeros(0, np.int64)
         table = TEMPLATE_SCHEMA.empty_table()
         occurrences = OCCURRENCE_SCHEMA.empty_table()
-    n_nested = 0
-    if cfg.drop_nested and n_templates:
-        # fragments of one other template go; the covered tokens stay the same
-        table, occurrences, n_nested = drop_nested(table, occurrences)
     clock.lap("tables")
     summary.update(_coverage_summary(c, raw, gs, ge))
     summary.update(templates=table.num_rows, template_occurrences=occurrences.num_rows,

@@ -58,34 +58,3 @@ def nested_templates(tid: np.ndarray, doc: np.ndarray, start: np.ndarray, end: n
     out[pair_t[counts == n_occ[pair_t]]] = True
     return out
 
-
-def drop_nested(table, occurrences) -> tuple:
-    """*table* and *occurrences* (``templates.parquet`` and
-    ``template_occurrences.parquet`` as built by :func:`find_templates`)
-    without the fragments :func:`nested_templates` finds; template ids are
-    renumbered 0… in the same order.  Returns ``(table, occurrences,
-    n_dropped)``."""
-    import pyarrow as pa
-
-    n = table.num_rows
-    if n == 0:
-        return table, occurrences, 0
-    tid = occurrences.column("template_id").to_numpy()
-    doc = occurrences.column("doc_index").to_numpy()
-    start = occurrences.column("start").to_numpy()
-    end = occurrences.column("end").to_numpy()
-    drop = nested_templates(tid, doc, start, end, n)
-    n_drop = int(np.count_nonzero(drop))
-    if n_drop == 0:
-        return table, occurrences, 0
-    new_id = np.cumsum(~drop) - 1
-    keep_rows = pa.array(~drop)
-    table = table.filter(keep_rows)
-    table = table.set_column(table.schema.get_field_index("template_id"), "template_id",
-                             pa.array(np.arange(table.num_rows, dtype=np.int64)))
-    keep_occ = ~drop[tid]
-    occurrences = occurrences.filter(pa.array(keep_occ))
-    occurrences = occurrences.set_column(
-        occurrences.schema.get_field_index("template_id"), "template_id",
-        pa.array(new_id[tid[keep_occ]].astype(np.int64)))
-    return table, occurrences, n_drop
