@@ -70,10 +70,12 @@ shared across sites then appears inside several templates, one per context
 that is itself frequent.
 
 Cost: three linear passes over the corpus for the L'-grams, then a suffix
-array of the gapped sequence (about a third of the corpus on real text) and
-two smaller ones for the peeling rounds; about 1.7-2 × the exact mining on
-the Debian documentation store, 0.3 × on the web-like generator, merge-only
-about 0.25 × (``benchmarks/bench_templates.py --store``, ``docs/templates.md``).
+array of the gapped sequence (a third of the corpus on the Debian documentation
+store, 58 % on the Zipfian web corpus) and two smaller ones for the peeling
+rounds.  CPU next to the exact mining: 0.25 × on the web-like generator, 2.4 ×
+on the Debian store, 4.2 × on the 100 M-token Zipfian corpus, where the suffix
+array of the gapped sequence is most of it; merge-only 0.35 × on Debian
+(``benchmarks/bench_templates.py --store``, ``docs/templates.md``).
 
 Output tables (:meth:`TemplateResult.write`)
 --------------------------------------------
