@@ -36,7 +36,7 @@ def _short(text: str, width: int = 90) -> str:
               help="Templates: the shortest template in tokens, slots included (default: "
                    "--min-len); lower it for short signatures such as 'Posted by ▢ on ▢'.")
 @click.option("--template-parts/--no-template-parts", default=True, show_default=True,
-              help="Templates may also have fixed parts shorter than --min-len (numbers inside a long footer, 'Showing 1-20 of 345 items'). --no-template-parts only chains the exact phrases across short gaps: about 0.5x the mining time instead of 2-3x on natural text, for less coverage.")
+              help="Templates may also have fixed parts shorter than --min-len (numbers inside a long footer, 'Showing 1-20 of 345 items'). --no-template-parts only chains the exact phrases across short gaps: about 0.35x the mining time instead of 2-4x on natural text (0.25x on web-like text), for less coverage.")
 @click.option("--memory-limit", default=None,
               help="Mine out of core under this much private memory (e.g. 8G): bloomspan in "
                    "shards over the memory-mapped store, seeds spilled to disk ($TMPDIR, "

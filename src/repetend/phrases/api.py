@@ -90,8 +90,8 @@ class PhraseConfig:
     template_parts : bool
         Templates may have fixed parts shorter than ``min_len`` (the default;
         :class:`~repetend.phrases.templates.TemplateConfig` ``short_parts``).
-        False only chains the exact phrases: about half the mining time instead
-        of 2-3 times it on natural text (``docs/templates.md``), for less coverage.
+        False only chains the exact phrases: about a third of the mining time
+        instead of 2-4 times it on natural text (``docs/templates.md``), for less coverage.
     memory_limit : int, str or None
         Mine out of core (``bloomspan`` in shards over the memory-mapped store,
         seeds spilled to disk) keeping private memory under this many bytes
