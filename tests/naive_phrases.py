@@ -42,3 +42,28 @@ def naive_coverage(tokens, doc_offsets, answer):
         for s in starts:
             mask[s:s + len(p)] = True
     return mask
+
+
+def naive_runs(cov, offsets):
+    """The runs of covered positions (bool ``cov``) per document, as
+    ``(document, start, end)`` with global positions, end exclusive."""
+    runs = []
+    for d in range(offsets.size - 1):
+        p, b = int(offsets[d]), int(offsets[d + 1])
+        while p < b:
+            if cov[p]:
+                q = p
+                while q < b and cov[q]:
+                    q += 1
+                runs.append((d, p, q))
+                p = q
+            else:
+                p += 1
+    return runs
+
+
+def as_runs(run_offsets, starts, ends):
+    """``(run_offsets, starts, ends)`` of a covered-runs kernel in the form of
+    :func:`naive_runs`."""
+    return [(d, int(starts[i]), int(ends[i])) for d in range(run_offsets.size - 1)
+            for i in range(run_offsets[d], run_offsets[d + 1])]

@@ -7,6 +7,7 @@ from collections import defaultdict
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from naive_phrases import as_runs, naive_runs
 
 from repetend.phrases.templates import _kernels_index as KI
 from repetend.phrases.templates import _kernels_parts as KP
@@ -43,27 +44,6 @@ def _naive_ngram_cover(tokens, offsets, sigma, n):
     return cov, {g for g, ds in docs.items() if len(ds) >= sigma}
 
 
-def _naive_runs(cov, offsets):
-    runs = []
-    for d in range(offsets.size - 1):
-        p, b = int(offsets[d]), int(offsets[d + 1])
-        while p < b:
-            if cov[p]:
-                q = p
-                while q < b and cov[q]:
-                    q += 1
-                runs.append((d, p, q))
-                p = q
-            else:
-                p += 1
-    return runs
-
-
-def _as_runs(run_offsets, starts, ends):
-    return [(d, int(starts[i]), int(ends[i])) for d in range(run_offsets.size - 1)
-            for i in range(run_offsets[d], run_offsets[d + 1])]
-
-
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 12), sigma=st.integers(1, 4),
        n=st.integers(1, 5), vocab=st.integers(2, 12))
@@ -84,7 +64,7 @@ def test_frequent_ngrams_and_runs_match_naive(seed, n_docs, sigma, n, vocab):
         assert sorted(occ.tolist()) == want
     assert got == grams
     runs = KP.ngram_runs(offsets, pos, s_start, s_end, np.int64(n))
-    assert _as_runs(*runs) == _naive_runs(cov, offsets)
+    assert as_runs(*runs) == naive_runs(cov, offsets)
     # the packed path (n-grams of frequent words as exact 64-bit keys)
     packed = _packed_ngram_cover(tokens, offsets, sigma, n, vocab)
     assert packed is not None
@@ -98,7 +78,7 @@ def test_frequent_ngrams_and_runs_match_naive(seed, n_docs, sigma, n, vocab):
         if fast is None or slow is None:
             assert fast is None and slow is None and not cov.any()
         else:
-            assert _as_runs(*fast) == _as_runs(*slow) == _naive_runs(cov, offsets)
+            assert as_runs(*fast) == as_runs(*slow) == naive_runs(cov, offsets)
 
 
 def _naive_sa(text):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from naive_phrases import as_runs, naive_runs
 
 from repetend.phrases.templates import _kernels_parts as KP
 from repetend.phrases.templates import parts as P
@@ -44,27 +45,6 @@ def _grams(tokens, offsets, code, n, bits):
                     k = (k << bits) | c
                 out.append((p, d, k, (k * MIX) % 2**64 % 2**K))
     return out
-
-
-def _naive_runs(cov, offsets):
-    runs = []
-    for d in range(offsets.size - 1):
-        p, b = int(offsets[d]), int(offsets[d + 1])
-        while p < b:
-            if cov[p]:
-                q = p
-                while q < b and cov[q]:
-                    q += 1
-                runs.append((d, p, q))
-                p = q
-            else:
-                p += 1
-    return runs
-
-
-def _as_runs(run_offsets, starts, ends):
-    return [(d, int(starts[i]), int(ends[i])) for d in range(run_offsets.size - 1)
-            for i in range(run_offsets[d], run_offsets[d + 1])]
 
 
 @settings(max_examples=80, deadline=None)
@@ -111,7 +91,7 @@ def test_bucket_kernels_match_naive(seed, n_docs, sigma, n, bits, bbits):
     for p, _, _, m in grams:
         if m in frequent:
             cov[p:p + n] = True
-    assert _as_runs(*runs) == _naive_runs(cov, offsets)
+    assert as_runs(*runs) == naive_runs(cov, offsets)
     assert all(a.dtype == np.int64 for a in runs)
 
 
@@ -138,7 +118,7 @@ def test_packed_ngram_runs_match_naive(bucket_bits, seed, n_docs, sigma, n, voca
     assert packed is not None
     runs, kept = packed
     assert kept == sum(len(ds) >= sigma for ds in docs.values())
-    assert _as_runs(*runs) == _naive_runs(cov, offsets)
+    assert as_runs(*runs) == naive_runs(cov, offsets)
     pcov, pkept = P._packed_ngram_cover(tokens, offsets, sigma, n, vocab)
     assert pkept == kept and pcov.tolist() == cov.tolist()
 
@@ -174,7 +154,7 @@ def _naive_spans(tokens, offsets, raw, L):
                 cov[q - a:q - a + L] = True
                 head[q] = first[tuple(tokens[q:q + L])]
         covered.append(int(cov.sum()))
-        runs.append([(p, q, head[p]) for _, p, q in _naive_runs(np.r_[np.zeros(a, bool), cov],
+        runs.append([(p, q, head[p]) for _, p, q in naive_runs(np.r_[np.zeros(a, bool), cov],
                                                                   np.array([a, b]))])
     return covered, runs
 
