@@ -201,10 +201,11 @@ def test_run_suffix_array_sorts_up_to_the_separator(seed, n_runs, alphabet, bits
         for b in range(n_runs):
             assert (cls[a] == cls[b]) == (runs[a].tolist() == runs[b].tolist())
     assert reps.tolist() == sorted({int(np.flatnonzero(cls == u)[0]) for u in set(cls)})
-    sa = _run_suffix_array(text, seg_cstart, seg_len, min(alphabet, 200))
-    assert sorted(sa.tolist()) == list(range(text.size))
-    keys = [_clamped(text, int(p)) for p in sa]
-    assert keys == sorted(keys)
+    for share in (0.5, 1.0):            # 1.0: expand whenever two runs are equal
+        sa = _run_suffix_array(text, seg_cstart, seg_len, min(alphabet, 200), share)
+        assert sorted(sa.tolist()) == list(range(text.size))
+        keys = [_clamped(text, int(p)) for p in sa]
+        assert keys == sorted(keys)
 
 
 @settings(max_examples=40, deadline=None)
