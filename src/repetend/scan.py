@@ -204,6 +204,20 @@ def _same_params(path: Path, params: dict) -> bool:
     return old.get("scan_parameters") == params
 
 
+def _templates_cut(path: Path) -> bool:
+    """Whether the memory limit cut the template layer of a stored phrases run
+    (skipped, or merge-only where the default was asked): the memory at hand is
+    not in the reuse key, so such a run is redone rather than reused."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    if "templates_skipped" in old:
+        return True
+    plan = (old.get("templates") or {}).get("memory_plan") or {}
+    return plan.get("mode", plan.get("asked")) != plan.get("asked")
+
+
 def _peak_rss_mb() -> float:
     import resource
 
@@ -312,7 +326,8 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
         pparams = {k: params[k] for k in ("min_docs", "min_len", "engine", "templates",
                                           "template_parts", "max_gap", "template_min_span")}
         pparams["corpus"] = fingerprint
-        if config.reuse and _same_params(pdir / "summary.json", pparams):
+        if (config.reuse and _same_params(pdir / "summary.json", pparams)
+                and not (config.templates and _templates_cut(pdir / "summary.json"))):
             say("reusing phrases")
         else:
             from .phrases import PhraseConfig, find_phrases
