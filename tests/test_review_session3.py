@@ -52,3 +52,25 @@ def test_reuse_keeps_a_full_template_layer(tmp_path):
     _scan(store, out)
     r, _ = _scan(store, out, "--reuse")
     assert "reusing phrases" in r.output
+
+
+def test_a_skipped_layer_does_not_leave_the_previous_templates(tmp_path, monkeypatch):
+    """Rerunning into the same directory without templates must not leave the
+    previous run's templates for the report and ``clean`` to use."""
+    store = _store(tmp_path)
+    out = tmp_path / "scan"
+    _scan(store, out)
+    assert (out / "phrases" / "templates.parquet").is_file()
+    _fake_anon(monkeypatch, 10, LIMIT)
+    _, s = _scan(store, out, "--memory-limit", str(LIMIT))
+    assert "templates_skipped" in s
+    assert not (out / "phrases" / "templates.parquet").is_file()
+    assert not (out / "phrases" / "template_occurrences.parquet").is_file()
+
+
+def test_no_templates_does_not_leave_the_previous_templates(tmp_path):
+    store = _store(tmp_path)
+    out = tmp_path / "scan"
+    _scan(store, out)
+    _scan(store, out, "--no-templates")
+    assert not (out / "phrases" / "templates.parquet").is_file()

@@ -205,6 +205,13 @@ class PhraseResult:
                 _write_jsonl(out / f"{name}.jsonl", t)
         if self.templates is not None:
             self.templates.write(out)
+        elif "templates" not in self.summary:
+            # no layer this time (not asked, or skipped under the memory limit): a
+            # previous run's templates left here would reach the report and `clean`
+            # (a result read back has the summary's "templates" and keeps them)
+            for name in ("templates.parquet", "template_occurrences.parquet",
+                         "templates_summary.json"):
+                (out / name).unlink(missing_ok=True)
         write_json(out / "summary.json", self.summary)
         return out
 
