@@ -284,14 +284,15 @@ def _naive_ngram_cover(tokens, offsets, sigma, n):
     return runs, sum(1 for v in docs.values() if len(v) >= sigma)
 
 
-@pytest.mark.parametrize("n_words", [32768, 65535, 65536])
-def test_packed_4grams_at_the_64_bit_boundary(n_words):
+@pytest.mark.parametrize("n_words, nd", [(32768, 40), (65535, 40), (65536, 40), (40000, 4097)])
+def test_packed_4grams_at_the_64_bit_boundary(n_words, nd):
     """4-grams of 16-bit codes are keys of exactly 64 bits (32,768 … 65,535
-    frequent words); one more word and the n-grams do not pack (None)."""
+    frequent words); one more word and the n-grams do not pack (None).  With
+    4,097 documents a bucket entry (mix below the bucket bits, then 13 bits of
+    document) fills 64 bits exactly."""
     from repetend.phrases.templates import parts as P
 
     rng = np.random.default_rng(n_words)
-    nd = 40
     words = np.arange(n_words, dtype=np.int64)
     block = rng.integers(0, n_words, size=9)
     docs = []
