@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from click.testing import CliRunner
 
 from repetend.cli import main
@@ -74,3 +76,19 @@ def test_no_templates_does_not_leave_the_previous_templates(tmp_path):
     _scan(store, out)
     _scan(store, out, "--no-templates")
     assert not (out / "phrases" / "templates.parquet").is_file()
+
+
+@pytest.mark.xfail(strict=True, reason="read_templates fills a missing drop_nested with the "
+                   "default True; an output written before the nesting filter was not filtered "
+                   "(fix belongs in templates/result.py, outside this review's files)")
+def test_read_templates_of_an_old_directory_says_not_nested_filtered(tmp_path):
+    from repetend.phrases.templates.result import read_templates
+
+    store = _store(tmp_path)
+    out = tmp_path / "scan"
+    _scan(store, out)
+    f = out / "phrases" / "templates_summary.json"
+    s = json.loads(f.read_text())
+    del s["parameters"]["drop_nested"]          # as written before the filter existed
+    f.write_text(json.dumps(s))
+    assert read_templates(out / "phrases").config.drop_nested is False
