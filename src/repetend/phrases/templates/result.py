@@ -102,6 +102,8 @@ def read_templates(path: str | Path) -> TemplateResult:
     summary = json.loads(summary_file.read_text(encoding="utf-8")) if summary_file.is_file() else {}
     params = summary.get("parameters", {})
     known = {k: v for k, v in params.items() if k in TemplateConfig.__slots__}
+    if params and "drop_nested" not in params:      # written before the nesting filter
+        known["drop_nested"] = False
     return TemplateResult(table=pq.read_table(f),
                           occurrences=pq.read_table(occ) if occ.is_file()
                           else OCCURRENCE_SCHEMA.empty_table(),
