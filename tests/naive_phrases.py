@@ -67,3 +67,21 @@ def as_runs(run_offsets, starts, ends):
     :func:`naive_runs`."""
     return [(d, int(starts[i]), int(ends[i])) for d in range(run_offsets.size - 1)
             for i in range(run_offsets[d], run_offsets[d + 1])]
+
+
+def block_corpus(rng, n_docs, vocab, max_len=30):
+    """Random documents of up to *max_len* tokens over a small vocabulary, most
+    holding one shared 8-token block, so that some n-grams are frequent.
+    Returns ``(tokens int32, doc_offsets int64)``."""
+    lens = rng.integers(0, max_len, size=n_docs)
+    offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    block = rng.integers(0, vocab, size=8)
+    toks = []
+    for n in lens:
+        doc = list(rng.integers(0, vocab, size=int(n)))
+        if n >= 8 and rng.random() < 0.7:
+            at = int(rng.integers(0, n - 7))
+            doc[at:at + 8] = list(block)
+        toks += doc
+    return np.array(toks, dtype=np.int32), offsets

@@ -18,6 +18,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from naive_phrases import naive_runs
 
 from repetend.phrases.api import find_phrases
 from repetend.phrases.frequent_spans import frequent_spans
@@ -269,19 +270,7 @@ def _naive_ngram_cover(tokens, offsets, sigma, n):
         for p in range(offsets[d], offsets[d + 1] - n + 1):
             if len(docs[tuple(tokens[p:p + n].tolist())]) >= sigma:
                 cov[p:p + n] = True
-    runs = []
-    for d in range(offsets.size - 1):
-        p, b = int(offsets[d]), int(offsets[d + 1])
-        while p < b:
-            if cov[p]:
-                q = p
-                while q < b and cov[q]:
-                    q += 1
-                runs.append((d, p, q))
-                p = q
-            else:
-                p += 1
-    return runs, sum(1 for v in docs.values() if len(v) >= sigma)
+    return naive_runs(cov, offsets), sum(1 for v in docs.values() if len(v) >= sigma)
 
 
 @pytest.mark.parametrize("n_words, nd", [(32768, 40), (65535, 40), (65536, 40), (40000, 4097)])

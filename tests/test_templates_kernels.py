@@ -7,28 +7,12 @@ from collections import defaultdict
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive_phrases import as_runs, naive_runs
+from naive_phrases import as_runs, block_corpus, naive_runs
 
 from repetend.phrases.templates import _kernels_index as KI
 from repetend.phrases.templates import _kernels_parts as KP
 from repetend.phrases.templates import _kernels_slots as KS
 from repetend.phrases.templates.parts import _frequent_ngrams, _packed_ngram_cover, _part_runs
-
-
-def _corpus(rng, n_docs, vocab):
-    lens = rng.integers(0, 30, size=n_docs)
-    offsets = np.zeros(n_docs + 1, dtype=np.int64)
-    np.cumsum(lens, out=offsets[1:])
-    # a small vocabulary and repeated blocks, so that some n-grams are frequent
-    block = rng.integers(0, vocab, size=8)
-    toks = []
-    for n in lens:
-        doc = list(rng.integers(0, vocab, size=int(n)))
-        if n >= 8 and rng.random() < 0.7:
-            at = int(rng.integers(0, n - 7))
-            doc[at:at + 8] = list(block)
-        toks += doc
-    return np.array(toks, dtype=np.int32), offsets
 
 
 def _naive_ngram_cover(tokens, offsets, sigma, n):
@@ -49,7 +33,7 @@ def _naive_ngram_cover(tokens, offsets, sigma, n):
        n=st.integers(1, 5), vocab=st.integers(2, 12))
 def test_frequent_ngrams_and_runs_match_naive(seed, n_docs, sigma, n, vocab):
     rng = np.random.default_rng(seed)
-    tokens, offsets = _corpus(rng, n_docs, vocab)
+    tokens, offsets = block_corpus(rng, n_docs, vocab)
     cov, grams = _naive_ngram_cover(tokens, offsets, sigma, n)
     pos, s_start, s_end = _frequent_ngrams(tokens, offsets, sigma, n, vocab)
     got = set()
@@ -114,7 +98,7 @@ def test_indexed_chain_mining_matches_suffix_engine(seed, n_docs, sigma, vocab, 
     from repetend.phrases.templates.gapped_index import _gapped_index, _mine_indexed
 
     rng = np.random.default_rng(seed)
-    tokens, offsets = _corpus(rng, n_docs, vocab)
+    tokens, offsets = block_corpus(rng, n_docs, vocab)
     gap_id = vocab + 1
     if sentinels and tokens.size:                # peeled positions: unique sentinels
         hit = rng.random(tokens.size) < 0.2

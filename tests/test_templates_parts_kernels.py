@@ -9,27 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive_phrases import as_runs, naive_runs
+from naive_phrases import as_runs, block_corpus, naive_runs
 
 from repetend.phrases.templates import _kernels_parts as KP
 from repetend.phrases.templates import parts as P
 
 MIX = 0x9E3779B97F4A7C15
-
-
-def _corpus(rng, n_docs, vocab, max_len=30):
-    lens = rng.integers(0, max_len, size=n_docs)
-    offsets = np.zeros(n_docs + 1, dtype=np.int64)
-    np.cumsum(lens, out=offsets[1:])
-    block = rng.integers(0, vocab, size=8)
-    toks = []
-    for n in lens:
-        doc = list(rng.integers(0, vocab, size=int(n)))
-        if n >= 8 and rng.random() < 0.7:
-            at = int(rng.integers(0, n - 7))
-            doc[at:at + 8] = list(block)
-        toks += doc
-    return np.array(toks, dtype=np.int32), offsets
 
 
 def _grams(tokens, offsets, code, n, bits):
@@ -55,7 +40,7 @@ def test_bucket_kernels_match_naive(seed, n_docs, sigma, n, bits, bbits):
     full 2**bits - 1 (K = n · bits up to 64) and buckets of every width."""
     rng = np.random.default_rng(seed)
     vocab = 6
-    tokens, offsets = _corpus(rng, n_docs, vocab)
+    tokens, offsets = block_corpus(rng, n_docs, vocab)
     code = rng.integers(0, 2**bits, size=vocab).astype(np.int32)
     code[rng.integers(0, vocab)] = 2**bits - 1
     K = n * bits
@@ -102,7 +87,7 @@ def test_bucket_kernels_match_naive(seed, n_docs, sigma, n, bits, bbits):
 def test_packed_ngram_runs_match_naive(bucket_bits, seed, n_docs, sigma, n, vocab):
     """The whole packed path, with few buckets (many keys a bucket) or many."""
     rng = np.random.default_rng(seed)
-    tokens, offsets = _corpus(rng, n_docs, vocab)
+    tokens, offsets = block_corpus(rng, n_docs, vocab)
     docs = defaultdict(set)
     for d in range(n_docs):
         for i in range(offsets[d], offsets[d + 1] - n + 1):
@@ -171,7 +156,7 @@ def test_frequent_spans_match_naive_scan(seed, n_docs, sigma, L, vocab):
     from repetend.phrases.frequent_spans import frequent_spans
 
     rng = np.random.default_rng(seed)
-    tokens, offsets = _corpus(rng, n_docs, vocab, max_len=40)
+    tokens, offsets = block_corpus(rng, n_docs, vocab, max_len=40)
     answer = naive_phrases(tokens, offsets, sigma, L)
     items = sorted(answer.items())
     offs = np.zeros(len(items) + 1, dtype=np.int64)
@@ -193,7 +178,7 @@ def test_frequent_spans_match_naive_scan(seed, n_docs, sigma, L, vocab):
 @given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 12), vocab=st.integers(1, 30))
 def test_word_df_matches_naive(seed, n_docs, vocab):
     rng = np.random.default_rng(seed)
-    tokens, offsets = _corpus(rng, n_docs, vocab)
+    tokens, offsets = block_corpus(rng, n_docs, vocab)
     want = np.zeros(vocab + 3, dtype=np.int64)
     for d in range(n_docs):
         for t in set(tokens[offsets[d]:offsets[d + 1]].tolist()):
