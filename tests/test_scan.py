@@ -298,4 +298,4 @@ def test_template_gap_and_min_span_reach_the_layer_and_the_reuse_key(corpus, tmp
                                          "--reuse"])
     assert "reusing phrases" in r.output
     r = CliRunner().invoke(main, base + ["--template-min-span", "0"])
-    assert r.exit_code != 0 and "template_min_span" in r.output
+    assert r.exit_code != 0 and "--template-min-span" in r.output

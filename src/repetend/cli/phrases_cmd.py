@@ -30,9 +30,9 @@ def _short(text: str, width: int = 90) -> str:
               help="Index eaters (phrases by length x df) to print and keep in the summary.")
 @click.option("--no-templates", is_flag=True,
               help="Do not look for templates with variable parts (slots).")
-@click.option("--max-gap", type=int, default=4, show_default=True,
+@click.option("--max-gap", type=click.IntRange(min=0), default=4, show_default=True,
               help="Templates: the longest variable part between fixed parts, in tokens.")
-@click.option("--template-min-span", type=int, default=None,
+@click.option("--template-min-span", type=click.IntRange(min=1), default=None,
               help="Templates: the shortest template in tokens, slots included (default: "
                    "--min-len); lower it for short signatures such as 'Posted by ▢ on ▢'.")
 @click.option("--template-parts/--no-template-parts", default=True, show_default=True,

@@ -83,9 +83,9 @@ def _scan_options(fn):
         click.option("--no-phrases", is_flag=True, help="Skip boilerplate mining."),
         click.option("--no-templates", is_flag=True,
                      help="Skip templates with variable parts (slots) after the exact phrases."),
-        click.option("--max-gap", type=int, default=4, show_default=True,
+        click.option("--max-gap", type=click.IntRange(min=0), default=4, show_default=True,
                      help="Templates: the longest variable part between fixed parts, in tokens."),
-        click.option("--template-min-span", type=int, default=None,
+        click.option("--template-min-span", type=click.IntRange(min=1), default=None,
                      help="Templates: the shortest template in tokens, slots included "
                           "(default: --min-len); lower it for short signatures such as "
                           "'Posted by ▢ on ▢'."),
