@@ -59,39 +59,26 @@ def _part_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, part_len: in
     return KP.ngram_runs(offsets, pos, s_start, s_end, np.int64(part_len)), counts, "ngrams"
 
 
-def _survivors(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int, vocab_size: int,
-               word_ok: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _survivors(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int, vocab_size: int
+               ) -> tuple[np.ndarray, np.ndarray]:
     """The n-gram positions that bloomspan's filters keep (word df ≥ σ for every
     token, a one-sided counting filter): a superset of the occurrences of the
-    n-grams with df ≥ σ.  Returns ``(pos, doc, word_ok)``, positions ascending."""
+    n-grams with df ≥ σ — bloomspan's own stages (:func:`~repetend.phrases.
+    bloomspan.build_filter`, :func:`~repetend.phrases.bloomspan.shard_survivors`)
+    over the whole corpus.  Returns ``(pos, doc)``, positions ascending."""
     from .. import _bloomspan_kernels as B
-    from ..bloomspan import build_filter, default_filter_bytes
+    from ..bloomspan import build_filter, default_filter_bytes, shard_survivors
 
-    n_tok = int(tokens.size)
-    if word_ok is None:
-        word_ok = B.word_df(tokens, offsets, vocab_size) >= sigma
-    word_ok = word_ok.astype(np.uint8)
+    word_ok = (B.word_df(tokens, offsets, vocab_size) >= sigma).astype(np.uint8)
     use_filter = n >= 2
     if use_filter:
-        filt, shift = build_filter(tokens, offsets, n, default_filter_bytes(n_tok, sigma),
-                                   word_ok)
+        filt, shift = build_filter(tokens, offsets, n,
+                                   default_filter_bytes(int(tokens.size), sigma), word_ok)
     else:
         filt, shift = np.zeros(1, dtype=np.uint8), 63
-    block = 1 << 16
-    nb = (n_tok + block - 1) // block
-    block_doc = (np.searchsorted(offsets, np.arange(nb, dtype=np.int64) * block, side="right")
-                 - 1).astype(np.int64)
-    bits = np.zeros((n_tok + 63) // 64, dtype=np.uint64)
-    counts = np.zeros(nb, dtype=np.int64)
-    B.mark_survivors(tokens, offsets, block_doc, block, n, word_ok, filt, shift, use_filter,
-                     min(sigma, 255), bits, counts)
-    del filt
-    starts = np.zeros(nb, dtype=np.int64)
-    np.cumsum(counts[:-1], out=starts[1:])
-    pos = np.empty(int(counts.sum()), dtype=np.int64)
-    doc = np.empty(pos.size, dtype=np.int32)
-    B.fill_survivors(bits, offsets, block_doc, block, n_tok, starts, pos, doc)
-    return pos, doc, word_ok
+    pos, doc, _ = shard_survivors(tokens, offsets, n, word_ok, filt, shift, use_filter,
+                                  min(sigma, 255))
+    return pos, doc
 
 
 _BUCKET_BITS = 12     # ~10^4 n-grams a bucket on 45 M tokens: its table stays in L2
@@ -169,7 +156,7 @@ def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int
     n_tok, n_docs = int(tokens.size), int(offsets.size - 1)
     if sigma > n_docs or n_tok == 0:
         return empty, empty, empty
-    pos, doc, _ = _survivors(tokens, offsets, sigma, n, vocab_size)
+    pos, doc = _survivors(tokens, offsets, sigma, n, vocab_size)
     keys = B.ngram_keys(tokens, pos, n)
     keys, pos, doc = B.radix_sort_occurrences(keys, pos, doc, 32 if n != 2 else 64)
     s_start, s_end, _ = B.group_seeds(tokens, pos, doc, keys, n, sigma)
