@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ..._arrays import sorted_unique
 from ...errors import ParameterError
 from .._raw import RawPhrases
 from . import _kernels_index as KI
@@ -19,7 +20,7 @@ from .result import TEMPLATE_SCHEMA, OCCURRENCE_SCHEMA, TemplateResult
 from .corpus import _Corpus, _as_corpus
 from .parts import _number_mask, _part_runs, _given_runs
 from .gapped_index import _gapped_index, _mine_indexed, _locate
-from .patterns import _final_keys, _joins, _pattern_stats, _distinct
+from .patterns import _final_keys, _joins, _pattern_stats
 from .nesting import nested_templates
 from .slots import _slot_stats, _template_table, _templates
 
@@ -192,7 +193,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             if sib:
                 mine = exact_pos[j:j + len(ms)]
                 j += len(ms)
-                fallback.append(_distinct(np.concatenate(mine)))
+                fallback.append(sorted_unique(np.concatenate(mine)))
                 budget.append(max(4096, 16 * sum(x.size for x in mine)))
             else:
                 fallback.append(None)

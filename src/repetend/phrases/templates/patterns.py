@@ -127,14 +127,3 @@ def _pattern_stats(keys: list[np.ndarray], found: list[np.ndarray], g_start: np.
     return KT.pattern_stats(q, off, np.array([k.size for k in keys], dtype=np.int64),
                            g_start, g_end, t_doc)
 
-
-def _distinct(x: np.ndarray) -> np.ndarray:
-    """``np.unique(x)`` (sorted distinct values) by a sort: numpy 2.4's hash-based
-    ``unique`` is ~100× slower on large integer arrays."""
-    x = np.sort(x)
-    if x.size > 1:
-        keep = np.empty(x.size, dtype=np.bool_)
-        keep[0] = True
-        np.not_equal(x[1:], x[:-1], out=keep[1:])
-        x = x[keep]
-    return x
