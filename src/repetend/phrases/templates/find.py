@@ -19,9 +19,9 @@ from .config import TemplateConfig
 from .result import TEMPLATE_SCHEMA, OCCURRENCE_SCHEMA, TemplateResult
 from .corpus import _Corpus, _as_corpus
 from .parts import _number_mask, _part_runs, _given_runs
-from .gapped_index import _gapped_index, _mine_indexed, _locate
+from .gapped_index import _gapped_index, _locate, _mine_chains
 from .patterns import _final_keys, _joins, _pattern_stats
-from .nesting import nested_templates
+from .nesting import _drop_nested
 from .slots import _slot_stats, _template_table, _templates
 
 
@@ -135,35 +135,10 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         np.int64(cfg.max_gap), np.int32(gap_id), np.int32(gap_id + 1))
     clock.lap("gapped")
 
-    # 3. maximal frequent phrases of that sequence: the candidate templates.
-    #    Peeling rounds: the occurrences found are replaced by sentinels and the
-    #    rest mined again, so that a phrase hidden by a frequent extension (a
-    #    footer that is often, not always, preceded by the same block) surfaces.
-    groups: set[bytes] = set()
-    residue = t.copy() if cfg.rounds > 1 else t
-    next_sentinel = np.int32(int(t.max(initial=gap_id)) + 1)
-    n_candidates, rounds = 0, 0
+    # 3. maximal frequent phrases of that sequence (peeling rounds): the candidates
     ix = _gapped_index(t, t_off, gap_id, sigma) if t.size else None
-    for r in range(cfg.rounds):
-        if r == 0:      # round 1 on the index kept for locating the patterns
-            c_len, c_off, c_starts = _mine_indexed(ix, n_docs, sigma, 2) if t.size else \
-                (np.zeros(0, np.int64),) * 3
-        else:           # the residue (peeled positions are sentinels), compacted
-            rest, r_off, r_pos = KI.residue_runs(residue, t_off, np.int32(gap_id + 1),
-                                                 np.int32(gap_id + 1))
-            c_len, c_off, c_starts = _mine_indexed(
-                _gapped_index(rest, r_off, gap_id, sigma, 2, True), n_docs, sigma, 2)
-            c_starts = r_pos[c_starts]
-        if c_len.size == 0:
-            break
-        rounds += 1
-        n_candidates += int(c_len.size)
-        lo, hi = KI.trimmed_ranges(t, c_off, c_starts, c_len, np.int32(gap_id))
-        for a, b in zip(lo.tolist(), hi.tolist()):      # a gap at an edge is no slot
-            if b > a:
-                groups.add(t[a:b].tobytes())
-        if r + 1 < cfg.rounds:          # the last round's residue is never mined
-            next_sentinel = KI.peel(residue, c_off, c_starts, c_len, np.int32(next_sentinel))
+    groups, n_candidates, rounds = _mine_chains(ix, t, t_off, gap_id, sigma, n_docs,
+                                                cfg.rounds)
     clock.lap("chains")
 
     # 4. slots, filters, tables
@@ -245,16 +220,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             tid_a, od_a, gs, ge = tid_a[o], od_a[o], gs[o], ge[o]
         if cfg.drop_nested:
             # fragments of one other template go; the covered tokens stay the same
-            drop = nested_templates(tid_a, od_a, gs, ge, n_templates)
-            n_nested = int(np.count_nonzero(drop))
-            if n_nested:
-                keep = ~drop[tid_a]
-                new_id = np.cumsum(~drop) - 1
-                tid_a, od_a, gs, ge = new_id[tid_a[keep]], od_a[keep], gs[keep], ge[keep]
-                table = table.filter(pa.array(~drop))
-                table = table.set_column(table.schema.get_field_index("template_id"),
-                                         "template_id",
-                                         pa.array(np.arange(table.num_rows, dtype=np.int64)))
+            table, (tid_a, od_a, gs, ge), n_nested = _drop_nested(table, tid_a, od_a, gs, ge)
         occurrences = pa.table({
             "template_id": pa.array(tid_a), "doc_index": pa.array(od_a),
             "doc_id": doc_ids.take(pa.array(od_a)),

@@ -174,3 +174,40 @@ def _locate(ix: _GappedIndex, t: np.ndarray, t_doc: np.ndarray, keys: list[np.nd
                                          np.asarray(max_range, np.int64),
                                          np.int64(ix.code[gap_id]))
     return [pos[off[i]:off[i + 1]] for i in range(len(keys))], skipped
+
+
+def _mine_chains(ix: _GappedIndex | None, t: np.ndarray, t_off: np.ndarray, gap_id: int,
+                 sigma: int, n_docs: int, rounds: int) -> tuple[set[bytes], int, int]:
+    """Step 3's candidates: the maximal frequent phrases of the gapped sequence
+    *t* (round 1 on its index *ix*), gap tokens at their edges trimmed, in up
+    to *rounds* peeling rounds — the occurrences found become sentinels and
+    the rest, compacted, is mined again, so that a phrase hidden by a frequent
+    extension (a footer that is often, not always, preceded by the same block)
+    surfaces.  Returns ``(candidates as int32 bytes, phrases mined, rounds
+    run)``."""
+    groups: set[bytes] = set()
+    if ix is None:
+        return groups, 0, 0
+    residue = t.copy() if rounds > 1 else t
+    next_sentinel = np.int32(int(t.max(initial=gap_id)) + 1)
+    n_candidates, done = 0, 0
+    for r in range(rounds):
+        if r == 0:      # round 1 on the index kept for locating the patterns
+            c_len, c_off, c_starts = _mine_indexed(ix, n_docs, sigma, 2)
+        else:           # the residue (peeled positions are sentinels), compacted
+            rest, r_off, r_pos = KI.residue_runs(residue, t_off, np.int32(gap_id + 1),
+                                                 np.int32(gap_id + 1))
+            c_len, c_off, c_starts = _mine_indexed(
+                _gapped_index(rest, r_off, gap_id, sigma, 2, True), n_docs, sigma, 2)
+            c_starts = r_pos[c_starts]
+        if c_len.size == 0:
+            break
+        done += 1
+        n_candidates += int(c_len.size)
+        lo, hi = KI.trimmed_ranges(t, c_off, c_starts, c_len, np.int32(gap_id))
+        for a, b in zip(lo.tolist(), hi.tolist()):      # a gap at an edge is no slot
+            if b > a:
+                groups.add(t[a:b].tobytes())
+        if r + 1 < rounds:              # the last round's residue is never mined
+            next_sentinel = KI.peel(residue, c_off, c_starts, c_len, np.int32(next_sentinel))
+    return groups, n_candidates, done

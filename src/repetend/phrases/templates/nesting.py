@@ -58,3 +58,22 @@ def nested_templates(tid: np.ndarray, doc: np.ndarray, start: np.ndarray, end: n
     out[pair_t[counts == n_occ[pair_t]]] = True
     return out
 
+
+
+def _drop_nested(table, tid: np.ndarray, doc: np.ndarray, start: np.ndarray,
+                 end: np.ndarray) -> tuple:
+    """*table* (``templates.parquet``, ids 0… in order) and the occurrence
+    arrays without the fragments :func:`nested_templates` finds, ids renumbered
+    0… in the same order.  Returns ``(table, (tid, doc, start, end), n_dropped)``."""
+    import pyarrow as pa
+
+    drop = nested_templates(tid, doc, start, end, table.num_rows)
+    n_drop = int(np.count_nonzero(drop))
+    if n_drop == 0:
+        return table, (tid, doc, start, end), 0
+    keep = ~drop[tid]
+    new_id = np.cumsum(~drop) - 1
+    table = table.filter(pa.array(~drop))
+    table = table.set_column(table.schema.get_field_index("template_id"), "template_id",
+                             pa.array(np.arange(table.num_rows, dtype=np.int64)))
+    return table, (new_id[tid[keep]], doc[keep], start[keep], end[keep]), n_drop
