@@ -620,7 +620,9 @@ def test_packed_parts_with_a_real_32bit_mix_collision():
     """Two 4-grams of real tokens whose packed keys (11-bit codes: 2,000
     frequent words) share the 32-bit mix the packed path sorts by: the parts,
     and so the templates, are those of the suffix path and the brute force."""
-    from repetend.phrases.templates.parts import _packed_ngram_cover
+    from naive_phrases import as_runs, naive_runs
+
+    from repetend.phrases.templates.parts import _packed_ngram_runs
 
     V = 2000
     vocab = [f"w{i}" for i in range(V)]
@@ -645,7 +647,7 @@ def test_packed_parts_with_a_real_32bit_mix_collision():
     offsets = np.zeros(len(docs) + 1, dtype=np.int64)
     np.cumsum([len(d) for d in docs], out=offsets[1:])
     tokens = np.array(sum(docs, []), dtype=np.int32)
-    cov, kept = _packed_ngram_cover(tokens, offsets, 2, 4, V)
+    runs, kept = _packed_ngram_runs(tokens, offsets, 2, 4, V)
     grams = defaultdict(set)
     for d in range(len(docs)):
         for i in range(offsets[d], offsets[d + 1] - 3):
@@ -656,7 +658,7 @@ def test_packed_parts_with_a_real_32bit_mix_collision():
             if len(grams[tuple(tokens[i:i + 4])]) >= 2:
                 want[i:i + 4] = True
     assert kept == sum(len(ds) >= 2 for ds in grams.values())
-    assert cov.tolist() == want.tolist()
+    assert as_runs(*runs) == naive_runs(want, offsets)
     cfg = TemplateConfig(part_len=4, max_gap=2, min_fixed=1)
     fast = find_templates((tokens, offsets, vocab), None, 2, 4, cfg)
     slow = find_templates((tokens, offsets, vocab), None, 2, 4,

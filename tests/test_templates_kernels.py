@@ -12,7 +12,7 @@ from naive_phrases import as_runs, block_corpus, naive_runs
 from repetend.phrases.templates import _kernels_index as KI
 from repetend.phrases.templates import _kernels_parts as KP
 from repetend.phrases.templates import _kernels_slots as KS
-from repetend.phrases.templates.parts import _frequent_ngrams, _packed_ngram_cover, _part_runs
+from repetend.phrases.templates.parts import _frequent_ngrams, _packed_ngram_runs, _part_runs
 
 
 def _naive_ngram_cover(tokens, offsets, sigma, n):
@@ -50,11 +50,11 @@ def test_frequent_ngrams_and_runs_match_naive(seed, n_docs, sigma, n, vocab):
     runs = KP.ngram_runs(offsets, pos, s_start, s_end, np.int64(n))
     assert as_runs(*runs) == naive_runs(cov, offsets)
     # the packed path (n-grams of frequent words as exact 64-bit keys)
-    packed = _packed_ngram_cover(tokens, offsets, sigma, n, vocab)
+    packed = _packed_ngram_runs(tokens, offsets, sigma, n, vocab)
     assert packed is not None
-    pcov, kept = packed
+    pruns, kept = packed
     assert kept == len(grams)
-    assert pcov[:tokens.size].tolist() == cov.tolist()
+    assert as_runs(*pruns) == naive_runs(cov, offsets)
     if sigma >= 2:
         # the suffix engine + frequent-span scan gives the same runs
         fast, _, _ = _part_runs(tokens, offsets, sigma, n, "bloomspan", vocab)

@@ -128,21 +128,6 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: i
     return runs, int(mixes.size)
 
 
-def _packed_ngram_cover(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
-                        vocab_size: int) -> tuple[np.ndarray, int] | None:
-    """:func:`_packed_ngram_runs` as coverage: ``(bool [n_tok + 1], frequent
-    n-grams)`` (every position inside an occurrence of a frequent n-gram), or
-    None when the n-grams do not pack."""
-    packed = _packed_ngram_runs(tokens, offsets, sigma, n, vocab_size)
-    if packed is None:
-        return None
-    (_, starts, ends), kept = packed
-    edge = np.zeros(int(tokens.size) + 2, dtype=np.int64)
-    np.add.at(edge, starts, 1)
-    np.add.at(edge, ends, -1)
-    return np.cumsum(edge[:-1]) > 0, kept
-
-
 def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
                      vocab_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every n-gram with df ≥ σ and all its occurrences, exactly: the seed
