@@ -666,3 +666,24 @@ def test_packed_parts_with_a_real_32bit_mix_collision():
     assert fast.table.num_rows > 0
     assert fast.table.equals(slow.table) and fast.occurrences.equals(slow.occurrences)
     assert fast_as_naive(fast) == naive_templates(tokens, offsets, vocab, 2, 4, 2, 4, 1)
+
+
+def test_merge_only_reuses_the_phrases_frequent_spans():
+    """find_phrases hands its frequent spans to merge-only mode; the templates are
+    those of a run that scans the corpus again, and spans of another corpus are
+    refused."""
+    from repetend.phrases.api import find_phrases
+    from repetend.phrases.frequent_spans import frequent_spans
+    from repetend.synth.weblike import weblike
+
+    store = weblike(400, seed=5).to_store()
+    res = find_phrases(store, min_docs=5, min_len=6, template_parts=False)
+    again = find_templates(store, res.raw, 5, 6, TemplateConfig(short_parts=False))
+    assert res.templates.table.num_rows > 0
+    assert res.templates.table.equals(again.table)
+    assert res.templates.occurrences.equals(again.occurrences)
+    other = weblike(50, seed=6).to_store()
+    spans = frequent_spans(other.tokens, other.doc_offsets,
+                           find_phrases(other, min_docs=3, min_len=6).raw, 6)
+    with pytest.raises(InputError, match="spans are not of this corpus"):
+        find_templates(store, res.raw, 5, 6, TemplateConfig(short_parts=False), spans=spans)

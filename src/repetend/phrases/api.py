@@ -623,7 +623,8 @@ def _template_plan(cfg: PhraseConfig, n_tokens: int, frequent_tokens: int) -> di
 
 
 def run_templates(corpus, raw: RawPhrases, cfg: PhraseConfig, n_tokens: int,
-                  frequent_tokens: int) -> tuple[Any, dict]:
+                  frequent_tokens: int, spans: FrequentSpans | None = None
+                  ) -> tuple[Any, dict]:
     """The template layer over exact phrases *raw* of *corpus*, as *cfg* asks
     and its memory limit allows (:func:`_template_plan`).
 
@@ -641,7 +642,7 @@ def run_templates(corpus, raw: RawPhrases, cfg: PhraseConfig, n_tokens: int,
                           short_parts=plan["mode"] == "default")
     budget = MemoryBudget(cfg.memory_limit) if cfg.memory_limit is not None else None
     with budget if budget is not None else contextlib.nullcontext():
-        templates = find_templates(corpus, raw, cfg.min_docs, cfg.min_len, tcfg)
+        templates = find_templates(corpus, raw, cfg.min_docs, cfg.min_len, tcfg, spans=spans)
     if budget is not None:
         plan["peak_anon_bytes"] = budget.report()["peak_anon"]
     templates.summary["memory_plan"] = plan
@@ -737,7 +738,7 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
         t0 = time.perf_counter()
         templates, template_plan = run_templates(
             c.store if c.store is not None else (c.tokens, c.doc_offsets), raw, cfg, n_tokens,
-            fs.total)
+            fs.total, spans=fs)
         timings["templates"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - t_start
 

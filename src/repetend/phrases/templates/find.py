@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..._arrays import sorted_unique
-from ...errors import ParameterError
+from ...errors import InputError, ParameterError
 from .._raw import RawPhrases
 from . import _kernels_index as KI
 from . import _kernels_parts as KP
@@ -31,7 +31,7 @@ def _empty_result(cfg: TemplateConfig, summary: dict) -> TemplateResult:
 
 
 def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
-                   config: TemplateConfig | None = None) -> TemplateResult:
+                   config: TemplateConfig | None = None, spans=None) -> TemplateResult:
     """Templates with variable parts (slots) over a corpus and its exact phrases.
 
     Parameters
@@ -49,6 +49,10 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         L of the exact phrases: the default shortest template span.
     config : TemplateConfig, optional
         Gap, part length, masking and filters.
+    spans : FrequentSpans, optional
+        ``frequent_spans(tokens, doc_offsets, raw, min_len)`` when the caller has
+        it (``find_phrases`` does): merge-only mode takes its runs instead of
+        scanning the corpus again.
 
     Returns
     -------
@@ -115,7 +119,10 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         runs, part_counts, parts_engine = _part_runs(anchor_tokens, offsets, sigma, part_len,
                                                      cfg.engine, vocab_size)
     else:
-        runs, part_counts, parts_engine = _given_runs(anchor_tokens, offsets, raw, L)
+        if spans is not None and np.asarray(spans.run_offsets).size != n_docs + 1:
+            raise InputError("templates: spans are not of this corpus "
+                             f"({np.asarray(spans.run_offsets).size - 1} documents, not {n_docs})")
+        runs, part_counts, parts_engine = _given_runs(anchor_tokens, offsets, raw, L, spans)
     clock.lap("parts")
     summary: dict[str, Any] = {"parameters": params, "documents": n_docs, "tokens": n_tokens,
                                "parts_engine": parts_engine, **part_counts}

@@ -148,13 +148,15 @@ def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int
     return pos, s_start, s_end
 
 
-def _given_runs(tokens: np.ndarray, offsets: np.ndarray, raw: RawPhrases, L: int
-                ) -> tuple[tuple | None, dict, str]:
-    """Merge-only mode: the covered runs of the given exact phrases (length ≥ L)."""
+def _given_runs(tokens: np.ndarray, offsets: np.ndarray, raw: RawPhrases, L: int,
+                spans=None) -> tuple[tuple | None, dict, str]:
+    """Merge-only mode: the covered runs of the given exact phrases (length ≥ L):
+    their frequent spans, *spans* when the caller has them already
+    (:func:`repetend.phrases.find_phrases` computes them for its coverage)."""
     from ..frequent_spans import frequent_spans
 
     if raw is None or raw.n_phrases == 0 or tokens.size == 0:
         return None, {"part_phrases": 0}, "given"
-    fs = frequent_spans(tokens, offsets, raw, L)
+    fs = spans if spans is not None else frequent_spans(tokens, offsets, raw, L)
     return ((np.asarray(fs.run_offsets, np.int64), np.asarray(fs.starts, np.int64),
              np.asarray(fs.ends, np.int64)), {"part_phrases": int(raw.n_phrases)}, "given")
