@@ -3,13 +3,16 @@ and what they find against the planted truth.
 
     .venv/bin/python benchmarks/bench_templates.py [--pages 3000] [--sigma 10] [--L 8]
     .venv/bin/python benchmarks/bench_templates.py --store bench-data/debian.store \
-        --sigma 20 --L 10 [--repeat 3]
+        --sigma 20 --L 10 [--repeat 3] [--merge-only] [--prune on|off|both]
 
 With ``--store PATH`` (any token store, e.g. real text): the cost of the
 template layer next to exact mining on that store — for each of ``--repeat``
 runs, CPU and wall seconds of ``find_phrases`` (templates off, the exact
 phrases only) and of ``find_templates`` over its result, their ratio, and the
-layer's CPU seconds per stage; then the median ratio and the counts.  CPU time
+layer's CPU seconds per stage; then the median ratio and the counts.  With
+``--prune both`` the layer runs twice after each mining run, with and without
+leaving the short chains out (``TemplateConfig.prune``), so that the two
+ratios come from the same runs.  CPU time
 (all threads of the process) is the figure to compare on a shared machine.
 
 Without it, prints, from one run side by side on the web-like generator:
@@ -33,6 +36,7 @@ from __future__ import annotations
 import argparse
 import resource
 import time
+from collections import defaultdict
 
 import numpy as np
 
@@ -72,35 +76,45 @@ def _bench_store(args) -> None:
     from repetend.synth.weblike import weblike
 
     store = TokenStore.open(args.store)
-    cfg = TemplateConfig(short_parts=not args.merge_only)
+    prunes = {"on": [True], "off": [False], "both": [False, True]}[args.prune]
     sigma, L = args.sigma, args.L
     # warm-up on a small corpus so that no figure below includes compilation
     small = weblike(120, seed=1).to_store()
     find_templates(small, find_phrases(small, min_docs=3, min_len=L, templates=False).raw, 3, L)
     print(f"{args.store}: {store.n_docs:,} documents, {store.n_tokens:,} tokens, σ = {sigma}, "
           f"L = {L}" + (", merge-only (short_parts=False)" if args.merge_only else ""))
-    print(f"{'run':>3s} {'mining cpu':>10s} {'wall':>6s} {'templates cpu':>13s} {'wall':>6s} "
-          f"{'× cpu':>6s} {'× wall':>6s}  layer cpu s per stage")
-    ratios, walls = [], []
+    print(f"{'run':>3s} {'prune':>5s} {'mining cpu':>10s} {'wall':>6s} {'templates cpu':>13s} "
+          f"{'wall':>6s} {'× cpu':>6s} {'× wall':>6s}  layer cpu s per stage")
+    ratios, walls, last = defaultdict(list), defaultdict(list), {}
     for r in range(args.repeat):
         c0, w0 = time.process_time(), time.perf_counter()
         ph = find_phrases(store, min_docs=sigma, min_len=L, templates=False)
         c1, w1 = time.process_time(), time.perf_counter()
-        res = find_templates(store, ph.raw, sigma, L, cfg)
-        c2, w2 = time.process_time(), time.perf_counter()
-        ratios.append((c2 - c1) / (c1 - c0))
-        walls.append((w2 - w1) / (w1 - w0))
-        stages = ", ".join(f"{k} {v:.2f}" for k, v in res.summary["cpu_timings"].items()
-                           if k != "total")
-        print(f"{r + 1:3d} {c1 - c0:10.2f} {w1 - w0:6.2f} {c2 - c1:13.2f} {w2 - w1:6.2f} "
-              f"{ratios[-1]:6.2f} {walls[-1]:6.2f}  {stages}", flush=True)
-    s = res.summary
-    print(f"median × mining: CPU {float(np.median(ratios)):.2f}, wall "
-          f"{float(np.median(walls)):.2f}; peak RSS {_peak_mb():.0f} MB")
-    print(f"templates {s['templates']:,}, occurrences {s['template_occurrences']:,}, "
-          f"gapped sequence {s['gapped_length']:,} tokens; coverage: exact "
-          f"{s['exact_covered_share']:.2%}, templates {s['template_covered_share']:.2%}, union "
-          f"{s['union_covered_share']:.2%} (+{s['gained_share']:.2%})")
+        for prune in prunes:
+            cfg = TemplateConfig(short_parts=not args.merge_only, prune=prune)
+            c2, w2 = time.process_time(), time.perf_counter()
+            res = find_templates(store, ph.raw, sigma, L, cfg)
+            c3, w3 = time.process_time(), time.perf_counter()
+            ratios[prune].append((c3 - c2) / (c1 - c0))
+            walls[prune].append((w3 - w2) / (w1 - w0))
+            last[prune] = res.summary
+            stages = ", ".join(f"{k} {v:.2f}" for k, v in res.summary["cpu_timings"].items()
+                               if k != "total")
+            print(f"{r + 1:3d} {'on' if prune else 'off':>5s} {c1 - c0:10.2f} {w1 - w0:6.2f} "
+                  f"{c3 - c2:13.2f} {w3 - w2:6.2f} {ratios[prune][-1]:6.2f} "
+                  f"{walls[prune][-1]:6.2f}  {stages}", flush=True)
+    for prune in prunes:
+        s = last[prune]
+        print(f"prune {'on' if prune else 'off'}: median × mining: CPU "
+              f"{float(np.median(ratios[prune])):.2f}, wall {float(np.median(walls[prune])):.2f}; "
+              f"templates {s['templates']:,}, occurrences {s['template_occurrences']:,}, "
+              f"gapped sequence {s['gapped_length']:,} tokens"
+              + (f" ({s['short_tokens_dropped']:,} covered tokens in "
+                 f"{s['short_chains_dropped']:,} short chains left out)" if prune else ""))
+        print(f"  coverage: exact {s['exact_covered_share']:.2%}, templates "
+              f"{s['template_covered_share']:.2%}, union {s['union_covered_share']:.2%} "
+              f"(+{s['gained_share']:.2%})")
+    print(f"peak RSS {_peak_mb():.0f} MB")
 
 
 def main() -> None:
@@ -114,6 +128,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs with --store")
     ap.add_argument("--merge-only", action="store_true",
                     help="with --store: time the merge step alone (short_parts=False)")
+    ap.add_argument("--prune", choices=["on", "off", "both"], default="off",
+                    help="with --store: the pruned gapped sequence (TemplateConfig.prune), the "
+                         "unpruned one (the default), or both after the same mining run")
     args = ap.parse_args()
     if args.store:
         _bench_store(args)

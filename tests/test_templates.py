@@ -22,7 +22,7 @@ from repetend.phrases.templates import (SLOT, TemplateConfig, TemplateResult, fi
 
 def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, min_fixed,
                     mask_numbers=True, rounds=3, word_slots=2, join_share=0.5,
-                    drop_nested=True):
+                    drop_nested=True, prune=True):
     """Obviously correct and slow: every step of the module docstring spelled out.
 
     Returns {(parts tuple, df, occurrences tuple ((doc, start, end) local)):
@@ -44,10 +44,11 @@ def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, 
                 for p in range(i, i + part_len):
                     covered[p] = True
     # 2. runs; a gap of 1..max_gap uncovered tokens between runs is one GAP token,
-    #    a longer one a unique sentinel
+    #    a longer one a unique sentinel.  Pruned: runs linked by GAPs form a
+    #    chain, and a chain whose tokens plus max_gap per GAP are fewer than
+    #    min_span is left out (a sentinel where it was)
     GAP = -2
-    T, T_pos, T_off = [], [], [0]       # token, original (start, end)
-    sentinel = -10
+    doc_runs = []
     for d, (a, b) in enumerate(docs):
         runs, p = [], a
         while p < b:
@@ -59,18 +60,40 @@ def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, 
                 p = q
             else:
                 p += 1
+        doc_runs.append(runs)
+
+    def linked(r0, r1):
+        return r1[0] - r0[1] <= max_gap
+
+    T, T_pos, T_off = [], [], [0]       # token, original (start, end)
+    sentinel = -10
+    for d, runs in enumerate(doc_runs):
+        keep = [True] * len(runs)
+        if prune:
+            i = 0
+            while i < len(runs):
+                j = i
+                while j + 1 < len(runs) and linked(runs[j], runs[j + 1]):
+                    j += 1
+                reach = sum(e - s for s, e in runs[i:j + 1]) + (j - i) * max_gap
+                for k in range(i, j + 1):
+                    keep[k] = reach >= min_span
+                i = j + 1
+        prev = None
         for i, (s, e) in enumerate(runs):
-            if i:
-                g0 = runs[i - 1][1]
-                if s - g0 <= max_gap:
+            if not keep[i]:
+                continue
+            if prev is not None:
+                if prev == i - 1 and linked(runs[prev], runs[i]):
                     T.append(GAP)
                 else:
                     T.append(sentinel)
                     sentinel -= 1
-                T_pos.append((g0, s))
+                T_pos.append((runs[prev][1], s))
             for p in range(s, e):
                 T.append(masked[p])
                 T_pos.append((p, p + 1))
+            prev = i
         T_off.append(len(T))
     # 3. maximal frequent phrases of T (the brute-force miner), edge gaps trimmed;
     #    peeling rounds: found occurrences become sentinels, mine the rest again
@@ -258,19 +281,21 @@ def random_corpus(rng, n_docs, vocab_words=6):
 @given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(2, 8), sigma=st.integers(2, 4),
        part_len=st.integers(1, 3), max_gap=st.integers(0, 3), min_span=st.integers(1, 6),
        min_fixed=st.integers(0, 2), mask=st.booleans(), rounds=st.integers(1, 3),
-       engine=st.sampled_from(["suffix", "bloomspan", "auto"]), word_slots=st.integers(0, 2))
+       engine=st.sampled_from(["suffix", "bloomspan", "auto"]), word_slots=st.integers(0, 2),
+       prune=st.booleans())
 def test_matches_bruteforce(seed, n_docs, sigma, part_len, max_gap, min_span, min_fixed, mask,
-                            rounds, engine, word_slots):
+                            rounds, engine, word_slots, prune):
     rng = np.random.default_rng(seed)
     tokens, offsets, vocab = random_corpus(rng, n_docs)
     if tokens.size == 0:
         return
     cfg = TemplateConfig(max_gap=max_gap, part_len=part_len, min_span=min_span,
                          min_fixed=min_fixed, mask_numbers=mask, top_values=3, rounds=rounds,
-                         engine=engine, word_slots=word_slots)
+                         engine=engine, word_slots=word_slots, prune=prune)
     res = find_templates((tokens, offsets, vocab), None, sigma, 5, cfg)
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span,
-                           min_fixed, mask_numbers=mask, rounds=rounds, word_slots=word_slots)
+                           min_fixed, mask_numbers=mask, rounds=rounds, word_slots=word_slots,
+                           prune=prune)
     assert fast_as_naive(res) == want
     # every occurrence reads back as its template: fixed parts equal the tokens
     parts = res.table.column("parts").to_pylist()
@@ -288,17 +313,19 @@ def test_matches_bruteforce(seed, n_docs, sigma, part_len, max_gap, min_span, mi
 
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), sigma=st.integers(2, 3), L=st.integers(1, 3),
-       max_gap=st.integers(0, 3))
-def test_merge_only_mode_matches_bruteforce(seed, sigma, L, max_gap):
+       max_gap=st.integers(0, 3), min_span=st.integers(1, 6), prune=st.booleans())
+def test_merge_only_mode_matches_bruteforce(seed, sigma, L, max_gap, min_span, prune):
     """short_parts=False: the parts are the given exact phrases (no masking)."""
     rng = np.random.default_rng(seed)
     tokens, offsets, vocab = random_corpus(rng, 7)
     if tokens.size == 0:
         return
     raw = mine_suffix(tokens, offsets, sigma, L)
-    cfg = TemplateConfig(max_gap=max_gap, short_parts=False, min_span=1, min_fixed=1)
+    cfg = TemplateConfig(max_gap=max_gap, short_parts=False, min_span=min_span, min_fixed=1,
+                         prune=prune)
     res = find_templates((tokens, offsets, vocab), raw, sigma, L, cfg)
-    want = naive_templates(tokens, offsets, vocab, sigma, L, max_gap, 1, 1, mask_numbers=False)
+    want = naive_templates(tokens, offsets, vocab, sigma, L, max_gap, min_span, 1,
+                           mask_numbers=False, prune=prune)
     assert fast_as_naive(res) == want
 
 
@@ -340,9 +367,10 @@ def test_word_slots_and_joins_match_bruteforce(seed, n_docs, sigma, part_len, mi
     assert fast_as_naive(res) == want
     res = find_templates((tokens, offsets, vocab), None, sigma, 8,
                          TemplateConfig(part_len=part_len, min_span=min_span,
-                                        join_share=join_share, drop_nested=False))
+                                        join_share=join_share, drop_nested=False,
+                                        prune=False))
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, 4, min_span, 2,
-                           join_share=join_share, drop_nested=False)
+                           join_share=join_share, drop_nested=False, prune=False)
     assert fast_as_naive(res) == want
 
 

@@ -13,22 +13,28 @@ from ..._jit import jit
 
 
 @jit
-def gapped_corpus(tokens, doc_offsets, run_offsets, run_starts, run_ends, max_gap, gap_id,
+def gapped_corpus(tokens, doc_offsets, run_offsets, run_starts, run_ends, keep, link, gap_id,
                   sentinel_base):
-    """The covered runs of each document as one token sequence for the chain miner.
+    """The kept covered runs of each document as one token sequence for the
+    chain miner.
 
-    Covered tokens are copied; an uncovered stretch of 1 … *max_gap* tokens
-    between two runs of a document becomes one *gap_id* token (a slot); a
-    longer one becomes a fresh sentinel (``sentinel_base``, +1, …, never
-    repeated, so no frequent phrase crosses it).  Returns ``(t, t_start,
-    t_end, t_off)``: the sequence, the original global token range of each of
-    its positions (a gap: the whole stretch), and per-document offsets.
+    The tokens of every run ``r`` with ``keep[r]`` are copied; between two kept
+    runs of a document comes one *gap_id* token (a slot, whatever its length)
+    when they are consecutive runs and ``link[r]`` says the stretch between
+    run ``r`` and the next is a slot, else a fresh sentinel (``sentinel_base``,
+    +1, …, never repeated, so no frequent phrase crosses it).  Returns ``(t,
+    t_start, t_end, t_off)``: the sequence, the original global token range of
+    each of its positions (a gap or sentinel: the stretch between the runs),
+    and per-document offsets.
     """
     n_docs = doc_offsets.shape[0] - 1
     total = 0
     for d in range(n_docs):
+        first = True
         for r in range(run_offsets[d], run_offsets[d + 1]):
-            total += run_ends[r] - run_starts[r] + 1
+            if keep[r]:
+                total += run_ends[r] - run_starts[r] + (0 if first else 1)
+                first = False
     t = np.empty(total, dtype=np.int32)
     t_start = np.empty(total, dtype=np.int64)
     t_end = np.empty(total, dtype=np.int64)
@@ -37,23 +43,25 @@ def gapped_corpus(tokens, doc_offsets, run_offsets, run_starts, run_ends, max_ga
     sentinel = sentinel_base
     for d in range(n_docs):
         t_off[d] = pos
+        prev = -1
         for r in range(run_offsets[d], run_offsets[d + 1]):
-            if r > run_offsets[d]:
-                g0 = run_ends[r - 1]
-                g1 = run_starts[r]
-                if g1 - g0 <= max_gap:
+            if not keep[r]:
+                continue
+            if prev >= 0:
+                if prev == r - 1 and link[prev]:
                     t[pos] = gap_id
                 else:
                     t[pos] = sentinel
                     sentinel += 1
-                t_start[pos] = g0
-                t_end[pos] = g1
+                t_start[pos] = run_ends[prev]
+                t_end[pos] = run_starts[r]
                 pos += 1
             for p in range(run_starts[r], run_ends[r]):
                 t[pos] = tokens[p]
                 t_start[pos] = p
                 t_end[pos] = p + 1
                 pos += 1
+            prev = r
     t_off[n_docs] = pos
     return t[:pos], t_start[:pos], t_end[:pos], t_off
 

@@ -45,6 +45,13 @@ class TemplateConfig:
         Drop a template whose every occurrence lies inside an occurrence of
         one same other template (a fragment of it; :mod:`.nesting`).  No
         covered token is lost.
+    prune : bool
+        Leave out of the gapped sequence every chain of runs (runs linked by
+        stretches of ≤ g tokens) too short to hold a template: its tokens
+        plus g per link fewer than ``min_span`` (:mod:`.links`).  Cheaper on
+        natural text (the layer 13 % on the Debian store, 22 % on the Zipfian
+        corpus), but short fragments then lose the occurrences they had in
+        short chains, and joins built on them can go: off by default.
     engine : {"bloomspan", "suffix", "auto"}
         How the parts are found (the same parts with any): ``bloomspan`` and
         ``auto`` count the L'-grams with bloomspan's filters (no phrase is
@@ -64,6 +71,7 @@ class TemplateConfig:
     join_share: float = 0.5
     engine: str = "bloomspan"
     drop_nested: bool = True
+    prune: bool = False
 
     def validate(self) -> "TemplateConfig":
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
@@ -77,7 +85,7 @@ class TemplateConfig:
                 raise ParameterError(f"templates: {name} must be an integer, got {v!r}")
             if v < lo:
                 raise ParameterError(f"templates: {name} must be >= {lo}, got {v}")
-        for name in ("short_parts", "mask_numbers", "drop_nested"):
+        for name in ("short_parts", "mask_numbers", "drop_nested", "prune"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ParameterError(f"templates: {name} must be True or False, "
                                      f"got {getattr(self, name)!r}")

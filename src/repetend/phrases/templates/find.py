@@ -20,6 +20,7 @@ from .result import TEMPLATE_SCHEMA, OCCURRENCE_SCHEMA, TemplateResult
 from .corpus import _Corpus, _as_corpus
 from .parts import _number_mask, _part_runs, _given_runs
 from .gapped_index import _gapped_index, _locate, _mine_chains
+from .links import _kept_runs
 from .patterns import _final_keys, _joins, _pattern_stats
 from .nesting import _drop_nested
 from .slots import _slot_stats, _template_table, _templates
@@ -137,9 +138,12 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     base = (len(c.vocab) if c.vocab is not None else int(tokens.max(initial=-1)) + 1) + 1
     num_id = base - 1 if slot_id >= 0 else -1
     gap_id = base
+    keep, link, link_counts = _kept_runs(run_offsets, run_starts, run_ends, cfg.max_gap,
+                                         min_span, cfg.prune)
+    summary.update(link_counts)
     t, g_start, g_end, t_off = KI.gapped_corpus(
-        anchor_tokens, offsets, run_offsets, run_starts, run_ends,
-        np.int64(cfg.max_gap), np.int32(gap_id), np.int32(gap_id + 1))
+        anchor_tokens, offsets, run_offsets, run_starts, run_ends, keep, link,
+        np.int32(gap_id), np.int32(gap_id + 1))
     clock.lap("gapped")
 
     # 3. maximal frequent phrases of that sequence (peeling rounds): the candidates
