@@ -544,7 +544,9 @@ def match_all_text(text, sa, t_of, t, t_doc, keys, kcodes, key_off, wild_below, 
             p = sa[r] - s0
             if coded and p >= 0 and p + m <= mt:
                 # outwards from the hit (its segment matches): while no
-                # separator is crossed, the text is t, token for token
+                # separator is crossed, the text is t, token for token (two
+                # loops: one helper for both directions made this kernel
+                # 30-40 % slower on Debian, same-process A/B)
                 inside = True
                 ok = True
                 for j in range(s0 - 1, -1, -1):

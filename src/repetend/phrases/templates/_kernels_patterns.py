@@ -230,41 +230,15 @@ def pattern_stats(q, off, klen, g_start, g_end, t_doc):
 @jit
 def by_position(q, off):
     """``(q, key)`` of all occurrences sorted by position, ties by pattern
-    (pattern k's positions ``q[off[k]:off[k + 1]]``, each increasing): a
-    stable LSD radix sort of the concatenation on 16-bit digits."""
-    m = q.shape[0]
-    key = np.empty(m, dtype=np.int64)
+    (pattern k's positions ``q[off[k]:off[k + 1]]``, each increasing, all
+    non-negative): :func:`_radix_argsort` of the concatenation, which is
+    stable."""
+    key = np.empty(q.shape[0], dtype=np.int64)
     for k in range(off.shape[0] - 1):
         for x in range(off[k], off[k + 1]):
             key[x] = k
-    a = q.copy()
-    b = key
-    if m < 2:
-        return a, b
-    top = 0
-    for x in range(m):
-        if a[x] > top:
-            top = a[x]
-    a2 = np.empty_like(a)
-    b2 = np.empty_like(b)
-    cnt = np.empty(65537, dtype=np.int64)
-    sh = 0
-    while (top >> sh) > 0:
-        cnt[:] = 0
-        for x in range(m):
-            cnt[((a[x] >> sh) & 0xFFFF) + 1] += 1
-        for d in range(65536):
-            cnt[d + 1] += cnt[d]
-        for x in range(m):
-            dg = (a[x] >> sh) & 0xFFFF
-            t = cnt[dg]
-            cnt[dg] = t + 1
-            a2[t] = a[x]
-            b2[t] = b[x]
-        a, a2 = a2, a
-        b, b2 = b2, b
-        sh += 16
-    return a, b
+    a, o = _radix_argsort(q.astype(np.uint64))
+    return a.astype(np.int64), key[o]
 
 
 @jit
