@@ -45,6 +45,7 @@ from .._atomic import atomic_path, write_json, write_parquet
 from .._memory import MemoryBudget, format_size, parse_size, rss_now
 from ..errors import InputError, ParameterError
 from . import _coverage_kernels as CK
+from ._corpus_check import checked_offsets
 from ._raw import RawPhrases
 from .coverage import covered_per_document, share_distribution
 from .frequent_spans import FrequentSpans, frequent_spans
@@ -288,37 +289,16 @@ def _as_corpus(corpus) -> _Corpus:
                     hosts=corpus.docs.column("host").to_pylist() if has_urls else None,
                     df=corpus.df, store=corpus)
     elif isinstance(corpus, (tuple, list)) and len(corpus) in (2, 3):
-        tokens, offsets = corpus[0], corpus[1]
+        tokens, offsets = np.asarray(corpus[0]), np.asarray(corpus[1])
         vocab = corpus[2] if len(corpus) == 3 else None
-        tokens = np.asarray(tokens)
-        offsets = np.asarray(offsets)
-        if tokens.ndim != 1 or offsets.ndim != 1:
-            raise InputError("tokens and doc_offsets must be one-dimensional arrays")
-        if tokens.size and not np.issubdtype(tokens.dtype, np.integer):
-            raise InputError(f"tokens must be integers, got {tokens.dtype}")
-        if offsets.size and not np.issubdtype(offsets.dtype, np.integer):
-            raise InputError(f"doc_offsets must be integers, got {offsets.dtype}")
-        offsets = offsets.astype(np.int64)
-        n_docs = max(offsets.size - 1, 0)
         c = _Corpus(tokens=tokens, doc_offsets=offsets, vocab=vocab,
-                    doc_ids=[str(i) for i in range(n_docs)], urls=None, hosts=None,
-                    df=None, store=None)
+                    doc_ids=[str(i) for i in range(max(offsets.size - 1, 0))], urls=None,
+                    hosts=None, df=None, store=None)
     else:
         raise InputError("find_phrases takes a TokenStore, a store path, or "
                          f"(tokens, doc_offsets[, vocab]); got {type(corpus).__name__}")
-    off = c.doc_offsets
-    if off.size < 2:
-        raise InputError("empty corpus: no documents")
-    if off[0] != 0 or off[-1] != c.tokens.shape[0] or np.any(np.diff(off) < 0):
-        raise InputError("doc_offsets must start at 0, never decrease and end at len(tokens) "
-                         f"({c.tokens.shape[0]})")
-    if c.tokens.shape[0] == 0:
-        raise InputError(f"empty corpus: {off.size - 1} documents but no tokens")
-    lo, hi = int(c.tokens.min()), int(c.tokens.max())
-    if lo < 0 or hi >= 2**31 - 1:
-        raise InputError(f"token ids must be in [0, 2^31 - 1), got [{lo}, {hi}]")
-    if c.vocab is not None and hi >= len(c.vocab):
-        raise InputError(f"token id {hi} is outside the vocabulary ({len(c.vocab)} entries)")
+    c.doc_offsets = checked_offsets(np.asarray(c.tokens), c.doc_offsets, c.vocab,
+                                    id_limit=2**31 - 1, allow_no_tokens=False)
     return c
 
 

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...errors import InputError
+from .._corpus_check import checked_offsets
 
 
 @dataclass
@@ -32,19 +33,11 @@ def _as_corpus(corpus) -> _Corpus:
                        corpus.doc_ids, corpus)
     if isinstance(corpus, (tuple, list)) and len(corpus) in (2, 3):
         tokens = np.asarray(corpus[0])
-        offsets = np.asarray(corpus[1])
         vocab = corpus[2] if len(corpus) == 3 else None
-        if tokens.ndim != 1 or offsets.ndim != 1:
-            raise InputError("tokens and doc_offsets must be one-dimensional arrays")
-        if tokens.size and not np.issubdtype(tokens.dtype, np.integer):
-            raise InputError(f"tokens must be integers, got {tokens.dtype}")
-        offsets = offsets.astype(np.int64)
-        if offsets.size < 2 or offsets[0] != 0 or offsets[-1] != tokens.size \
-                or np.any(np.diff(offsets) < 0):
-            raise InputError("doc_offsets must start at 0, never decrease and end at "
-                             f"len(tokens) ({tokens.size})")
-        if tokens.size and (tokens.min() < 0 or tokens.max() >= 2**31 - 2):
-            raise InputError("token ids must be in [0, 2^31 - 2)")
+        # ids below 2^31 - 2: the layer adds a number id and a gap id after them;
+        # documents without tokens are fine here (the layer finds nothing)
+        offsets = checked_offsets(tokens, np.asarray(corpus[1]), vocab, id_limit=2**31 - 2,
+                                  allow_no_tokens=True)
         return _Corpus(np.ascontiguousarray(tokens, np.int32), offsets, vocab,
                        [str(i) for i in range(offsets.size - 1)], None)
     raise InputError("find_templates takes a TokenStore, a store path, or "
