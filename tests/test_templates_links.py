@@ -89,4 +89,49 @@ def test_pruning_changes_what_short_runs_counted_as_the_twin_says():
     assert [k[0] for k in got[False]] == [("posted by", "▢", "▢", "on july", "▢", "▢")]
     assert got[True] == {}
     assert res.summary["short_runs_dropped"] > 0
-    assert res.summary["gapped_length"] < 44
+    unpruned = find_templates((tokens, offsets, vocab), None, 3, 5,
+                              TemplateConfig(max_gap=4, part_len=3, min_span=7))
+    assert res.summary["gapped_length"] < unpruned.summary["gapped_length"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(run_layouts(), st.integers(0, 4), st.integers(1, 12), st.booleans())
+def test_gapped_corpus_writes_the_kept_runs(layout, max_gap, min_span, prune):
+    """The gapped sequence from the keep / link masks, against a loop: the kept
+    runs' tokens, one gap token between two linked consecutive runs, a fresh
+    sentinel between any other two kept runs of a document."""
+    from repetend.phrases.templates import _kernels_index as KI
+
+    ro, starts, ends = layout
+    n_tok = int(ends.max(initial=0)) + 3
+    tokens = np.arange(n_tok, dtype=np.int32) % 7
+    doc_offsets = np.zeros(ro.size, dtype=np.int64)
+    for d in range(ro.size - 1):         # documents end after their last run
+        last = int(ends[ro[d + 1] - 1]) if ro[d + 1] > ro[d] else 0
+        doc_offsets[d + 1] = max(doc_offsets[d], last)
+    doc_offsets[-1] = n_tok
+    keep, link, _ = _kept_runs(ro, starts, ends, max_gap, min_span, prune)
+    gap, sent = 100, 101
+    t, t_start, t_end, t_off = KI.gapped_corpus(tokens, doc_offsets, ro, starts, ends, keep,
+                                                link, np.int32(gap), np.int32(sent))
+    want, want_pos, want_off, s = [], [], [0], sent
+    for d in range(ro.size - 1):
+        prev = None
+        for r in range(ro[d], ro[d + 1]):
+            if not keep[r]:
+                continue
+            if prev is not None:
+                if prev == r - 1 and link[prev]:
+                    want.append(gap)
+                else:
+                    want.append(s)
+                    s += 1
+                want_pos.append((int(ends[prev]), int(starts[r])))
+            for p in range(starts[r], ends[r]):
+                want.append(int(tokens[p]))
+                want_pos.append((p, p + 1))
+            prev = r
+        want_off.append(len(want))
+    assert t.tolist() == want
+    assert list(zip(t_start.tolist(), t_end.tolist())) == want_pos
+    assert t_off.tolist() == want_off
