@@ -6,6 +6,7 @@ import numpy as np
 
 from .._search import lower_bound as _lookup
 from .._jit import jit, pjit, prange
+from ._bloomspan_kernels import _same_ngram
 
 _BASE = np.uint64(0x100000001B3)
 _BLOOM_BITS = 22  # 4 Mi bits = 512 KiB prefilter before the binary search
@@ -135,13 +136,7 @@ def _scan_doc(tokens, a, b, L, keys, refs, last, phrase, bits, pairs, top, spans
         i = _lookup(keys, h)
         hit = False
         while i < keys.shape[0] and keys[i] == h:
-            r = refs[i]
-            same = True
-            for j in range(L):
-                if tokens[p + j] != tokens[r + j]:
-                    same = False
-                    break
-            if same:
+            if _same_ngram(tokens, p, refs[i], L):
                 hit = True
                 break
             i += 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import jit
+from .._bloomspan_kernels import _same_ngram
 
 
 @jit
@@ -630,16 +631,9 @@ def run_classes(text, seg_cstart, seg_len, bits):
                 break
             if slot_h[g] == h:
                 r = reps[u]
-                if seg_len[r] == n:
-                    rc = seg_cstart[r]
-                    same = True
-                    for k in range(n):
-                        if text[rc + k] != text[c + k]:
-                            same = False
-                            break
-                    if same:
-                        cls[s] = u
-                        break
+                if seg_len[r] == n and _same_ngram(text, seg_cstart[r], c, n):
+                    cls[s] = u
+                    break
             g = (g + 1) & (size - 1)
     return cls, reps[:n_cls].copy()
 

@@ -92,6 +92,14 @@ def _slot(x, tb):
 
 
 @jit
+def _packed_mix(k, kmask):
+    """The bijective mix of a packed n-gram key (its low ``n · bits`` bits):
+    its top bits pick the bucket, the rest goes into the bucket's entry, and
+    the runs look it up — the three kernels must agree on it."""
+    return (k * _MIX) & kmask
+
+
+@jit
 def packed_bucket_sizes(tokens, doc_offsets, code, n, bits, bbits):
     """Histogram of the buckets of the in-document n-grams of frequent words
     (``code[t] != 0``): ``sizes[b + 1]`` occurrences fall in bucket b."""
@@ -107,7 +115,7 @@ def packed_bucket_sizes(tokens, doc_offsets, code, n, bits, bbits):
             run = run + 1 if c != 0 else 0
             k = ((k << sb) | np.uint64(c)) & kmask
             if run >= n:
-                sizes[(((k * _MIX) & kmask) >> bsh) + 1] += 1
+                sizes[(_packed_mix(k, kmask) >> bsh) + 1] += 1
     return sizes
 
 
@@ -129,7 +137,7 @@ def packed_scatter(tokens, doc_offsets, code, n, bits, bbits, docbits, fill, out
             run = run + 1 if c != 0 else 0
             k = ((k << sb) | np.uint64(c)) & kmask
             if run >= n:
-                m = (k * _MIX) & kmask
+                m = _packed_mix(k, kmask)
                 b = m >> bsh
                 t = fill[b]
                 fill[b] = t + 1
@@ -252,7 +260,7 @@ def frequent_mix_runs(tokens, doc_offsets, code, n, bits, tab, tb, bloom, fbits)
             run = run + 1 if c != 0 else 0
             k = ((k << sb) | np.uint64(c)) & kmask
             if run >= n:
-                m = (k * _MIX) & kmask
+                m = _packed_mix(k, kmask)
                 x = _slot(m ^ _SALT, fbits)
                 if (bloom[x >> 6] >> np.uint64(x & 63)) & np.uint64(1) and _in_table(tab, tb, m):
                     p = q - n + 1
