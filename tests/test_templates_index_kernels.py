@@ -142,6 +142,7 @@ def test_sort_positions_matches_sort(seed, n, bits):
 @given(seed=st.integers(0, 2**32 - 1), n_runs=st.integers(1, 20),
        alphabet=st.sampled_from([1, 2, 3, 7, 300]))
 def test_lcp_and_docs_match_naive(seed, n_runs, alphabet):
+    from repetend.phrases import _suffix_kernels as S
     from repetend.phrases.templates.gapped_index import _suffix_array
 
     rng = np.random.default_rng(seed)
@@ -167,6 +168,10 @@ def test_lcp_and_docs_match_naive(seed, n_runs, alphabet):
     lcp, docs = KI.lcp_and_docs(text, sa, seg_doc, seg_cstart, seg_len)
     assert lcp.tolist() == want_lcp
     assert docs.tolist() == doc_at[sa].tolist()
+    # the suffix engine's two kernels it stands for give the same
+    lcp0, rank = S.kasai_clamped(text, sa)
+    assert lcp0.tolist() == want_lcp
+    assert S.docs_in_sa_order(sa, seg_doc, seg_cstart, seg_len, rank).tolist() == docs.tolist()
 
 
 def _clamped(text, p):

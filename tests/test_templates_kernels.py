@@ -168,25 +168,3 @@ def test_slot_values_matches_unique(seed, n_slots, top, card):
         got = list(zip(first[top_off[s]:top_off[s + 1]].tolist(),
                        count[top_off[s]:top_off[s + 1]].tolist()))
         assert got == list(zip(idx[order].tolist(), cnt[order].tolist()))
-
-
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n_runs=st.integers(1, 8), alphabet=st.integers(1, 5))
-def test_lcp_and_docs_match_kasai(seed, n_runs, alphabet):
-    from repetend.phrases import _suffix_kernels as S
-    from repetend.phrases.templates.gapped_index import _suffix_array
-
-    rng = np.random.default_rng(seed)
-    lens = rng.integers(1, 12, size=n_runs)
-    seg_len = lens.astype(np.int64)
-    seg_cstart = np.concatenate(([0], np.cumsum(lens + 1)[:-1])).astype(np.int64)
-    seg_doc = np.sort(rng.integers(0, 4, size=n_runs)).astype(np.int32)
-    text = np.zeros(int((lens + 1).sum()), dtype=np.uint8)
-    for c, n in zip(seg_cstart, lens):
-        text[c:c + n] = rng.integers(1, alphabet + 1, size=n)
-    sa = _suffix_array(text)
-    lcp0, rank = S.kasai_clamped(text, sa)
-    docs0 = S.docs_in_sa_order(sa, seg_doc, seg_cstart, seg_len, rank)
-    lcp, docs = KI.lcp_and_docs(text, sa, seg_doc, seg_cstart, seg_len)
-    assert lcp.tolist() == lcp0.tolist()
-    assert docs.tolist() == docs0.tolist()
