@@ -729,3 +729,29 @@ def test_merge_only_reuses_the_phrases_frequent_spans():
                            find_phrases(other, min_docs=3, min_len=6).raw, 6)
     with pytest.raises(InputError, match="spans are not of this corpus"):
         find_templates(store, res.raw, 5, 6, TemplateConfig(short_parts=False), spans=spans)
+
+
+def test_jsonl_output_reads_back_as_parquet_does(tmp_path):
+    """``phrases --out-format jsonl`` writes the templates as JSON lines too;
+    they read back (tables, spans, report section) as the Parquet ones, and a
+    rewrite in the other format leaves no table of the first behind."""
+    from repetend.phrases.api import find_phrases, read_result
+    from repetend.report.templates_section import templates_section_html
+    from repetend.synth.weblike import weblike
+
+    res = find_phrases(weblike(300, seed=2).to_store(), min_docs=5, min_len=6)
+    assert res.templates.n_templates > 0
+    res.write(tmp_path / "p")
+    res.write(tmp_path / "j", format="jsonl")
+    names = {f.name for f in (tmp_path / "j").iterdir()}
+    assert {"templates.jsonl", "template_occurrences.jsonl"} <= names
+    assert not any(n.endswith(".parquet") for n in names)
+    a, b = read_templates(tmp_path / "p"), read_templates(tmp_path / "j")
+    assert a.table.equals(b.table) and a.occurrences.equals(b.occurrences)
+    sa, sb = template_spans(tmp_path / "p"), template_spans(tmp_path / "j")
+    assert sa.keys() == sb.keys() and all(np.array_equal(sa[k], sb[k]) for k in sa)
+    assert templates_section_html(tmp_path / "j") == templates_section_html(tmp_path / "p")
+    res.write(tmp_path / "p", format="jsonl")       # parquet -> jsonl in place
+    names = {f.name for f in (tmp_path / "p").iterdir()}
+    assert not any(n.endswith(".parquet") for n in names)
+    assert read_result(tmp_path / "p").phrases.num_rows == res.phrases.num_rows

@@ -13,7 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
-__all__ = ["atomic_path", "atomic_dir", "recover_dir", "write_json", "write_parquet"]
+__all__ = ["atomic_path", "atomic_dir", "recover_dir", "write_json", "write_jsonl",
+           "write_parquet"]
 
 
 def _umask() -> int:
@@ -94,6 +95,16 @@ def write_json(target: str | os.PathLike, obj: Any) -> None:
     with atomic_path(target) as tmp:
         tmp.write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=_default) + "\n",
                        encoding="utf-8")
+
+
+def write_jsonl(target: str | os.PathLike, table) -> None:
+    """Write a pyarrow Table atomically as JSON lines, one object per row, in
+    batches (not the whole table as Python objects at once)."""
+    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        for batch in table.to_batches(max_chunksize=65536):
+            for row in batch.to_pylist():
+                f.write(json.dumps(row, ensure_ascii=False))
+                f.write("\n")
 
 
 def write_parquet(target: str | os.PathLike, table) -> None:

@@ -29,7 +29,6 @@ shingles are exactly those of the raw tokens.
 
 from __future__ import annotations
 
-import json
 import resource
 import time
 from dataclasses import asdict, dataclass, field, replace
@@ -39,7 +38,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from .._atomic import atomic_path, write_json, write_parquet
+from .._atomic import write_json, write_jsonl, write_parquet
 from ..errors import ParameterError, RepetendError
 from .clusters import Clusters, clusters_from_pairs, containment_pairs
 from .lsh import check_banding, lsh_candidates, lsh_params, lsh_threshold, s_curve
@@ -252,7 +251,7 @@ class NearDupResult:
             if format == "parquet":
                 write_parquet(target, table)
             else:
-                _write_jsonl(target, table)
+                write_jsonl(target, table)
             written[name] = target
         summary = dict(self.summary)
         summary["candidates_written"] = min(len(self.candidates), int(candidates_limit))
@@ -260,12 +259,6 @@ class NearDupResult:
         write_json(d / "summary.json", summary)
         written["summary"] = d / "summary.json"
         return written
-
-
-def _write_jsonl(target: Path, table) -> None:
-    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as f:
-        for row in table.to_pylist():
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def _lazy(module: str, name: str, method: str):

@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from .._atomic import atomic_path, write_json, write_parquet
+from .._atomic import write_json, write_jsonl, write_parquet
 from .._memory import MemoryBudget, format_size, parse_size, rss_now
 from ..errors import InputError, ParameterError
 from . import _coverage_kernels as CK
@@ -189,7 +189,8 @@ class PhraseResult:
 
     def write(self, out: str | Path, format: Literal["parquet", "jsonl"] = "parquet") -> Path:
         """Write every table and ``summary.json`` into directory *out*, each file
-        atomically (an interrupted run leaves whole files only)."""
+        atomically (an interrupted run leaves whole files only), templates
+        included, in *format*; the other format's tables are removed."""
         if format not in ("parquet", "jsonl"):
             raise ParameterError(f"format must be parquet or jsonl, got {format!r}")
         out = Path(out)
@@ -197,20 +198,26 @@ class PhraseResult:
             raise InputError("output path exists and is not a directory", path=str(out))
         out.mkdir(parents=True, exist_ok=True)
         for name in TABLES:
+            # a table left by an earlier run — of the other format, or one this
+            # result has not (hosts) — would be read back with this one
             t = getattr(self, name)
+            for fmt in ("parquet", "jsonl"):
+                if t is None or fmt != format:
+                    (out / f"{name}.{fmt}").unlink(missing_ok=True)
             if t is None:
                 continue
             if format == "parquet":
                 write_parquet(out / f"{name}.parquet", t)
             else:
-                _write_jsonl(out / f"{name}.jsonl", t)
+                write_jsonl(out / f"{name}.jsonl", t)
         if self.templates is not None:
-            self.templates.write(out)
+            self.templates.write(out, format)
         elif "templates" not in self.summary:
             # no layer this time (not asked, or skipped under the memory limit): a
             # previous run's templates left here would reach the report and `clean`
             # (a result read back has the summary's "templates" and keeps them)
             for name in ("templates.parquet", "template_occurrences.parquet",
+                         "templates.jsonl", "template_occurrences.jsonl",
                          "templates_summary.json"):
                 (out / name).unlink(missing_ok=True)
         write_json(out / "summary.json", self.summary)
@@ -224,14 +231,6 @@ class PhraseResult:
     def read(cls, path: str | Path) -> "PhraseResult":
         """Read a result directory written by :meth:`write` (Parquet or JSONL)."""
         return read_result(path)
-
-
-def _write_jsonl(target: Path, table: pa.Table) -> None:
-    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as f:
-        for batch in table.to_batches(max_chunksize=65536):
-            for row in batch.to_pylist():
-                f.write(json.dumps(row, ensure_ascii=False))
-                f.write("\n")
 
 
 def read_result(path: str | Path) -> PhraseResult:

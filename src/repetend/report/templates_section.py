@@ -1,6 +1,6 @@
 """The report section of templates with variable parts.
 
-:func:`templates_section_html` reads ``templates.parquet`` (and
+:func:`templates_section_html` reads ``templates.parquet`` or ``.jsonl`` (and
 ``templates_summary.json`` when present) from a scan directory — in
 ``phrases/``, ``templates/`` or the directory itself — and renders one
 ``<section id="templates">``: a line of coverage figures, then one row per
@@ -26,11 +26,14 @@ def _e(x) -> str:
 
 
 def find_templates_dir(scan_dir: str | Path) -> Path | None:
-    """The directory of a scan that holds ``templates.parquet`` (None: none)."""
+    """The directory of a scan that holds ``templates.parquet`` (or
+    ``templates.jsonl``, from ``phrases --out-format jsonl``); None: none."""
+    from ..phrases.templates.result import template_file
+
     root = Path(scan_dir)
     for sub in _SUBDIRS:
         d = root / sub
-        if (d / "templates.parquet").is_file():
+        if template_file(d, "templates") is not None:
             return d
     return None
 
@@ -78,7 +81,7 @@ def templates_section_html(scan_dir: str | Path, max_rows: int = 200) -> str:
         One ``<section id="templates">`` element; a short note when the scan
         has no templates file or no template.
     """
-    import pyarrow.parquet as pq
+    from ..phrases.templates.result import TEMPLATE_SCHEMA, _read_table, template_file
 
     head = '<section id="templates"><h2>Templates with variable parts</h2>\n'
     d = find_templates_dir(scan_dir)
@@ -88,7 +91,7 @@ def templates_section_html(scan_dir: str | Path, max_rows: int = 200) -> str:
             return head + f'<p class="skip">Templates skipped: {_e(why)}.</p>\n</section>\n'
         return (head + '<p class="skip">Templates: not in this scan (no '
                 '<code>templates.parquet</code>).</p>\n</section>\n')
-    table = pq.read_table(d / "templates.parquet")
+    table = _read_table(template_file(d, "templates"), TEMPLATE_SCHEMA)
     summary = {}
     sf = d / "templates_summary.json"
     if sf.is_file():

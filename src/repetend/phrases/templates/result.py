@@ -10,10 +10,12 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from ..._atomic import write_json, write_parquet
+from ..._atomic import write_json, write_jsonl, write_parquet
 from ...errors import InputError, ParameterError
 from .config import TemplateConfig
 
+
+_FORMATS = ("parquet", "jsonl")
 
 #: The marker of a slot in ``parts`` and in the example text.
 SLOT = "▢"
@@ -74,38 +76,67 @@ class TemplateResult:
             raise ParameterError(f"no table {table!r}; tables: templates, occurrences")
         return (self.table if table == "templates" else self.occurrences).to_pandas()
 
-    def write(self, out: str | Path) -> Path:
-        """Write ``templates.parquet``, ``template_occurrences.parquet`` and
-        ``templates_summary.json`` into directory *out*, each atomically."""
+    def write(self, out: str | Path, format: str = "parquet") -> Path:
+        """Write ``templates``, ``template_occurrences`` (``.parquet``, or
+        ``.jsonl`` with ``format="jsonl"``) and ``templates_summary.json`` into
+        directory *out*, each atomically; the two tables of the other format
+        are removed, so that they cannot be read back instead."""
+        if format not in _FORMATS:
+            raise ParameterError(f"format must be parquet or jsonl, got {format!r}")
         out = Path(out)
         if out.exists() and not out.is_dir():
             raise InputError("output path exists and is not a directory", path=str(out))
         out.mkdir(parents=True, exist_ok=True)
-        write_parquet(out / "templates.parquet", self.table)
-        write_parquet(out / "template_occurrences.parquet", self.occurrences)
+        write = write_parquet if format == "parquet" else write_jsonl
+        for stem, table in (("templates", self.table),
+                            ("template_occurrences", self.occurrences)):
+            write(out / f"{stem}.{format}", table)
+            for other in _FORMATS:
+                if other != format:
+                    (out / f"{stem}.{other}").unlink(missing_ok=True)
         write_json(out / "templates_summary.json", self.summary)
         return out
 
     to_parquet = write
 
 
-def read_templates(path: str | Path) -> TemplateResult:
-    """Read a directory written by :meth:`TemplateResult.write`."""
-    import pyarrow.parquet as pq
+def template_file(path: str | Path, stem: str) -> Path | None:
+    """``stem.parquet`` or ``stem.jsonl`` in directory *path* (None: neither)."""
+    for fmt in _FORMATS:
+        f = Path(path) / f"{stem}.{fmt}"
+        if f.is_file():
+            return f
+    return None
 
+
+def _read_table(f: Path, schema: pa.Schema, columns: list[str] | None = None) -> pa.Table:
+    """A template table from Parquet or JSON lines, in *schema*'s types."""
+    if f.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return pq.read_table(f, columns=columns)
+    import pyarrow.json as pj
+
+    table = (pj.read_json(f, parse_options=pj.ParseOptions(explicit_schema=schema))
+             if f.stat().st_size else schema.empty_table())
+    return table.select(columns) if columns else table
+
+
+def read_templates(path: str | Path) -> TemplateResult:
+    """Read a directory written by :meth:`TemplateResult.write` (either format)."""
     path = Path(path)
-    f = path / "templates.parquet"
-    if not f.is_file():
-        raise InputError("no templates.parquet", path=str(path))
-    occ = path / "template_occurrences.parquet"
+    f = template_file(path, "templates")
+    if f is None:
+        raise InputError("no templates.parquet or templates.jsonl", path=str(path))
+    occ = template_file(path, "template_occurrences")
     summary_file = path / "templates_summary.json"
     summary = json.loads(summary_file.read_text(encoding="utf-8")) if summary_file.is_file() else {}
     params = summary.get("parameters", {})
     known = {k: v for k, v in params.items() if k in TemplateConfig.__slots__}
     if params and "drop_nested" not in params:      # written before the nesting filter
         known["drop_nested"] = False
-    return TemplateResult(table=pq.read_table(f),
-                          occurrences=pq.read_table(occ) if occ.is_file()
+    return TemplateResult(table=_read_table(f, TEMPLATE_SCHEMA),
+                          occurrences=_read_table(occ, OCCURRENCE_SCHEMA) if occ is not None
                           else OCCURRENCE_SCHEMA.empty_table(),
                           summary=summary, config=TemplateConfig(**known))
 
@@ -118,7 +149,8 @@ def template_spans(source: "TemplateResult | pa.Table | str | Path"
     Parameters
     ----------
     source : TemplateResult, the occurrences table, or a directory holding
-        ``template_occurrences.parquet`` (a phrases or scan output directory).
+        ``template_occurrences.parquet`` or ``.jsonl`` (a phrases or scan
+        output directory), or that file.
 
     Returns
     -------
@@ -134,13 +166,11 @@ def template_spans(source: "TemplateResult | pa.Table | str | Path"
     elif isinstance(source, pa.Table):
         occ = source
     else:
-        import pyarrow.parquet as pq
-
         p = Path(source)
-        f = p / "template_occurrences.parquet" if p.is_dir() else p
-        if not f.is_file():
-            raise InputError("no template_occurrences.parquet", path=str(p))
-        occ = pq.read_table(f, columns=["doc_index", "start", "end"])
+        f = template_file(p, "template_occurrences") if p.is_dir() else p
+        if f is None or not f.is_file():
+            raise InputError("no template_occurrences.parquet or .jsonl", path=str(p))
+        occ = _read_table(f, OCCURRENCE_SCHEMA, ["doc_index", "start", "end"])
     if occ.num_rows == 0:
         return {}
     d = occ.column("doc_index").to_numpy().astype(np.int64)
