@@ -299,3 +299,26 @@ def test_template_gap_and_min_span_reach_the_layer_and_the_reuse_key(corpus, tmp
     assert "reusing phrases" in r.output
     r = CliRunner().invoke(main, base + ["--template-min-span", "0"])
     assert r.exit_code != 0 and "--template-min-span" in r.output
+
+
+def test_template_prune_reaches_the_layer_and_the_reuse_key(corpus, tmp_path):
+    """scan / phrases --template-prune: the layer leaves short chains out (its
+    summary counts them), the value is recorded, and a changed value is not
+    reused."""
+    out = tmp_path / "o"
+    base = ["scan", str(corpus), "--out", str(out), "--min-docs", "5", "--no-dups",
+            "--no-report", "--reuse"]
+    for flag, pruned in (([], False), (["--template-prune"], True)):
+        r = CliRunner().invoke(main, base + flag)
+        assert r.exit_code == 0, r.output
+        assert "reusing phrases" not in r.output
+        s = json.loads((out / "phrases" / "templates_summary.json").read_text())
+        assert s["parameters"]["prune"] is pruned
+        assert ("short_runs_dropped" in s) is pruned
+    r = CliRunner().invoke(main, base + ["--template-prune"])
+    assert "reusing phrases" in r.output
+    r = CliRunner().invoke(main, ["phrases", str(corpus), "-s", "5", "--out",
+                                  str(tmp_path / "p"), "--template-prune", "--quiet"])
+    assert r.exit_code == 0, r.output
+    s = json.loads((tmp_path / "p" / "templates_summary.json").read_text())
+    assert s["parameters"]["prune"] is True and s["short_tokens_dropped"] >= 0

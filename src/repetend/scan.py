@@ -47,6 +47,7 @@ class ScanConfig:
     template_parts: bool = True
     max_gap: int = 4                   # templates: longest slot between fixed parts
     template_min_span: int | None = None   # templates: shortest template (None: L)
+    template_prune: bool = False       # templates: leave out chains too short to hold one
     phrases: bool = True
     dups: bool = True
     report: bool = True
@@ -82,7 +83,8 @@ class ScanConfig:
         PhraseConfig(min_docs=1 if self.min_docs is None else self.min_docs, min_len=self.min_len,
                      engine="auto" if self.engine == "spark" else self.engine,
                      templates=self.templates, template_parts=self.template_parts,
-                     max_gap=self.max_gap, template_min_span=self.template_min_span).validate()
+                     max_gap=self.max_gap, template_min_span=self.template_min_span,
+                     template_prune=self.template_prune).validate()
         _check_int("--shingle", self.shingle, 1)
         _check_int("--num-perm", self.num_perm, 1)
         ncfg = NearDupConfig(method=self.dups_method, threshold=self.threshold,
@@ -303,7 +305,8 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
         "min_docs": min_docs, "min_docs_rule": sigma_reason, "min_len": config.min_len,
         "engine": config.engine, "templates": config.templates,
         "template_parts": config.template_parts, "max_gap": config.max_gap,
-        "template_min_span": config.template_min_span, "dups_method": config.dups_method,
+        "template_min_span": config.template_min_span,
+        "template_prune": config.template_prune, "dups_method": config.dups_method,
         "threshold": config.threshold, "shingle": config.shingle, "num_perm": config.num_perm,
         "unit": store.unit,
     }
@@ -324,7 +327,8 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
         t0 = time.perf_counter()
         pdir = out / "phrases"
         pparams = {k: params[k] for k in ("min_docs", "min_len", "engine", "templates",
-                                          "template_parts", "max_gap", "template_min_span")}
+                                          "template_parts", "max_gap", "template_min_span",
+                                          "template_prune")}
         pparams["corpus"] = fingerprint
         if (config.reuse and _same_params(pdir / "summary.json", pparams)
                 and not (config.templates and _templates_cut(pdir / "summary.json"))):
@@ -339,6 +343,7 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
                                 template_parts=config.template_parts,
                                 max_gap=config.max_gap,
                                 template_min_span=config.template_min_span,
+                                template_prune=config.template_prune,
                                 memory_limit=config.memory_limit)
             if spark is not None:
                 from .spark import find_phrases as spark_phrases

@@ -19,9 +19,11 @@ occurrences inside short chains are not counted.  Measured
 store the layer costs 2.10 × the mining instead of 2.42 ×, with the same
 coverage (8.74 % of the tokens against 8.72 %); on the Zipfian corpus 3.41 ×
 instead of 4.35 × (4.68 % against 4.65 %); but on the web-like generator the
-signatures «Posted by ▢ on ▢» are found on 37.4 % of their occurrences
-instead of 42.3 % (not traced; the test case's mechanism, fewer joins, is
-the likely one).  So ``TemplateConfig.prune`` is off by default.
+signatures are found whole on 37.4 % of their occurrences instead of 42.3 %:
+the Russian one, «… Автор: ▢ ▢, ▢ ▢ ▢», loses its last two slots on about
+50 pages (268 of 92,502 template tokens) — the join that added them is gone,
+as in the test case.  So ``TemplateConfig.prune`` is off by default
+(``--template-prune`` on the command line).
 
 A stricter link rule was tried and dropped: a stretch as a slot only when its
 two neighbouring tokens recur around a stretch in ≥ σ documents.  A word slot
