@@ -3,11 +3,15 @@ against simple oracles: locating patterns, sorting positions."""
 
 from __future__ import annotations
 
+import contextlib
+from unittest import mock
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from repetend.phrases.templates import _kernels_index as KI
+from repetend.phrases.templates import gapped_index
 from repetend.phrases.templates.gapped_index import _gapped_index, _locate
 
 
@@ -66,10 +70,21 @@ def _keys(rng, t, t_off, gap_id, n_keys):
     return keys
 
 
+def _key_blocks(split):
+    """With *split*: every key its own block on three threads (the finder
+    splits only past 64 keys a block and with more than one thread)."""
+    if not split:
+        return contextlib.nullcontext()
+    stack = contextlib.ExitStack()
+    stack.enter_context(mock.patch.object(gapped_index, "_KEYS_PER_BLOCK", 1))
+    stack.enter_context(mock.patch.object(gapped_index, "get_num_threads", lambda: 3))
+    return stack
+
+
 @settings(max_examples=80, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 30), vocab=st.integers(2, 12),
-       sigma=st.integers(1, 4))
-def test_locate_matches_naive(seed, n_docs, vocab, sigma):
+       sigma=st.integers(1, 4), split=st.booleans())
+def test_locate_matches_naive(seed, n_docs, vocab, sigma, split):
     rng = np.random.default_rng(seed)
     gap_id = vocab + 60
     t, t_off = _gapped(rng, n_docs, vocab, gap_id)
@@ -84,16 +99,17 @@ def test_locate_matches_naive(seed, n_docs, vocab, sigma):
     if not keys:
         return
     inf = np.iinfo(np.int64).max
-    found, skipped = _locate(ix, t, t_doc, keys, gap_id, np.full(len(keys), inf))
-    assert not skipped.any()
+    with _key_blocks(split):
+        found, skipped = _locate(ix, t, t_doc, keys, gap_id, np.full(len(keys), inf))
+    assert not skipped.any() and len(found) == len(keys)
     want = _naive_locate(t, t_off, keys, gap_id)
     for k, f, w in zip(keys, found, want):
         assert f.tolist() == w, k
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), budget=st.integers(0, 30))
-def test_locate_skips_by_longest_segment_range(seed, budget):
+@given(seed=st.integers(0, 2**32 - 1), budget=st.integers(0, 30), split=st.booleans())
+def test_locate_skips_by_longest_segment_range(seed, budget, split):
     rng = np.random.default_rng(seed)
     gap_id = 70
     t, t_off = _gapped(rng, 25, 6, gap_id)
@@ -105,7 +121,9 @@ def test_locate_skips_by_longest_segment_range(seed, budget):
             if (ix.code[np.clip(k[k >= 0], 0, gap_id + 1)] > 0).all()]
     if not keys:
         return
-    found, skipped = _locate(ix, t, t_doc, keys, gap_id, np.full(len(keys), budget))
+    with _key_blocks(split):
+        found, skipped = _locate(ix, t, t_doc, keys, gap_id, np.full(len(keys), budget))
+    assert len(found) == len(skipped) == len(keys)
     want = _naive_locate(t, t_off, keys, gap_id)
     codes = ix.text.astype(np.int64)
     for k, f, s, w in zip(keys, found, skipped, want):
@@ -139,7 +157,7 @@ def test_sort_positions_matches_sort(seed, n, bits):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n_runs=st.integers(1, 20),
+@given(seed=st.integers(0, 2**32 - 1), n_runs=st.integers(1, 150),
        alphabet=st.sampled_from([1, 2, 3, 7, 300]))
 def test_lcp_and_docs_match_naive(seed, n_runs, alphabet):
     from repetend.phrases import _suffix_kernels as S

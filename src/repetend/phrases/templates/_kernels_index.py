@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._jit import jit
+from ..._jit import jit, pjit, prange
 from .._bloomspan_kernels import _same_ngram
+
+# chunks of lcp_and_docs's text-order pass (each restarts Kasai's h at 0):
+# enough for any thread count here, too few to cost comparisons
+_LCP_CHUNKS = 64
 
 
 @jit
@@ -308,7 +312,7 @@ def symbol_suffixes(byte_sa, width):
     return out
 
 
-@jit
+@pjit
 def lcp_and_docs(text, sa, seg_doc, seg_cstart, seg_len):
     """The LCP array of *sa* clamped at separators (0) and the document of
     every suffix in SA order (-1 for a separator suffix): the results of
@@ -317,47 +321,66 @@ def lcp_and_docs(text, sa, seg_doc, seg_cstart, seg_len):
     suffix before it in SA order (Φ, Kärkkäinen, Manzini & Puglisi, CPM 2009)
     and its rank; the LCPs are then computed in text order (Kasai's
     amortization) and written with the documents at their ranks: random
-    writes instead of the random reads of a gather, which cost less."""
+    writes instead of the random reads of a gather, which cost less.
+
+    Both passes run on every core: the scatter writes each text position
+    once, and the text is cut at run starts into a few chunks per thread,
+    each computing its LCPs from h = 0 (Kasai's carried h is only a lower
+    bound, so a chunk that starts from 0 does a few more comparisons and
+    writes the same values)."""
     m = sa.shape[0]
     if m == 0:
         return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
     # at text position sa[i]: (sa[i - 1] + 1) | i << 32, 0 for the first suffix
     pr = np.empty(m, dtype=np.int64)
     pr[sa[0]] = 0
-    for i in range(1, m):
+    for i in prange(1, m):
         pr[sa[i]] = (np.int64(sa[i - 1]) + 1) | (np.int64(i) << 32)
     lcp = np.empty(m, dtype=np.int32)
     docsa = np.empty(m, dtype=np.int32)
-    h = 0
-    p = 0
     n_seg = seg_doc.shape[0]
-    for s in range(n_seg + 1):
-        # the separators before run s (document -1), then run s
-        if s < n_seg:
-            c = seg_cstart[s]
-            e = c + seg_len[s]
-            d = seg_doc[s]
-        else:
-            c = m
-            e = m
-            d = -1
-        for part in range(2):
-            stop = c if part == 0 else e
-            doc = -1 if part == 0 else d
-            while p < stop:
-                v = pr[p]
-                q = (v & 0xFFFFFFFF) - 1
-                r = v >> 32
-                if q < 0:
-                    h = 0
-                else:
-                    while text[p + h] != 0 and text[p + h] == text[q + h]:
-                        h += 1
-                lcp[r] = h
-                docsa[r] = doc
-                if h > 0:
-                    h -= 1
-                p += 1
+    # chunk c covers runs cut[c] .. cut[c + 1] - 1 with the separators before
+    # each; the last chunk also the separators after the last run
+    n_chunks = max(1, min(_LCP_CHUNKS, n_seg))
+    cut = np.empty(n_chunks + 1, dtype=np.int64)
+    for k in range(n_chunks):
+        cut[k] = np.searchsorted(seg_cstart, (m * k) // n_chunks)
+    cut[0] = 0
+    cut[n_chunks] = n_seg + 1
+    for k in range(1, n_chunks):
+        cut[k] = max(cut[k], cut[k - 1])
+    for ci in prange(n_chunks):
+        s_lo = cut[ci]
+        s_hi = cut[ci + 1]
+        p = 0 if s_lo == 0 else seg_cstart[s_lo - 1] + seg_len[s_lo - 1]
+        h = 0
+        for s in range(s_lo, s_hi):
+            # the separators before run s (document -1), then run s
+            if s < n_seg:
+                rb = seg_cstart[s]
+                re = rb + seg_len[s]
+                d = seg_doc[s]
+            else:
+                rb = m
+                re = m
+                d = -1
+            for part in range(2):
+                stop = rb if part == 0 else re
+                doc = -1 if part == 0 else d
+                while p < stop:
+                    v = pr[p]
+                    q = (v & 0xFFFFFFFF) - 1
+                    r = v >> 32
+                    if q < 0:
+                        h = 0
+                    else:
+                        while text[p + h] != 0 and text[p + h] == text[q + h]:
+                            h += 1
+                    lcp[r] = h
+                    docsa[r] = doc
+                    if h > 0:
+                        h -= 1
+                    p += 1
     lcp[0] = 0
     return lcp, docsa
 

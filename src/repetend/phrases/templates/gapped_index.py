@@ -4,9 +4,11 @@ pattern."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+from numba import get_num_threads
 
 from . import _kernels_index as KI
 
@@ -169,11 +171,31 @@ def _locate(ix: _GappedIndex, t: np.ndarray, t_doc: np.ndarray, keys: list[np.nd
     # key tokens in codes (wildcards: -1, never searched); every fixed key
     # token is frequent in t (keys are made of frequent phrases), so ≥ 1
     kcodes = np.where(flat >= 0, ix.code[np.clip(flat, 0, gap_id + 1)], -1).astype(np.int32)
-    off, pos, skipped = KI.match_all_text(ix.text, ix.sa, ix.t_of, t, t_doc, flat, kcodes,
-                                         key_off, np.int32(gap_id),
-                                         np.asarray(max_range, np.int64),
-                                         np.int64(ix.code[gap_id]))
-    return [pos[off[i]:off[i + 1]] for i in range(len(keys))], skipped
+    max_range = np.asarray(max_range, np.int64)
+
+    def match(k0: int, k1: int) -> tuple[list[np.ndarray], np.ndarray]:
+        a, b = int(key_off[k0]), int(key_off[k1])
+        off, pos, skipped = KI.match_all_text(ix.text, ix.sa, ix.t_of, t, t_doc, flat[a:b],
+                                              kcodes[a:b], key_off[k0:k1 + 1] - a,
+                                              np.int32(gap_id), max_range[k0:k1],
+                                              np.int64(ix.code[gap_id]))
+        return [pos[off[i]:off[i + 1]] for i in range(k1 - k0)], skipped
+
+    # keys are independent: blocks of them on plain threads (the kernel
+    # releases the GIL), handed out one at a time so that a block of costly
+    # keys does not hold the others back
+    threads = get_num_threads()
+    n_keys = len(keys)
+    n_blocks = min(8 * threads, max(1, n_keys // _KEYS_PER_BLOCK)) if threads > 1 else 1
+    bounds = [n_keys * i // n_blocks for i in range(n_blocks + 1)]
+    if n_blocks == 1:
+        return match(0, n_keys)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        parts = list(pool.map(match, bounds[:-1], bounds[1:]))
+    return [p for ps, _ in parts for p in ps], np.concatenate([sk for _, sk in parts])
+
+
+_KEYS_PER_BLOCK = 64        # fewer keys than this: one thread
 
 
 def _mine_chains(ix: _GappedIndex | None, t: np.ndarray, t_off: np.ndarray, gap_id: int,
