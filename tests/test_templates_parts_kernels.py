@@ -32,12 +32,42 @@ def _grams(tokens, offsets, code, n, bits):
     return out
 
 
+def _chunk_bounds(rng, n_items, n_chunks):
+    """Random contiguous chunks (some empty) of *n_items* items: the bounds."""
+    cuts = np.sort(rng.integers(0, n_items + 1, size=n_chunks - 1))
+    return np.r_[0, cuts, n_items].astype(np.int64)
+
+
+def _bucket_kernels(rng, tokens, offsets, code, sigma, n, bits, bbits, doc_bits, n_chunks):
+    """The packed-path kernels with *n_chunks* random chunks of documents and
+    of buckets: (per-chunk sizes, bucket starts, vals, mixes, runs)."""
+    n_docs = offsets.size - 1
+    args = (tokens, offsets, code, np.int64(n), np.int64(bits))
+    chunk_docs = _chunk_bounds(rng, n_docs, n_chunks)
+    sizes = KP.packed_bucket_sizes(*args, np.int64(bbits), chunk_docs)
+    starts, fill = KP.scatter_offsets(sizes)
+    vals = np.empty(int(starts[-1]), dtype=np.uint64)
+    KP.packed_scatter(*args, np.int64(bbits), np.int64(doc_bits), chunk_docs, fill, vals)
+    # every chunk filled its slice of every bucket, no more
+    assert fill.tolist() == (starts[:-1] + np.cumsum(sizes, axis=0)).tolist()
+    mixes = KP.frequent_mixes(starts, vals, np.int64(sigma), np.int64(n * bits - bbits),
+                              np.int64(doc_bits), _chunk_bounds(rng, 2**bbits, n_chunks))
+    tab, tb, bloom = KP.mix_table(mixes, np.int64(8))
+    runs = KP.frequent_mix_runs(*args, tab, np.int64(tb), bloom, np.int64(8),
+                                _chunk_bounds(rng, n_docs, n_chunks))
+    return chunk_docs, sizes, starts, vals, mixes, (tab, tb), runs
+
+
 @settings(max_examples=80, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 14), sigma=st.integers(1, 4),
-       n=st.integers(1, 4), bits=st.sampled_from([1, 2, 5, 16]), bbits=st.integers(1, 6))
-def test_bucket_kernels_match_naive(seed, n_docs, sigma, n, bits, bbits):
+       n=st.integers(1, 4), bits=st.sampled_from([1, 2, 5, 16]), bbits=st.integers(1, 6),
+       n_chunks=st.sampled_from([1, 2, 7, 20]))
+def test_bucket_kernels_match_naive(seed, n_docs, sigma, n, bits, bbits, n_chunks):
     """Sizes, scatter, the frequent mixes and the runs, with codes up to the
-    full 2**bits - 1 (K = n · bits up to 64) and buckets of every width."""
+    full 2**bits - 1 (K = n · bits up to 64), buckets of every width, and the
+    documents and buckets cut into 1, 2, 7 or 20 random chunks (some empty,
+    often more chunks than documents): the same output as the oracle and as
+    one chunk."""
     rng = np.random.default_rng(seed)
     vocab = 6
     tokens, offsets = block_corpus(rng, n_docs, vocab)
@@ -50,34 +80,91 @@ def test_bucket_kernels_match_naive(seed, n_docs, sigma, n, bits, bbits):
     if low_bits + doc_bits > 64:
         return
     grams = _grams(tokens, offsets, code, n, bits)
-    args = (tokens, offsets, code, np.int64(n), np.int64(bits))
-    sizes = KP.packed_bucket_sizes(*args, np.int64(bbits))
-    want_sizes = np.zeros(2**bbits + 1, dtype=np.int64)
-    for _, _, _, m in grams:
-        want_sizes[(m >> low_bits) + 1] += 1
+    chunk_docs, sizes, starts, vals, mixes, (tab, tb), runs = _bucket_kernels(
+        rng, tokens, offsets, code, sigma, n, bits, bbits, doc_bits, n_chunks)
+    want_sizes = np.zeros((n_chunks, 2**bbits), dtype=np.int64)
+    for _, d, _, m in grams:
+        want_sizes[np.searchsorted(chunk_docs, d, side="right") - 1, m >> low_bits] += 1
     assert sizes.tolist() == want_sizes.tolist()
-    starts = np.cumsum(sizes)
-    vals = np.empty(int(starts[-1]), dtype=np.uint64)
-    KP.packed_scatter(*args, np.int64(bbits), np.int64(doc_bits), starts[:-1].copy(), vals)
+    assert starts.tolist() == [0] + np.cumsum(want_sizes.sum(0)).tolist()
     want_vals = sorted(grams, key=lambda g: (g[3] >> low_bits, g[0]))  # stable by position
     assert vals.tolist() == [((m % 2**low_bits) << doc_bits) | d for _, d, _, m in want_vals]
-    mixes = KP.frequent_mixes(starts, vals, np.int64(sigma), np.int64(low_bits),
-                              np.int64(doc_bits))
     docs = defaultdict(set)
     for _, d, _, m in grams:
         docs[m].add(d)
     frequent = {m for m, ds in docs.items() if len(ds) >= sigma}
-    assert sorted(mixes.tolist()) == sorted(frequent) and len(set(mixes.tolist())) == mixes.size
-    tab, tb, bloom = KP.mix_table(mixes, np.int64(8))
+    # in bucket order, each bucket's mixes in the order of their sigma-th document
+    def reached(m):
+        ds = sorted(docs[m])
+        d = ds[sigma - 1]
+        return min(p for p, dd, _, mm in grams if mm == m and dd == d)
+    assert mixes.tolist() == sorted(frequent, key=lambda m: (m >> low_bits, reached(m)))
     for m in list(docs) + [int(x) for x in rng.integers(1, 2**min(K, 62), size=20)]:
         assert KP._in_table(tab, np.int64(tb), np.uint64(m)) == (m in frequent)
-    runs = KP.frequent_mix_runs(*args, tab, np.int64(tb), bloom, np.int64(8))
     cov = np.zeros(tokens.size, dtype=bool)
     for p, _, _, m in grams:
         if m in frequent:
             cov[p:p + n] = True
     assert as_runs(*runs) == naive_runs(cov, offsets)
     assert all(a.dtype == np.int64 for a in runs)
+    # one chunk: byte-identical arrays
+    one = _bucket_kernels(rng, tokens, offsets, code, sigma, n, bits, bbits, doc_bits, 1)
+    assert one[1].sum(0).tolist() == sizes.sum(0).tolist()
+    assert one[3].tobytes() == vals.tobytes() and one[4].tobytes() == mixes.tobytes()
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(one[6], runs))
+
+
+@pytest.mark.parametrize("n_chunks", [1, 2, 7, 50])
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 12), sigma=st.integers(1, 4),
+       n=st.integers(1, 5), vocab=st.integers(2, 12))
+def test_packed_ngram_runs_chunk_counts(n_chunks, seed, n_docs, sigma, n, vocab):
+    """The whole packed path with 1, 2, 7 or 50 chunks (more than documents):
+    the oracle's runs, and the same arrays as with one chunk."""
+    rng = np.random.default_rng(seed)
+    tokens, offsets = block_corpus(rng, n_docs, vocab)
+    docs = defaultdict(set)
+    for d in range(n_docs):
+        for i in range(offsets[d], offsets[d + 1] - n + 1):
+            docs[tuple(tokens[i:i + n])].add(d)
+    cov = np.zeros(tokens.size + 1, dtype=bool)
+    for d in range(n_docs):
+        for i in range(offsets[d], offsets[d + 1] - n + 1):
+            if len(docs[tuple(tokens[i:i + n])]) >= sigma:
+                cov[i:i + n] = True
+    got = {}
+    for c in (1, n_chunks):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(P, "_BUCKET_BITS", 3)
+            mp.setattr(P, "_chunk_count", lambda c=c: c)
+            got[c] = P._packed_ngram_runs(tokens, offsets, sigma, n, vocab)
+    runs, kept = got[n_chunks]
+    assert kept == sum(len(ds) >= sigma for ds in docs.values()) == got[1][1]
+    assert as_runs(*runs) == naive_runs(cov, offsets)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(runs, got[1][0]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(sizes=st.lists(st.integers(0, 30), min_size=0, max_size=20),
+       n_chunks=st.integers(1, 30))
+def test_even_chunks_are_contiguous_and_balanced(sizes, n_chunks):
+    starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    b = P._even_chunks(starts, n_chunks)
+    assert b.size == n_chunks + 1 and b[0] == 0 and b[-1] == len(sizes)
+    assert np.all(np.diff(b) >= 0)
+    # a chunk holds at most the even share plus one item
+    share = starts[-1] / n_chunks
+    for c in range(n_chunks):
+        assert starts[b[c + 1]] - starts[b[c]] <= share + max(sizes, default=0) + 1
+
+
+def test_mask_tokens_matches_numpy():
+    rng = np.random.default_rng(5)
+    tokens = rng.integers(0, 50, size=10_001).astype(np.int32)
+    is_slot = rng.random(50) < 0.3
+    got = KP.mask_tokens(tokens, is_slot, np.int32(50))
+    assert got.dtype == np.int32
+    assert got.tolist() == np.where(is_slot[tokens], 50, tokens).tolist()
 
 
 @pytest.mark.parametrize("bucket_bits", [1, 3, 12])

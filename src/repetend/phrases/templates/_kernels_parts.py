@@ -2,22 +2,27 @@
 packed L'-gram count and the covered runs (:mod:`.parts`).
 
 Only ``@jit`` functions over arrays and scalars: no I/O, no Python objects.
+The passes over the corpus run in parallel (``@pjit``) over contiguous
+chunks of documents (``chunk_docs``, :func:`.parts._doc_chunks`) or of
+buckets, each chunk writing only its own rows or slices, and give the same
+output, byte for byte, whatever the number of chunks.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..._jit import jit
+from ..._jit import jit, pjit, prange
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-@jit
+@pjit
 def mask_tokens(tokens, is_slot, slot_id):
-    """Copy of *tokens* with every token ``t`` where ``is_slot[t]`` replaced by *slot_id*."""
+    """Copy of *tokens* with every token ``t`` where ``is_slot[t]`` replaced by
+    *slot_id* (parallel over positions)."""
     out = np.empty(tokens.shape[0], dtype=np.int32)
-    for i in range(tokens.shape[0]):
+    for i in prange(tokens.shape[0]):
         t = tokens[i]
         out[i] = slot_id if is_slot[t] else t
     return out
@@ -99,59 +104,87 @@ def _packed_mix(k, kmask):
     return (k * _MIX) & kmask
 
 
-@jit
-def packed_bucket_sizes(tokens, doc_offsets, code, n, bits, bbits):
-    """Histogram of the buckets of the in-document n-grams of frequent words
-    (``code[t] != 0``): ``sizes[b + 1]`` occurrences fall in bucket b."""
-    sizes = np.zeros((1 << bbits) + 1, dtype=np.int64)
+@pjit
+def packed_bucket_sizes(tokens, doc_offsets, code, n, bits, bbits, chunk_docs):
+    """Histograms of the buckets of the in-document n-grams of frequent words
+    (``code[t] != 0``), one per chunk of documents: ``sizes[c, b]`` occurrences
+    of documents ``chunk_docs[c]:chunk_docs[c + 1]`` fall in bucket b (chunks
+    in parallel)."""
+    n_chunks = chunk_docs.shape[0] - 1
+    sizes = np.zeros((n_chunks, 1 << bbits), dtype=np.int64)
     kmask = _low_mask(n * bits)
     sb = np.uint64(bits)
     bsh = np.uint64(n * bits - bbits)
-    for d in range(doc_offsets.shape[0] - 1):
-        run = 0
-        k = np.uint64(0)
-        for q in range(doc_offsets[d], doc_offsets[d + 1]):
-            c = code[tokens[q]]
-            run = run + 1 if c != 0 else 0
-            k = ((k << sb) | np.uint64(c)) & kmask
-            if run >= n:
-                sizes[(_packed_mix(k, kmask) >> bsh) + 1] += 1
+    for ch in prange(n_chunks):
+        row = sizes[ch]
+        for d in range(chunk_docs[ch], chunk_docs[ch + 1]):
+            run = 0
+            k = np.uint64(0)
+            for q in range(doc_offsets[d], doc_offsets[d + 1]):
+                c = code[tokens[q]]
+                run = run + 1 if c != 0 else 0
+                k = ((k << sb) | np.uint64(c)) & kmask
+                if run >= n:
+                    row[_packed_mix(k, kmask) >> bsh] += 1
     return sizes
 
 
 @jit
-def packed_scatter(tokens, doc_offsets, code, n, bits, bbits, docbits, fill, out):
+def scatter_offsets(sizes):
+    """From :func:`packed_bucket_sizes`' per-chunk histograms: the bucket starts
+    (``bucket_starts[b]:bucket_starts[b + 1]`` is bucket b, length buckets + 1)
+    and the per-chunk fill offsets (``fill[c, b]`` = bucket b's start plus its
+    occurrences in the chunks before c), as :func:`packed_scatter` takes them."""
+    n_chunks, nbk = sizes.shape
+    bucket_starts = np.zeros(nbk + 1, dtype=np.int64)
+    fill = np.empty((n_chunks, nbk), dtype=np.int64)
+    t = 0
+    for b in range(nbk):
+        bucket_starts[b] = t
+        for ch in range(n_chunks):
+            fill[ch, b] = t
+            t += sizes[ch, b]
+    bucket_starts[nbk] = t
+    return bucket_starts, fill
+
+
+@pjit
+def packed_scatter(tokens, doc_offsets, code, n, bits, bbits, docbits, chunk_docs, fill, out):
     """Write every counted n-gram as ``(low mix << docbits) | document`` at
-    ``fill[bucket]`` (advanced): documents ascending inside each bucket."""
+    ``fill[c, bucket]`` (advanced) for chunk c of documents ``chunk_docs[c]:
+    chunk_docs[c + 1]`` (chunks in parallel, each in its own slice of every
+    bucket): documents ascending inside each bucket, the chunks being
+    contiguous and in order."""
+    n_chunks = chunk_docs.shape[0] - 1
     kmask = _low_mask(n * bits)
     lmask = _low_mask(n * bits - bbits)
     sb = np.uint64(bits)
     bsh = np.uint64(n * bits - bbits)
     db = np.uint64(docbits)
-    for d in range(doc_offsets.shape[0] - 1):
-        run = 0
-        k = np.uint64(0)
-        ud = np.uint64(d)
-        for q in range(doc_offsets[d], doc_offsets[d + 1]):
-            c = code[tokens[q]]
-            run = run + 1 if c != 0 else 0
-            k = ((k << sb) | np.uint64(c)) & kmask
-            if run >= n:
-                m = _packed_mix(k, kmask)
-                b = m >> bsh
-                t = fill[b]
-                fill[b] = t + 1
-                out[t] = ((m & lmask) << db) | ud
+    for ch in prange(n_chunks):
+        row = fill[ch]
+        for d in range(chunk_docs[ch], chunk_docs[ch + 1]):
+            run = 0
+            k = np.uint64(0)
+            ud = np.uint64(d)
+            for q in range(doc_offsets[d], doc_offsets[d + 1]):
+                c = code[tokens[q]]
+                run = run + 1 if c != 0 else 0
+                k = ((k << sb) | np.uint64(c)) & kmask
+                if run >= n:
+                    m = _packed_mix(k, kmask)
+                    b = m >> bsh
+                    t = row[b]
+                    row[b] = t + 1
+                    out[t] = ((m & lmask) << db) | ud
 
 
 @jit
-def frequent_mixes(bucket_starts, vals, sigma, low_bits, docbits):
-    """The mixes of the n-grams in at least *sigma* distinct documents, from
-    the buckets :func:`packed_scatter` filled (bucket b is
-    ``vals[bucket_starts[b]:bucket_starts[b + 1]]``)."""
-    nbk = bucket_starts.shape[0] - 1
+def _bucket_mixes(bucket_starts, vals, sigma, low_bits, docbits, b0, b1, out, o0):
+    """:func:`frequent_mixes` over buckets ``b0:b1``, written from ``out[o0]``:
+    the number written."""
     mx = 0
-    for b in range(nbk):
+    for b in range(b0, b1):
         mx = max(mx, bucket_starts[b + 1] - bucket_starts[b])
     size = 16
     while size < 2 * mx:
@@ -159,14 +192,11 @@ def frequent_mixes(bucket_starts, vals, sigma, low_bits, docbits):
     tk = np.empty(size, dtype=np.uint64)
     tdf = np.zeros(size, dtype=np.int64)
     tlast = np.empty(size, dtype=np.uint64)
-    # a key counted once per document: at most len(vals) / σ of them are
-    # frequent, so the output never grows (growing it in the loop costs 2x)
-    out = np.empty(vals.shape[0] // max(sigma, 1) + 1, dtype=np.uint64)
-    nout = 0
+    nout = o0
     db = np.uint64(docbits)
     dmask = _low_mask(docbits)
     bsh = np.uint64(low_bits)
-    for b in range(nbk):
+    for b in range(b0, b1):
         lo = bucket_starts[b]
         hi = bucket_starts[b + 1]
         if hi - lo < sigma:
@@ -200,7 +230,35 @@ def frequent_mixes(bucket_starts, vals, sigma, low_bits, docbits):
                             nout += 1
                     break
                 h = (h + 1) & msk
-    return out[:nout]
+    return nout - o0
+
+
+@pjit
+def frequent_mixes(bucket_starts, vals, sigma, low_bits, docbits, chunk_buckets):
+    """The mixes of the n-grams in at least *sigma* distinct documents, from
+    the buckets :func:`packed_scatter` filled (bucket b is
+    ``vals[bucket_starts[b]:bucket_starts[b + 1]]``), in bucket order.  The
+    buckets are counted in parallel over the chunks ``chunk_buckets[c]:
+    chunk_buckets[c + 1]`` (contiguous, covering every bucket), each with its
+    own hash table and output slice, then concatenated in chunk order."""
+    n_chunks = chunk_buckets.shape[0] - 1
+    # a key counted once per document: at most (a chunk's entries) / σ of them
+    # are frequent, so a chunk's slice never grows
+    base = np.zeros(n_chunks + 1, dtype=np.int64)
+    for ch in range(n_chunks):
+        e = bucket_starts[chunk_buckets[ch + 1]] - bucket_starts[chunk_buckets[ch]]
+        base[ch + 1] = base[ch] + e // max(sigma, 1) + 1
+    buf = np.empty(base[n_chunks], dtype=np.uint64)
+    got = np.zeros(n_chunks, dtype=np.int64)
+    for ch in prange(n_chunks):
+        got[ch] = _bucket_mixes(bucket_starts, vals, sigma, low_bits, docbits,
+                                chunk_buckets[ch], chunk_buckets[ch + 1], buf, base[ch])
+    out = np.empty(got.sum(), dtype=np.uint64)
+    w = 0
+    for ch in range(n_chunks):
+        out[w:w + got[ch]] = buf[base[ch]:base[ch] + got[ch]]
+        w += got[ch]
+    return out
 
 
 @jit
@@ -238,19 +296,15 @@ def _in_table(tab, tb, m):
 
 
 @jit
-def frequent_mix_runs(tokens, doc_offsets, code, n, bits, tab, tb, bloom, fbits):
-    """The covered runs of the n-grams whose mix is in the set of
-    :func:`mix_table`: ``(run_offsets, starts, ends)`` as :func:`cover_runs`
-    gives them (maximal stretches per document, end exclusive)."""
-    n_docs = doc_offsets.shape[0] - 1
+def _chunk_mix_runs(tokens, doc_offsets, code, n, bits, tab, tb, bloom, fbits, d0, d1,
+                    runs, starts, ends, w0):
+    """:func:`frequent_mix_runs` over documents ``d0:d1``: the runs written from
+    ``starts[w0]``/``ends[w0]``, ``runs[d + 1]`` = the chunk's runs up to
+    document d's end; returns their number."""
     kmask = _low_mask(n * bits)
     sb = np.uint64(bits)
-    runs = np.zeros(n_docs + 1, dtype=np.int64)
-    cap = tokens.shape[0] // n + 1     # a run holds >= n tokens
-    starts = np.empty(cap, dtype=np.int64)
-    ends = np.empty(cap, dtype=np.int64)
-    w = 0
-    for d in range(n_docs):
+    w = w0
+    for d in range(d0, d1):
         run = 0
         k = np.uint64(0)
         rs = -1
@@ -275,5 +329,44 @@ def frequent_mix_runs(tokens, doc_offsets, code, n, bits, tab, tb, bloom, fbits)
             starts[w] = rs
             ends[w] = ce
             w += 1
-        runs[d + 1] = w
-    return runs, starts[:w].copy(), ends[:w].copy()
+        runs[d + 1] = w - w0
+    return w - w0
+
+
+@pjit
+def frequent_mix_runs(tokens, doc_offsets, code, n, bits, tab, tb, bloom, fbits, chunk_docs):
+    """The covered runs of the n-grams whose mix is in the set of
+    :func:`mix_table`: ``(run_offsets, starts, ends)`` as :func:`cover_runs`
+    gives them (maximal stretches per document, end exclusive, global
+    run offsets).  Computed in parallel over the chunks of documents
+    ``chunk_docs[c]:chunk_docs[c + 1]`` (contiguous, covering every
+    document), each into its own slice, then concatenated in chunk order."""
+    n_docs = doc_offsets.shape[0] - 1
+    n_chunks = chunk_docs.shape[0] - 1
+    runs = np.zeros(n_docs + 1, dtype=np.int64)
+    base = np.zeros(n_chunks + 1, dtype=np.int64)
+    for ch in range(n_chunks):
+        t = doc_offsets[chunk_docs[ch + 1]] - doc_offsets[chunk_docs[ch]]
+        base[ch + 1] = base[ch] + t // n + 1      # a run holds >= n tokens
+    s_buf = np.empty(base[n_chunks], dtype=np.int64)
+    e_buf = np.empty(base[n_chunks], dtype=np.int64)
+    got = np.zeros(n_chunks, dtype=np.int64)
+    for ch in prange(n_chunks):
+        got[ch] = _chunk_mix_runs(tokens, doc_offsets, code, n, bits, tab, tb, bloom, fbits,
+                                  chunk_docs[ch], chunk_docs[ch + 1], runs, s_buf, e_buf,
+                                  base[ch])
+    first = np.zeros(n_chunks + 1, dtype=np.int64)
+    for ch in range(n_chunks):
+        first[ch + 1] = first[ch] + got[ch]
+    total = first[n_chunks]
+    starts = np.empty(total, dtype=np.int64)
+    ends = np.empty(total, dtype=np.int64)
+    for ch in prange(n_chunks):
+        f = first[ch]
+        src = base[ch]
+        for i in range(got[ch]):
+            starts[f + i] = s_buf[src + i]
+            ends[f + i] = e_buf[src + i]
+        for d in range(chunk_docs[ch], chunk_docs[ch + 1]):
+            runs[d + 1] += f
+    return runs, starts, ends

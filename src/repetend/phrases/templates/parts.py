@@ -81,6 +81,26 @@ def _survivors(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int, voca
     return pos, doc
 
 
+def _chunk_count() -> int:
+    """Chunks of the parallel passes: a few per thread, for the balance."""
+    import numba
+
+    return 4 * max(1, int(numba.get_num_threads()))
+
+
+def _even_chunks(starts: np.ndarray, n_chunks: int) -> np.ndarray:
+    """*n_chunks* contiguous chunks of the items ``i`` owning
+    ``starts[i]:starts[i + 1]`` (documents and their tokens, buckets and their
+    entries), balanced by that size: the ``n_chunks + 1`` item bounds (0 first,
+    every item last, nondecreasing; a chunk may be empty)."""
+    n_items = int(starts.size - 1)
+    targets = np.linspace(int(starts[0]), int(starts[-1]), n_chunks + 1)
+    bounds = np.searchsorted(starts, targets, side="left").astype(np.int64)
+    bounds = np.minimum(bounds, n_items)
+    bounds[0], bounds[-1] = 0, n_items
+    return np.maximum.accumulate(bounds)
+
+
 _BUCKET_BITS = 12     # ~10^4 n-grams a bucket on 45 M tokens: its table stays in L2
 _PREFILTER_BITS = 22  # 512 KiB: most n-grams that are not frequent stop there
 
@@ -95,9 +115,11 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: i
     Three linear passes over the corpus, no sort: the bucket sizes, a scatter
     of the occurrences into buckets by the top bits of the key's mix, then —
     after an exact distinct-document count per bucket in a small hash table —
-    the runs of the n-grams found frequent.  None when the n-grams do not pack
-    (then :func:`_frequent_ngrams`); ``((run_offsets, starts, ends), frequent
-    n-grams)`` otherwise."""
+    the runs of the n-grams found frequent.  Each pass and the count run in
+    parallel over contiguous chunks of documents (of buckets for the count,
+    :func:`_even_chunks`); the output does not depend on the chunks.  None
+    when the n-grams do not pack (then :func:`_frequent_ngrams`);
+    ``((run_offsets, starts, ends), frequent n-grams)`` otherwise."""
     n_tok, n_docs = int(tokens.size), int(offsets.size - 1)
     empty = np.zeros(0, dtype=np.int64)
     if sigma > n_docs or n_tok == 0:
@@ -117,14 +139,23 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: i
     code = np.zeros(vocab_size, dtype=ctype)
     code[word_ok] = np.arange(1, n_ok + 1, dtype=ctype)
     args = (tokens, offsets, code, np.int64(n), np.int64(bits))
-    bucket_starts = np.cumsum(KP.packed_bucket_sizes(*args, np.int64(bbits)))
+    nbk = 1 << bbits
+    # chunks of documents for the parallel passes; their per-chunk bucket
+    # histograms (chunks × buckets) stay under 32 MB
+    n_chunks = max(1, min(_chunk_count(), (1 << 22) // nbk))
+    chunk_docs = _even_chunks(offsets, n_chunks)
+    sizes = KP.packed_bucket_sizes(*args, np.int64(bbits), chunk_docs)
+    bucket_starts, fill = KP.scatter_offsets(sizes)
+    del sizes
     vals = np.empty(int(bucket_starts[-1]), dtype=np.uint64)
-    KP.packed_scatter(*args, np.int64(bbits), np.int64(doc_bits), bucket_starts[:-1].copy(), vals)
+    KP.packed_scatter(*args, np.int64(bbits), np.int64(doc_bits), chunk_docs, fill, vals)
+    del fill
     mixes = KP.frequent_mixes(bucket_starts, vals, np.int64(sigma), np.int64(key_bits - bbits),
-                              np.int64(doc_bits))
+                              np.int64(doc_bits), _even_chunks(bucket_starts, _chunk_count()))
     del vals
     tab, tb, bloom = KP.mix_table(mixes, np.int64(_PREFILTER_BITS))
-    runs = KP.frequent_mix_runs(*args, tab, np.int64(tb), bloom, np.int64(_PREFILTER_BITS))
+    runs = KP.frequent_mix_runs(*args, tab, np.int64(tb), bloom, np.int64(_PREFILTER_BITS),
+                                chunk_docs)
     return runs, int(mixes.size)
 
 
