@@ -58,6 +58,22 @@ def _bucket_kernels(rng, tokens, offsets, code, sigma, n, bits, bbits, doc_bits,
     return chunk_docs, sizes, starts, vals, mixes, (tab, tb), runs
 
 
+def _covered_by_frequent_ngrams(tokens, offsets, n, sigma):
+    """Oracle: the documents of every n-gram, and per position (one extra)
+    whether it lies inside an n-gram in ≥ σ documents."""
+    n_docs = offsets.size - 1
+    docs = defaultdict(set)
+    for d in range(n_docs):
+        for i in range(offsets[d], offsets[d + 1] - n + 1):
+            docs[tuple(tokens[i:i + n])].add(d)
+    cov = np.zeros(tokens.size + 1, dtype=bool)
+    for d in range(n_docs):
+        for i in range(offsets[d], offsets[d + 1] - n + 1):
+            if len(docs[tuple(tokens[i:i + n])]) >= sigma:
+                cov[i:i + n] = True
+    return docs, cov
+
+
 @settings(max_examples=80, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 14), sigma=st.integers(1, 4),
        n=st.integers(1, 4), bits=st.sampled_from([1, 2, 5, 16]), bbits=st.integers(1, 6),
@@ -123,15 +139,7 @@ def test_packed_ngram_runs_chunk_counts(n_chunks, seed, n_docs, sigma, n, vocab)
     the oracle's runs, and the same arrays as with one chunk."""
     rng = np.random.default_rng(seed)
     tokens, offsets = block_corpus(rng, n_docs, vocab)
-    docs = defaultdict(set)
-    for d in range(n_docs):
-        for i in range(offsets[d], offsets[d + 1] - n + 1):
-            docs[tuple(tokens[i:i + n])].add(d)
-    cov = np.zeros(tokens.size + 1, dtype=bool)
-    for d in range(n_docs):
-        for i in range(offsets[d], offsets[d + 1] - n + 1):
-            if len(docs[tuple(tokens[i:i + n])]) >= sigma:
-                cov[i:i + n] = True
+    docs, cov = _covered_by_frequent_ngrams(tokens, offsets, n, sigma)
     got = {}
     for c in (1, n_chunks):
         with pytest.MonkeyPatch.context() as mp:
@@ -175,15 +183,7 @@ def test_packed_ngram_runs_match_naive(bucket_bits, seed, n_docs, sigma, n, voca
     """The whole packed path, with few buckets (many keys a bucket) or many."""
     rng = np.random.default_rng(seed)
     tokens, offsets = block_corpus(rng, n_docs, vocab)
-    docs = defaultdict(set)
-    for d in range(n_docs):
-        for i in range(offsets[d], offsets[d + 1] - n + 1):
-            docs[tuple(tokens[i:i + n])].add(d)
-    cov = np.zeros(tokens.size + 1, dtype=bool)
-    for d in range(n_docs):
-        for i in range(offsets[d], offsets[d + 1] - n + 1):
-            if len(docs[tuple(tokens[i:i + n])]) >= sigma:
-                cov[i:i + n] = True
+    docs, cov = _covered_by_frequent_ngrams(tokens, offsets, n, sigma)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(P, "_BUCKET_BITS", bucket_bits)
         packed = P._packed_ngram_runs(tokens, offsets, sigma, n, vocab)
