@@ -195,7 +195,7 @@ def _locate(ix: _GappedIndex, t: np.ndarray, t_doc: np.ndarray, keys: list[np.nd
     return [p for ps, _ in parts for p in ps], np.concatenate([sk for _, sk in parts])
 
 
-_KEYS_PER_BLOCK = 64        # fewer keys than this: one thread
+_KEYS_PER_BLOCK = 64        # keys a block at least (under twice this: one block, no thread)
 
 
 def _mine_chains(ix: _GappedIndex | None, t: np.ndarray, t_off: np.ndarray, gap_id: int,
