@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive_phrases import as_runs, block_corpus, naive_runs
 
+from repetend._arrays import even_bounds
 from repetend.phrases.templates import _kernels_parts as KP
 from repetend.phrases.templates import parts as P
 
@@ -155,9 +156,9 @@ def test_packed_ngram_runs_chunk_counts(n_chunks, seed, n_docs, sigma, n, vocab)
 @settings(max_examples=40, deadline=None)
 @given(sizes=st.lists(st.integers(0, 30), min_size=0, max_size=20),
        n_chunks=st.integers(1, 30))
-def test_even_chunks_are_contiguous_and_balanced(sizes, n_chunks):
+def test_even_bounds_are_contiguous_and_balanced(sizes, n_chunks):
     starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-    b = P._even_chunks(starts, n_chunks)
+    b = even_bounds(starts, n_chunks)
     assert b.size == n_chunks + 1 and b[0] == 0 and b[-1] == len(sizes)
     assert np.all(np.diff(b) >= 0)
     # a chunk holds at most the even share plus one item

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sorted_unique"]
+__all__ = ["even_bounds", "sorted_unique"]
 
 
 def sorted_unique(x: np.ndarray) -> np.ndarray:
@@ -18,3 +18,16 @@ def sorted_unique(x: np.ndarray) -> np.ndarray:
     keep[0] = True
     np.not_equal(s[1:], s[:-1], out=keep[1:])
     return s[keep]
+
+
+def even_bounds(starts: np.ndarray, n_chunks: int) -> np.ndarray:
+    """*n_chunks* contiguous chunks of the items ``i`` owning
+    ``starts[i]:starts[i + 1]`` (documents and their tokens, buckets and their
+    entries), balanced by that size: the ``n_chunks + 1`` item bounds (0 first,
+    every item last, nondecreasing; a chunk may be empty)."""
+    n_items = int(starts.size - 1)
+    targets = np.linspace(int(starts[0]), int(starts[-1]), n_chunks + 1)
+    bounds = np.searchsorted(starts, targets, side="left").astype(np.int64)
+    bounds = np.minimum(bounds, n_items)
+    bounds[0], bounds[-1] = 0, n_items
+    return np.maximum.accumulate(bounds)

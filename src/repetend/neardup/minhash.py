@@ -61,6 +61,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from .._arrays import even_bounds
 from ..errors import ParameterError
 from . import _minhash_kernels as K
 from .shingles import ShingleSets
@@ -196,8 +197,7 @@ def _work_bounds(offsets: np.ndarray, per_doc: int) -> npt.NDArray[np.int64]:
     n = offsets.shape[0] - 1
     tasks = max(1, min(n, 8 * numba.get_num_threads()))
     work = (offsets[1:] - offsets[0]) + per_doc * np.arange(1, n + 1, dtype=np.int64)
-    cuts = np.searchsorted(work, np.linspace(0, work[-1] if n else 0, tasks + 1)[1:-1], side="right")
-    return np.unique(np.concatenate(([0], cuts, [n]))).astype(np.int64)
+    return np.unique(even_bounds(np.concatenate(([0], work)), tasks))
 
 
 _PARALLEL_MIN_WORK = 1 << 17  # below this many shingles one thread signs everything

@@ -343,12 +343,9 @@ def lcp_and_docs(text, sa, seg_doc, seg_cstart, seg_len):
     # each; the last chunk also the separators after the last run
     n_chunks = max(1, min(_LCP_CHUNKS, n_seg))
     cut = np.empty(n_chunks + 1, dtype=np.int64)
-    for k in range(n_chunks):
+    for k in range(n_chunks):          # nondecreasing, cut[0] = 0
         cut[k] = np.searchsorted(seg_cstart, (m * k) // n_chunks)
-    cut[0] = 0
     cut[n_chunks] = n_seg + 1
-    for k in range(1, n_chunks):
-        cut[k] = max(cut[k], cut[k - 1])
     for ci in prange(n_chunks):
         s_lo = cut[ci]
         s_hi = cut[ci + 1]

@@ -3,7 +3,7 @@ packed L'-gram count and the covered runs (:mod:`.parts`).
 
 Only ``@jit`` functions over arrays and scalars: no I/O, no Python objects.
 The passes over the corpus run in parallel (``@pjit``) over contiguous
-chunks of documents (``chunk_docs``, :func:`.parts._even_chunks`) or of
+chunks of documents (``chunk_docs``, :func:`repetend._arrays.even_bounds`) or of
 buckets, each chunk writing only its own rows or slices, and give the same
 output, byte for byte, whatever the number of chunks.
 """

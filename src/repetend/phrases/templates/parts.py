@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..._arrays import even_bounds
 from .._raw import RawPhrases
 from . import _kernels_parts as KP
 
@@ -88,19 +89,6 @@ def _chunk_count() -> int:
     return 4 * max(1, int(numba.get_num_threads()))
 
 
-def _even_chunks(starts: np.ndarray, n_chunks: int) -> np.ndarray:
-    """*n_chunks* contiguous chunks of the items ``i`` owning
-    ``starts[i]:starts[i + 1]`` (documents and their tokens, buckets and their
-    entries), balanced by that size: the ``n_chunks + 1`` item bounds (0 first,
-    every item last, nondecreasing; a chunk may be empty)."""
-    n_items = int(starts.size - 1)
-    targets = np.linspace(int(starts[0]), int(starts[-1]), n_chunks + 1)
-    bounds = np.searchsorted(starts, targets, side="left").astype(np.int64)
-    bounds = np.minimum(bounds, n_items)
-    bounds[0], bounds[-1] = 0, n_items
-    return np.maximum.accumulate(bounds)
-
-
 _BUCKET_BITS = 12     # ~10^4 n-grams a bucket on 45 M tokens: its table stays in L2
 _PREFILTER_BITS = 22  # 512 KiB: most n-grams that are not frequent stop there
 
@@ -143,7 +131,7 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: i
     # chunks of documents for the parallel passes; their per-chunk bucket
     # histograms (chunks × buckets) stay under 32 MB
     n_chunks = max(1, min(_chunk_count(), (1 << 22) // nbk))
-    chunk_docs = _even_chunks(offsets, n_chunks)
+    chunk_docs = even_bounds(offsets, n_chunks)
     sizes = KP.packed_bucket_sizes(*args, np.int64(bbits), chunk_docs)
     bucket_starts, fill = KP.scatter_offsets(sizes)
     del sizes
@@ -151,7 +139,7 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: i
     KP.packed_scatter(*args, np.int64(bbits), np.int64(doc_bits), chunk_docs, fill, vals)
     del fill
     mixes = KP.frequent_mixes(bucket_starts, vals, np.int64(sigma), np.int64(key_bits - bbits),
-                              np.int64(doc_bits), _even_chunks(bucket_starts, _chunk_count()))
+                              np.int64(doc_bits), even_bounds(bucket_starts, _chunk_count()))
     del vals
     tab, tb, bloom = KP.mix_table(mixes, np.int64(_PREFILTER_BITS))
     runs = KP.frequent_mix_runs(*args, tab, np.int64(tb), bloom, np.int64(_PREFILTER_BITS),
