@@ -231,6 +231,38 @@ def test_run_suffix_array_sorts_up_to_the_separator(seed, n_runs, alphabet, bits
         assert keys == sorted(keys)
 
 
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_runs=st.integers(1, 120), alphabet=st.integers(1, 4))
+def test_expand_suffixes_matches_one_pass(seed, n_runs, alphabet):
+    """The chunked expansion writes what one pass in order writes: every
+    separator in text order, then each distinct suffix in every run of its
+    class (distinct suffix arrays from 2 to several hundred entries, so the
+    chunks hold from none to many)."""
+    from repetend.phrases.templates.gapped_index import _suffix_array
+
+    rng = np.random.default_rng(seed)
+    pool = [rng.integers(1, alphabet + 1, size=int(rng.integers(1, 6))) for _ in range(5)]
+    runs = [pool[int(rng.integers(0, 5))] for _ in range(n_runs)]
+    seg_len = np.array([r.size for r in runs], dtype=np.int64)
+    seg_cstart = np.concatenate(([0], np.cumsum(seg_len + 1)[:-1])).astype(np.int64)
+    text = np.zeros(int((seg_len + 1).sum()), dtype=np.uint8)
+    for c, r in zip(seg_cstart, runs):
+        text[c:c + r.size] = r
+    cls, reps = KI.run_classes(text, seg_cstart, seg_len, np.int64(8))
+    dtext = np.empty(int(seg_len[reps].sum()) + reps.size, dtype=text.dtype)
+    dstart, dclass, mem_off, mem_start = KI.distinct_runs(text, seg_cstart, seg_len, cls,
+                                                         reps, dtext)
+    dsa = _suffix_array(dtext)
+    want = [int(c + n) for c, n in zip(seg_cstart, seg_len)]
+    for x in dsa.tolist():
+        u = int(dclass[x])
+        if u >= 0:
+            want += [int(p) + x - int(dstart[u]) for p in mem_start[mem_off[u]:mem_off[u + 1]]]
+    got = KI.expand_suffixes(dsa, dclass, dstart, mem_off, mem_start, seg_cstart, seg_len,
+                             np.int64(text.size))
+    assert got.tolist() == want
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 30), vocab=st.integers(2, 12),
        sigma=st.integers(2, 4), filt=st.booleans())

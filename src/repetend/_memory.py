@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 
 from .errors import ParameterError
 

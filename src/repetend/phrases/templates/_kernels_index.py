@@ -15,6 +15,9 @@ from .._bloomspan_kernels import _same_ngram
 # chunks of lcp_and_docs's text-order pass (each restarts Kasai's h at 0):
 # enough for any thread count here, too few to cost comparisons
 _LCP_CHUNKS = 64
+# chunks of expand_suffixes's suffix array of the distinct runs (a constant,
+# as above: numba does not cache a kernel that asks for the thread count)
+_EXPAND_CHUNKS = 64
 
 
 @jit
@@ -695,7 +698,7 @@ def distinct_runs(text, seg_cstart, seg_len, cls, reps, dtext):
     return dstart, dclass, mem_off, mem_start
 
 
-@jit
+@pjit
 def expand_suffixes(dsa, dclass, dstart, mem_off, mem_start, seg_cstart, seg_len, m):
     """A suffix array of the text (*m* symbols: its runs, each followed by a
     separator) from that of its distinct runs (*dsa*): first every separator
@@ -703,19 +706,38 @@ def expand_suffixes(dsa, dclass, dstart, mem_off, mem_start, seg_cstart, seg_len
     every run of its class, in text order.  Suffixes equal up to their first
     separator come out in another order than a full sort's (consecutive all
     the same), which no user of the index depends on: the LCPs clamp at
-    separators, and intervals and located positions are sets."""
+    separators, and intervals and located positions are sets.
+
+    On every core: *dsa* is cut into ``_EXPAND_CHUNKS`` even chunks, each
+    counts the suffixes it writes, a prefix sum over the chunks places them,
+    and each chunk then writes its own slice (the same output as one pass)."""
     out = np.empty(m, dtype=np.int32)
-    w = 0
-    for s in range(seg_cstart.shape[0]):
-        out[w] = seg_cstart[s] + seg_len[s]
-        w += 1
-    for i in range(dsa.shape[0]):
-        x = dsa[i]
-        u = dclass[x]
-        if u < 0:
-            continue
-        j = x - dstart[u]
-        for k in range(mem_off[u], mem_off[u + 1]):
-            out[w] = mem_start[k] + j
-            w += 1
+    n_runs = seg_cstart.shape[0]
+    for s in prange(n_runs):
+        out[s] = seg_cstart[s] + seg_len[s]
+    n_d = dsa.shape[0]
+    n_chunks = max(1, min(_EXPAND_CHUNKS, n_d))
+    at = np.zeros(n_chunks + 1, dtype=np.int64)
+    for ci in prange(n_chunks):
+        w = 0
+        for i in range((n_d * ci) // n_chunks, (n_d * (ci + 1)) // n_chunks):
+            u = dclass[dsa[i]]
+            if u >= 0:
+                w += mem_off[u + 1] - mem_off[u]
+        at[ci + 1] = w
+    at[0] = n_runs
+    for ci in range(n_chunks):
+        at[ci + 1] += at[ci]
+    for ci in prange(n_chunks):
+        w = at[ci]
+        for i in range((n_d * ci) // n_chunks, (n_d * (ci + 1)) // n_chunks):
+            x = dsa[i]
+            u = dclass[x]
+            if u < 0:
+                continue
+            j = x - dstart[u]
+            for k in range(mem_off[u], mem_off[u + 1]):
+                out[w] = mem_start[k] + j
+                w += 1
     return out
+
