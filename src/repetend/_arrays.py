@@ -27,7 +27,8 @@ def even_bounds(starts: np.ndarray, n_chunks: int) -> np.ndarray:
     every item last, nondecreasing; a chunk may be empty)."""
     n_items = int(starts.size - 1)
     targets = np.linspace(int(starts[0]), int(starts[-1]), n_chunks + 1)
+    # nondecreasing targets from starts[0]: nondecreasing bounds from 0, the
+    # last one moved past the empty items at the end
     bounds = np.searchsorted(starts, targets, side="left").astype(np.int64)
-    bounds = np.minimum(bounds, n_items)
-    bounds[0], bounds[-1] = 0, n_items
-    return np.maximum.accumulate(bounds)
+    bounds[-1] = n_items
+    return bounds

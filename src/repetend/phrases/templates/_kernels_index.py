@@ -327,7 +327,7 @@ def lcp_and_docs(text, sa, seg_doc, seg_cstart, seg_len):
     writes instead of the random reads of a gather, which cost less.
 
     Both passes run on every core: the scatter writes each text position
-    once, and the text is cut at run starts into a few chunks per thread,
+    once, and the text is cut at run starts into ``_LCP_CHUNKS`` chunks,
     each computing its LCPs from h = 0 (Kasai's carried h is only a lower
     bound, so a chunk that starts from 0 does a few more comparisons and
     writes the same values)."""

@@ -253,12 +253,21 @@ def frequent_mixes(bucket_starts, vals, sigma, low_bits, docbits, chunk_buckets)
     for ch in prange(n_chunks):
         got[ch] = _bucket_mixes(bucket_starts, vals, sigma, low_bits, docbits,
                                 chunk_buckets[ch], chunk_buckets[ch + 1], buf, base[ch])
-    out = np.empty(got.sum(), dtype=np.uint64)
+    return _join_slices(buf, base, got)
+
+
+@jit
+def _join_slices(buf, base, got):
+    """The chunks' slices ``buf[base[c]:base[c] + got[c]]`` joined in chunk
+    order: moved to the front of *buf* (never past their source, as each
+    slice fits its chunk's room) and copied out."""
     w = 0
-    for ch in range(n_chunks):
-        out[w:w + got[ch]] = buf[base[ch]:base[ch] + got[ch]]
+    for ch in range(got.shape[0]):
+        src = base[ch]
+        for i in range(got[ch]):
+            buf[w + i] = buf[src + i]
         w += got[ch]
-    return out
+    return buf[:w].copy()
 
 
 @jit
@@ -355,18 +364,9 @@ def frequent_mix_runs(tokens, doc_offsets, code, n, bits, tab, tb, bloom, fbits,
         got[ch] = _chunk_mix_runs(tokens, doc_offsets, code, n, bits, tab, tb, bloom, fbits,
                                   chunk_docs[ch], chunk_docs[ch + 1], runs, s_buf, e_buf,
                                   base[ch])
-    first = np.zeros(n_chunks + 1, dtype=np.int64)
+    first = 0                           # the chunk's run offsets made global
     for ch in range(n_chunks):
-        first[ch + 1] = first[ch] + got[ch]
-    total = first[n_chunks]
-    starts = np.empty(total, dtype=np.int64)
-    ends = np.empty(total, dtype=np.int64)
-    for ch in prange(n_chunks):
-        f = first[ch]
-        src = base[ch]
-        for i in range(got[ch]):
-            starts[f + i] = s_buf[src + i]
-            ends[f + i] = e_buf[src + i]
         for d in range(chunk_docs[ch], chunk_docs[ch + 1]):
-            runs[d + 1] += f
-    return runs, starts, ends
+            runs[d + 1] += first
+        first += got[ch]
+    return runs, _join_slices(s_buf, base, got), _join_slices(e_buf, base, got)

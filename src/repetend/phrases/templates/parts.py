@@ -105,7 +105,7 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: i
     after an exact distinct-document count per bucket in a small hash table —
     the runs of the n-grams found frequent.  Each pass and the count run in
     parallel over contiguous chunks of documents (of buckets for the count,
-    :func:`_even_chunks`); the output does not depend on the chunks.  None
+    :func:`repetend._arrays.even_bounds`); the output does not depend on the chunks.  None
     when the n-grams do not pack (then :func:`_frequent_ngrams`);
     ``((run_offsets, starts, ends), frequent n-grams)`` otherwise."""
     n_tok, n_docs = int(tokens.size), int(offsets.size - 1)
