@@ -4,6 +4,7 @@ and what they find against the planted truth.
     .venv/bin/python benchmarks/bench_templates.py [--pages 3000] [--sigma 10] [--L 8]
     .venv/bin/python benchmarks/bench_templates.py --store bench-data/debian.store \
         --sigma 20 --L 10 [--repeat 3] [--merge-only] [--prune on|off|both]
+    .venv/bin/python benchmarks/bench_templates.py [--store …] --settings all
 
 With ``--store PATH`` (any token store, e.g. real text): the cost of the
 template layer next to exact mining on that store — for each of ``--repeat``
@@ -15,12 +16,22 @@ leaving the short chains out (``TemplateConfig.prune``), so that the two
 ratios come from the same runs.  CPU time
 (all threads of the process) is the figure to compare on a shared machine.
 
+``--settings A,B,…`` (or ``all``) runs the layer once per named setting of
+``SETTINGS`` after the same mining run — the default, the pruned gapped
+sequence, one peeling round, longer parts (L' = 6), the three together, and
+merge-only — so that cost and what is found can be traded on one table:
+with ``--store`` the ratios and the coverage of each, on the web-like
+generator also the recall on the planted blocks.  ``--merge-only`` and
+``--prune`` are shorthands for ``--settings merge-only`` and
+``--settings default,prune``.
+
 Without it, prints, from one run side by side on the web-like generator:
 
 * time and per-token cost of exact mining (``find_phrases``), of the template
   layer (default: parts mined again at L' with numbers masked) and of the
   merge-only mode (``short_parts=False``: the exact phrases chained, no second
-  mining run), with the stage breakdown and the peak RSS after each step;
+  mining run) — or of the ``--settings`` asked for — with the stage breakdown
+  and the peak RSS after each step;
 * recall on the planted slotted blocks (footer «© {year} …», listing «Showing
   {first}–{last} of {total} items», signature «Posted by {author} on {date}»)
   whose block is in at least σ documents: the share of their occurrences fully
@@ -39,6 +50,33 @@ import time
 from collections import defaultdict
 
 import numpy as np
+
+
+# named settings of the layer (TemplateConfig fields), cheapest last
+SETTINGS = {
+    "default": {},
+    "prune": {"prune": True},
+    "rounds-1": {"rounds": 1},
+    "part-6": {"part_len": 6},
+    "part-6-prune-rounds-2": {"part_len": 6, "prune": True, "rounds": 2},
+    "merge-only": {"short_parts": False},
+}
+
+
+def _settings(args, default: list[str]) -> list[str]:
+    """The setting names to run, from ``--settings`` or its shorthands."""
+    if args.settings:
+        names = list(SETTINGS) if args.settings == "all" else args.settings.split(",")
+        unknown = [n for n in names if n not in SETTINGS]
+        if unknown:
+            raise SystemExit(f"--settings: unknown {', '.join(unknown)} "
+                             f"(known: {', '.join(SETTINGS)}, all)")
+        return names
+    if args.merge_only:
+        return ["merge-only"]
+    if args.prune is not None:
+        return {"on": ["prune"], "off": ["default"], "both": ["default", "prune"]}[args.prune]
+    return default
 
 
 def _peak_mb() -> float:
@@ -76,44 +114,45 @@ def _bench_store(args) -> None:
     from repetend.synth.weblike import weblike
 
     store = TokenStore.open(args.store)
-    prunes = {"on": [True], "off": [False], "both": [False, True]}[args.prune]
+    names = _settings(args, ["default"])
     sigma, L = args.sigma, args.L
     # warm-up on a small corpus so that no figure below includes compilation
     small = weblike(120, seed=1).to_store()
     find_templates(small, find_phrases(small, min_docs=3, min_len=L, templates=False).raw, 3, L)
     print(f"{args.store}: {store.n_docs:,} documents, {store.n_tokens:,} tokens, σ = {sigma}, "
-          f"L = {L}" + (", merge-only (short_parts=False)" if args.merge_only else ""))
-    print(f"{'run':>3s} {'prune':>5s} {'mining cpu':>10s} {'wall':>6s} {'templates cpu':>13s} "
-          f"{'wall':>6s} {'× cpu':>6s} {'× wall':>6s}  layer cpu s per stage")
+          f"L = {L}; settings: " + ", ".join(f"{n} {SETTINGS[n] or '(TemplateConfig())'}"
+                                             for n in names))
+    width = max(len(n) for n in names)
+    print(f"{'run':>3s} {'setting':>{width}s} {'mining cpu':>10s} {'wall':>6s} "
+          f"{'templates cpu':>13s} {'wall':>6s} {'× cpu':>6s} {'× wall':>6s}  layer cpu s per stage")
     ratios, walls, last = defaultdict(list), defaultdict(list), {}
     for r in range(args.repeat):
         c0, w0 = time.process_time(), time.perf_counter()
         ph = find_phrases(store, min_docs=sigma, min_len=L, templates=False)
         c1, w1 = time.process_time(), time.perf_counter()
-        for prune in prunes:
-            cfg = TemplateConfig(short_parts=not args.merge_only, prune=prune)
+        for name in names:
             c2, w2 = time.process_time(), time.perf_counter()
-            res = find_templates(store, ph.raw, sigma, L, cfg)
+            res = find_templates(store, ph.raw, sigma, L, TemplateConfig(**SETTINGS[name]))
             c3, w3 = time.process_time(), time.perf_counter()
-            ratios[prune].append((c3 - c2) / (c1 - c0))
-            walls[prune].append((w3 - w2) / (w1 - w0))
-            last[prune] = res.summary
+            ratios[name].append((c3 - c2) / (c1 - c0))
+            walls[name].append((w3 - w2) / (w1 - w0))
+            last[name] = res.summary
             stages = ", ".join(f"{k} {v:.2f}" for k, v in res.summary["cpu_timings"].items()
                                if k != "total")
-            print(f"{r + 1:3d} {'on' if prune else 'off':>5s} {c1 - c0:10.2f} {w1 - w0:6.2f} "
-                  f"{c3 - c2:13.2f} {w3 - w2:6.2f} {ratios[prune][-1]:6.2f} "
-                  f"{walls[prune][-1]:6.2f}  {stages}", flush=True)
-    for prune in prunes:
-        s = last[prune]
-        print(f"prune {'on' if prune else 'off'}: median × mining: CPU "
-              f"{float(np.median(ratios[prune])):.2f}, wall {float(np.median(walls[prune])):.2f}; "
-              f"templates {s['templates']:,}, occurrences {s['template_occurrences']:,}, "
-              f"gapped sequence {s['gapped_length']:,} tokens"
+            print(f"{r + 1:3d} {name:>{width}s} {c1 - c0:10.2f} {w1 - w0:6.2f} "
+                  f"{c3 - c2:13.2f} {w3 - w2:6.2f} {ratios[name][-1]:6.2f} "
+                  f"{walls[name][-1]:6.2f}  {stages}", flush=True)
+    for name in names:
+        s = last[name]
+        print(f"{name}: median × mining: CPU {float(np.median(ratios[name])):.2f}, wall "
+              f"{float(np.median(walls[name])):.2f}; templates {s['templates']:,}, occurrences "
+              f"{s['template_occurrences']:,}, gapped sequence {s['gapped_length']:,} tokens"
               + (f" ({s['short_tokens_dropped']:,} covered tokens in "
-                 f"{s['short_chains_dropped']:,} short chains left out)" if prune else ""))
+                 f"{s['short_chains_dropped']:,} short chains left out)"
+                 if "short_tokens_dropped" in s else ""))
         print(f"  coverage: exact {s['exact_covered_share']:.2%}, templates "
               f"{s['template_covered_share']:.2%}, union {s['union_covered_share']:.2%} "
-              f"(+{s['gained_share']:.2%})")
+              f"(+{s['gained_share']:.2%}, {s['gained_tokens']:,} tokens)")
     print(f"peak RSS {_peak_mb():.0f} MB")
 
 
@@ -127,10 +166,13 @@ def main() -> None:
     ap.add_argument("--store", help="time the layer on this token store instead (real text)")
     ap.add_argument("--repeat", type=int, default=3, help="runs with --store")
     ap.add_argument("--merge-only", action="store_true",
-                    help="with --store: time the merge step alone (short_parts=False)")
-    ap.add_argument("--prune", choices=["on", "off", "both"], default="off",
-                    help="with --store: the pruned gapped sequence (TemplateConfig.prune), the "
-                         "unpruned one (the default), or both after the same mining run")
+                    help="time the merge step alone (short_parts=False): --settings merge-only")
+    ap.add_argument("--prune", choices=["on", "off", "both"], default=None,
+                    help="the pruned gapped sequence (TemplateConfig.prune), the unpruned one "
+                         "(the default), or both after the same mining run")
+    ap.add_argument("--settings", metavar="A,B,…|all",
+                    help="run the layer once per named setting after the same mining run: "
+                         + ", ".join(SETTINGS))
     args = ap.parse_args()
     if args.store:
         _bench_store(args)
@@ -147,33 +189,32 @@ def main() -> None:
     sigma, L = args.sigma, args.L
     # warm-up on a small corpus so that no figure below includes compilation
     small = weblike(120, seed=1).to_store()
+    names = _settings(args, ["default", "merge-only"])
     wp = find_phrases(small, min_docs=3, min_len=L)
-    find_templates(small, wp.raw, 3, L)
-    find_templates(small, wp.raw, 3, L, TemplateConfig(short_parts=False))
+    for name in names:
+        find_templates(small, wp.raw, 3, L, TemplateConfig(**SETTINGS[name]))
 
-    rows = []
+    rows, results = [], {}
     t0 = time.perf_counter()
     ph = find_phrases(store, min_docs=sigma, min_len=L)
     rows.append(("exact phrases (find_phrases)", time.perf_counter() - t0, _peak_mb(), ""))
-    t0 = time.perf_counter()
-    res = find_templates(store, ph.raw, sigma, L)
-    tm = res.summary["timings"]
-    rows.append(("templates (default)", time.perf_counter() - t0, _peak_mb(),
-                 ", ".join(f"{k} {v:.3f}" for k, v in tm.items() if k != "total")))
-    t0 = time.perf_counter()
-    merge = find_templates(store, ph.raw, sigma, L, TemplateConfig(short_parts=False))
-    tm2 = merge.summary["timings"]
-    rows.append(("templates (merge only)", time.perf_counter() - t0, _peak_mb(),
-                 ", ".join(f"{k} {v:.3f}" for k, v in tm2.items() if k != "total")))
+    for name in names:
+        t0 = time.perf_counter()
+        results[name] = find_templates(store, ph.raw, sigma, L, TemplateConfig(**SETTINGS[name]))
+        tm = results[name].summary["timings"]
+        rows.append((f"templates ({name})", time.perf_counter() - t0, _peak_mb(),
+                     ", ".join(f"{k} {v:.3f}" for k, v in tm.items() if k != "total")))
 
     print(f"weblike: {args.pages} pages, {n:,} tokens, σ = {sigma}, L = {L}, "
           f"engine {ph.summary['engine']}")
     base = rows[0][1]
-    print(f"{'step':32s} {'time s':>8s} {'µs/token':>9s} {'× mining':>9s} {'peak RSS MB':>12s}  stages")
+    width = max(32, max(len(r[0]) for r in rows))
+    print(f"{'step':{width}s} {'time s':>8s} {'µs/token':>9s} {'× mining':>9s} "
+          f"{'peak RSS MB':>12s}  stages")
     for name, t, rss, stages in rows:
-        print(f"{name:32s} {t:8.3f} {t / n * 1e6:9.3f} {t / base:9.2f} {rss:12.0f}  {stages}")
+        print(f"{name:{width}s} {t:8.3f} {t / n * 1e6:9.3f} {t / base:9.2f} {rss:12.0f}  {stages}")
 
-    for label, r in (("default", res), ("merge only", merge)):
+    for label, r in results.items():
         s = r.summary
         print(f"\n[{label}] templates {s['templates']}, occurrences {s['template_occurrences']:,}, "
               f"gapped sequence {s.get('gapped_length', 0):,} tokens "
@@ -185,7 +226,7 @@ def main() -> None:
     # recall and precision against the truth
     kind, block, seg, big = _labels(sc, store, sigma)
     exact = coverage_mask(ph.raw, n)
-    for label, r in (("default", res), ("merge only", merge)):
+    for label, r in results.items():
         occ = r.occurrences
         d = occ.column("doc_index").to_numpy()
         gs = occ.column("start").to_numpy() + store.doc_offsets[d]
@@ -225,8 +266,9 @@ def main() -> None:
               f" (a title between two blocks is a gap slot), in body "
               f"{np.sum(lab == 'body') / tot:.2%}, between segments {np.sum(lab == '') / tot:.2%}")
 
-    print(f"\ntop {args.show} templates (default mode), for inspection by hand:")
-    for r in res.table.slice(0, args.show).to_pylist():
+    first = names[0]
+    print(f"\ntop {args.show} templates ({first}), for inspection by hand:")
+    for r in results[first].table.slice(0, args.show).to_pylist():
         slots = "; ".join(f"▢{s['slot'] + 1} {s['kind']} {s['distinct']} values e.g. "
                           + ", ".join(repr(v['value']) for v in s['top_values'][:3])
                           for s in r["slots"])
