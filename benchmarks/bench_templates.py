@@ -21,9 +21,9 @@ ratios come from the same runs.  CPU time
 sequence, one peeling round, longer parts (L' = 6), the three together, and
 merge-only — so that cost and what is found can be traded on one table:
 with ``--store`` the ratios and the coverage of each, on the web-like
-generator also the recall on the planted blocks.  ``--merge-only`` and
-``--prune`` are shorthands for ``--settings merge-only`` and
-``--settings default,prune``.
+generator also the recall on the planted blocks.  ``--merge-only`` is short
+for ``--settings merge-only``, ``--prune on|off|both`` for ``prune``,
+``default`` or ``default,prune``.
 
 Without it, prints, from one run side by side on the web-like generator:
 
@@ -52,7 +52,7 @@ from collections import defaultdict
 import numpy as np
 
 
-# named settings of the layer (TemplateConfig fields), cheapest last
+# named settings of the layer (TemplateConfig fields), from the default to the cheapest
 SETTINGS = {
     "default": {},
     "prune": {"prune": True},
