@@ -97,6 +97,15 @@ def _slot(x, tb):
 
 
 @jit
+def _roll(run, k, c, sb, kmask):
+    """One token of code *c* (0: not a frequent word) onto a document's rolling
+    state: the frequent words in a row ending here (*run*) and the packed key of
+    the last ``n`` codes (*k*, *sb* bits each, *kmask* its ``n · sb`` bits).
+    The three passes over the corpus step with it, so they agree on the keys."""
+    return (run + 1 if c != 0 else 0), ((k << sb) | np.uint64(c)) & kmask
+
+
+@jit
 def _packed_mix(k, kmask):
     """The bijective mix of a packed n-gram key (its low ``n · bits`` bits):
     its top bits pick the bucket, the rest goes into the bucket's entry, and
@@ -121,9 +130,7 @@ def packed_bucket_sizes(tokens, doc_offsets, code, n, bits, bbits, chunk_docs):
             run = 0
             k = np.uint64(0)
             for q in range(doc_offsets[d], doc_offsets[d + 1]):
-                c = code[tokens[q]]
-                run = run + 1 if c != 0 else 0
-                k = ((k << sb) | np.uint64(c)) & kmask
+                run, k = _roll(run, k, code[tokens[q]], sb, kmask)
                 if run >= n:
                     row[_packed_mix(k, kmask) >> bsh] += 1
     return sizes
@@ -168,9 +175,7 @@ def packed_scatter(tokens, doc_offsets, code, n, bits, bbits, docbits, chunk_doc
             k = np.uint64(0)
             ud = np.uint64(d)
             for q in range(doc_offsets[d], doc_offsets[d + 1]):
-                c = code[tokens[q]]
-                run = run + 1 if c != 0 else 0
-                k = ((k << sb) | np.uint64(c)) & kmask
+                run, k = _roll(run, k, code[tokens[q]], sb, kmask)
                 if run >= n:
                     m = _packed_mix(k, kmask)
                     b = m >> bsh
@@ -319,9 +324,7 @@ def _chunk_mix_runs(tokens, doc_offsets, code, n, bits, tab, tb, bloom, fbits, d
         rs = -1
         ce = -1
         for q in range(doc_offsets[d], doc_offsets[d + 1]):
-            c = code[tokens[q]]
-            run = run + 1 if c != 0 else 0
-            k = ((k << sb) | np.uint64(c)) & kmask
+            run, k = _roll(run, k, code[tokens[q]], sb, kmask)
             if run >= n:
                 m = _packed_mix(k, kmask)
                 x = _slot(m ^ _SALT, fbits)

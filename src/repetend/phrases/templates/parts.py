@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numba import get_num_threads
 
 from ..._arrays import even_bounds
 from .._raw import RawPhrases
@@ -84,9 +85,7 @@ def _survivors(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int, voca
 
 def _chunk_count() -> int:
     """Chunks of the parallel passes: a few per thread, for the balance."""
-    import numba
-
-    return 4 * max(1, int(numba.get_num_threads()))
+    return 4 * max(1, int(get_num_threads()))
 
 
 _BUCKET_BITS = 12     # ~10^4 n-grams a bucket on 45 M tokens: its table stays in L2
