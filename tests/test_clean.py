@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from naive_phrases import naive_phrases
-from repetend.clean import CleanConfig, apply_cuts, clean_corpus, plan_cuts, undo_cuts
+from repetend.clean import apply_cuts, plan_cuts, undo_cuts
+from repetend.jobs import CleanConfig, clean_corpus
 from repetend.corpus.store import TokenStore
 from repetend.corpus.tokenize_ref import tokenize_reference
 from repetend.errors import InputError
@@ -456,15 +457,17 @@ def test_wet_falls_back_to_jsonl(tmp_path):
 
 
 def test_with_the_real_scan(tmp_path):
-    """End to end with the real producers (repetend.scan): report and clean
+    """End to end with the real producers (repetend.jobs.scan): report and clean
     hold the same guarantees on a real scan directory."""
-    scan_mod = pytest.importorskip("repetend.scan")
-    from repetend.phrases import find_phrases
+    from repetend import jobs as scan_mod
+    from repetend.neardup import NearDupConfig
+    from repetend.phrases import PhraseConfig, find_phrases
     from repetend.report import build_report
 
     texts, ids, urls = corpus(8, 30)
     src = write_jsonl(tmp_path / "in.jsonl", texts, ids, urls)
-    cfg = scan_mod.ScanConfig(min_docs=3, min_len=4, threshold=0.5, report=False,
+    cfg = scan_mod.ScanConfig(phrases=PhraseConfig(min_docs=3, min_len=4),
+                              dups=NearDupConfig(threshold=0.5), report=False,
                               input_options={"text_field": "text", "id_field": "id", "url_field": "url"})
     scan_mod.scan([src], tmp_path / "scan", cfg)
     page = build_report(tmp_path / "scan", tmp_path / "r.html").read_text(encoding="utf-8")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
-from repetend.clean import CleanConfig, clean_corpus
-from repetend.scan import ScanConfig, scan
+from repetend.jobs import CleanConfig, ScanConfig, clean_corpus, scan
+from repetend.phrases import PhraseConfig
 from repetend.synth import weblike
 
 
 def _phrases(corpus, out):
-    scan([corpus], out, ScanConfig(min_docs=5, dups=False, report=False))
+    scan([corpus], out, ScanConfig(phrases=PhraseConfig(min_docs=5), dups=None, report=False))
     return pq.read_table(out / "phrases" / "phrases.parquet").to_pandas()
 
 
@@ -39,7 +39,7 @@ def test_clean_refuses_to_destroy_inputs_or_other_files(tmp_path):
     tree.mkdir()
     for i in range(8):
         (tree / f"p{i}.txt").write_text(f"page {i} " + "shared footer words here and there " * 3)
-    scan([tree], tmp_path / "s", ScanConfig(min_docs=3, min_len=4, dups=False, report=False))
+    scan([tree], tmp_path / "s", ScanConfig(phrases=PhraseConfig(min_docs=3, min_len=4), dups=None, report=False))
     other = tmp_path / "other"
     other.mkdir()
     (other / "thesis.tex").write_text("keep me")

@@ -60,9 +60,9 @@ def test_dups_other_methods_and_jsonl(corpus, tmp_path):
 
 def test_dups_with_explicit_banding_and_store_input(corpus, tmp_path):
     store = tmp_path / "store"
-    from repetend.cli._common import load_store
+    from repetend.corpus import load_store
 
-    load_store([str(corpus)], out=store, quiet=True)
+    load_store([str(corpus)], out=store)
     out = tmp_path / "o"
     res = CliRunner().invoke(main, ["dups", str(store), "-K", "64", "-b", "16", "-r", "4",
                                     "--bbits", "16", "--out", str(out), "-q"])
@@ -114,9 +114,9 @@ def test_dups_out_of_core_prints_the_same_summary(corpus, tmp_path):
     """--memory-limit on a store: the same pairs, tables and printed summary keys as in
     memory (the out-of-core summary once lacked 'shingles' and 'lsh': KeyError)."""
     store = tmp_path / "store"
-    from repetend.cli._common import load_store
+    from repetend.corpus import load_store
 
-    load_store([str(corpus)], out=store, quiet=True)
+    load_store([str(corpus)], out=store)
     outs = {}
     for extra in ([], ["--memory-limit", "4G"]):
         out = tmp_path / ("ooc" if extra else "mem")

@@ -1,9 +1,10 @@
 import repetend
 
 PUBLIC = {
-    "NearDupConfig", "NearDupIndex", "NearDupResult", "PhraseConfig", "PhraseResult", "Record", "ScanConfig",
-    "ScanResult", "TokenStore", "__version__", "build_store", "find_near_duplicates",
-    "find_phrases", "open_store", "read_corpus", "scan", "tokenize",
+    "CleanConfig", "NearDupConfig", "NearDupIndex", "NearDupResult", "PhraseConfig", "PhraseResult",
+    "Record", "ScanConfig", "ScanResult", "TemplateConfig", "TokenStore", "__version__",
+    "build_store", "clean_corpus", "find_near_duplicates", "find_phrases", "open_store",
+    "read_corpus", "scan", "tokenize",
 }
 
 

@@ -485,11 +485,10 @@ def test_chord_picture_counts_and_colours():
 
 
 def test_measured_recall_against_python_sets(tmp_path):
-    """The S-curve's measured points: per similarity bin, the share of all pairs
-    (exact join) that are in candidates.parquet — checked against Python sets
-    after dropping a random half of the candidates."""
-    from repetend.report.build import ReportCaps, _measured_recall
-    from repetend.report.load import open_scan
+    """The S-curve's measured points (computed by the scan job for the report):
+    per similarity bin, the share of all pairs (exact join) that are candidates —
+    checked against Python sets after dropping a random half of the candidates."""
+    from repetend.neardup.recall import RECALL_FLOOR, measured_recall
 
     texts, ids, urls = web_corpus(4, 30)
     store, _, _ = make_scan(tmp_path / "s", texts, ids, urls, min_docs=3, min_len=4)
@@ -498,18 +497,19 @@ def test_measured_recall_against_python_sets(tmp_path):
     keep = np.random.default_rng(1).random(cand.num_rows) < 0.5
     cand = cand.filter(pa.array(keep))
     pq.write_table(cand, cpath)
-    caps = ReportCaps()
-    xc, frac, cnt = _measured_recall(open_scan(tmp_path / "s"), cand, caps, bins=8)
+    m = measured_recall(store, cand.column("a_index").to_numpy(), cand.column("b_index").to_numpy(),
+                        3, bins=8)
+    xc, frac, cnt = np.asarray(m["centres"]), np.asarray(m["share"]), np.asarray(m["count"])
     sets = [_shingles(store.doc_tokens(i)) for i in range(store.n_docs)]
     kept = {(r["a_index"], r["b_index"]) for r in cand.to_pylist()}
-    edges = np.linspace(caps.recall_floor, 1.0, 9)
+    edges = np.linspace(RECALL_FLOOR, 1.0, 9)
     want_cnt, want_hit = np.zeros(8), np.zeros(8)
     for i in range(store.n_docs):
         for j in range(i + 1, store.n_docs):
             if not sets[i] or not sets[j]:
                 continue
             jac = len(sets[i] & sets[j]) / len(sets[i] | sets[j])
-            if jac >= caps.recall_floor:
+            if jac >= RECALL_FLOOR:
                 k = min(int(np.searchsorted(edges, jac, side="right") - 1), 7)
                 want_cnt[k] += 1
                 want_hit[k] += (i, j) in kept

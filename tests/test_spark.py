@@ -428,14 +428,16 @@ def test_binary_packing_round_trip():
 def test_scan_with_the_spark_engine_equals_the_local_scan(spark, tmp_path):
     import pyarrow.parquet as pq
 
-    from repetend.scan import ScanConfig, scan
+    from repetend.jobs import ScanConfig, scan
+    from repetend.phrases import PhraseConfig
     from repetend.synth import weblike
 
     corpus = weblike(80, seed=11).write(tmp_path / "c")["corpus"]
     outs = {}
     for engine in ("auto", "spark"):
         out = tmp_path / engine
-        scan([corpus], out, ScanConfig(min_docs=4, engine=engine, report=False))
+        scan([corpus], out, ScanConfig(phrases=PhraseConfig(min_docs=4), report=False,
+                                       spark_master="local[2]" if engine == "spark" else None))
         outs[engine] = out
     for table in ("phrases/phrases.parquet", "phrases/spans.parquet", "dups/pairs.parquet",
                   "dups/clusters.parquet", "phrases/templates.parquet",

@@ -15,10 +15,12 @@ from .corpus.store import TokenStore, build_store, open_store
 from .corpus.tokenizer import tokenize
 from .index import NearDupIndex
 from .neardup import NearDupConfig, NearDupResult, find_near_duplicates
+from .jobs import CleanConfig, ScanConfig, ScanResult, clean_corpus, scan
 from .phrases import PhraseConfig, PhraseResult, find_phrases
-from .scan import ScanConfig, ScanResult, scan
+from .phrases.templates import TemplateConfig
 
 __all__ = sorted([
+    "CleanConfig",
     "NearDupConfig",
     "NearDupIndex",
     "NearDupResult",
@@ -27,9 +29,11 @@ __all__ = sorted([
     "Record",
     "ScanConfig",
     "ScanResult",
+    "TemplateConfig",
     "TokenStore",
     "__version__",
     "build_store",
+    "clean_corpus",
     "find_near_duplicates",
     "find_phrases",
     "open_store",

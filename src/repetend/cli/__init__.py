@@ -2,7 +2,8 @@
 
 Each ``*_cmd`` module holds the subcommands of one part of the package and
 exports them in ``COMMANDS``; their heavy imports live inside the functions so
-that ``repetend --help`` stays fast.
+that ``repetend --help`` stays fast.  Options shared by several commands, and
+the mapping of options to configs, are in :mod:`repetend.cli.options`.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from ..errors import RepetendError
 
 __all__ = ["main"]
 
-_MODULES = ("tokenize_cmd", "synth_cmd", "phrases_cmd", "dups_cmd", "report_cmd", "scan_cmd",
-            "index_cmd")
+_MODULES = ("tokenize_cmd", "synth_cmd", "phrases_cmd", "dups_cmd", "report_cmd", "clean_cmd",
+            "scan_cmd", "index_cmd")
 
 
 class _Group(click.Group):

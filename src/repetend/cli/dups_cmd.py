@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ._common import INPUT_KEYS, input_options, load_store
+from .options import input_kwargs, input_options, load_corpus
 
 __all__ = ["COMMANDS", "dups", "lsh_params_cmd", "format_dups_summary", "format_lsh_params"]
 
@@ -137,7 +137,7 @@ def dups(inputs, method, threshold, shingle, num_perm, bands, rows, hash_, memor
             stemmer_language(stem)
         if stopwords:
             load_stopwords(stopwords)
-    store = load_store(inputs, quiet=quiet, **{k: opts[k] for k in INPUT_KEYS if k in opts})
+    store = load_corpus(inputs, quiet=quiet, **input_kwargs(opts))
     say = (lambda msg: None) if quiet else (lambda msg: click.echo(msg + " …", err=True))
     result = find_near_duplicates(store, cfg, progress=say)
     result.write(out, format=out_format)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ._common import INPUT_KEYS, input_options, load_store
+from .options import input_kwargs, input_options, load_corpus
 
 __all__ = ["COMMANDS", "index", "query", "serve", "format_add_summary"]
 
@@ -97,7 +97,7 @@ def build_cmd(inputs, out, phrases, threshold, shingle, num_perm, bands, rows, h
                         rows=rows, hash=hash_, scheme=scheme, bbits=bbits,
                         seed=DEFAULT_SEED if seed is None else seed, max_bucket=max_bucket or None,
                         min_shingles=min_shingles, containment=containment).validate()
-    store = load_store(inputs, quiet=quiet, **{k: opts[k] for k in INPUT_KEYS if k in opts})
+    store = load_corpus(inputs, quiet=quiet, **input_kwargs(opts))
     idx = NearDupIndex.build(store, out, cfg, phrases=phrases, postings=postings,
                              postings_max_df=postings_max_df, overwrite=overwrite,
                              segment_docs=segment_docs)
@@ -118,9 +118,9 @@ def add_cmd(index_dir, inputs, report, quiet, **opts):
     from ..index import NearDupIndex
 
     idx = NearDupIndex.open(index_dir)
-    keys = {k: opts[k] for k in INPUT_KEYS if k in opts}
+    keys = input_kwargs(opts)
     keys["unit"], keys["lang"] = idx.unit, idx.lang
-    store = load_store(inputs, quiet=quiet, **keys)
+    store = load_corpus(inputs, quiet=quiet, **keys)
     _report(idx.add(store), report)
 
 

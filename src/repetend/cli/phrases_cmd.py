@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ._common import INPUT_KEYS, input_options, load_store
+from .options import input_kwargs, input_options, load_corpus, phrase_config, template_options
 
 __all__ = ["COMMANDS", "phrases"]
 
@@ -28,17 +28,6 @@ def _short(text: str, width: int = 90) -> str:
               help="Documents with at least this boilerplate share are drop candidates.")
 @click.option("--top", "top_k", type=int, default=10, show_default=True,
               help="Index eaters (phrases by length x df) to print and keep in the summary.")
-@click.option("--no-templates", is_flag=True,
-              help="Do not look for templates with variable parts (slots).")
-@click.option("--max-gap", type=click.IntRange(min=0), default=4, show_default=True,
-              help="Templates: the longest variable part between fixed parts, in tokens.")
-@click.option("--template-min-span", type=click.IntRange(min=1), default=None,
-              help="Templates: the shortest template in tokens, slots included (default: "
-                   "--min-len); lower it for short signatures such as 'Posted by ▢ on ▢'.")
-@click.option("--template-prune", is_flag=True,
-              help="Templates: leave out runs of frequent 4-grams too short to hold a template (common phrases recurring by chance): 13-22% cheaper on natural text, but a few joins are lost (docs/templates.md).")
-@click.option("--template-parts/--no-template-parts", default=True, show_default=True,
-              help="Templates may also have fixed parts shorter than --min-len (numbers inside a long footer, 'Showing 1-20 of 345 items'). --no-template-parts only chains the exact phrases across short gaps: about 0.35x the mining time instead of 2-4x on natural text (0.25x on web-like text), for less coverage.")
 @click.option("--memory-limit", default=None,
               help="Mine out of core under this much private memory (e.g. 8G): bloomspan in "
                    "shards over the memory-mapped store, seeds spilled to disk ($TMPDIR, "
@@ -51,26 +40,23 @@ def _short(text: str, width: int = 90) -> str:
               default="parquet", show_default=True, help="Format of the output tables.")
 @click.option("--store", "store_out", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="Also keep the tokenized corpus as a token store here.")
+@template_options
 @input_options
-def phrases(inputs, min_docs, min_len, engine, near_full_share, top_k, no_templates, max_gap,
-            template_min_span, template_prune, template_parts, memory_limit, seed_len, filter_bytes, out, out_format, store_out, quiet, **opts):
+def phrases(inputs, near_full_share, top_k, seed_len, filter_bytes, out, out_format, store_out,
+            quiet, **opts):
     """Find the maximal phrases that repeat across at least --min-docs documents
-    (seed 000) and write them with per-document and per-host coverage to --out.
+    (the BloomSpan paper's maximal contiguous frequent phrases) and write them with
+    per-document and per-host coverage to --out.
 
     INPUT is a corpus (JSONL, Parquet, CSV/TSV, WARC/WET, a directory of text
     files) or one token store made by ``repetend tokenize``.
     """
-    from ..phrases import PhraseConfig, find_phrases
+    from ..phrases import find_phrases
 
-    cfg = PhraseConfig(min_docs=min_docs, min_len=min_len, engine=engine,
-                       near_full_share=near_full_share, top_k=max(top_k, 0), seed_len=seed_len,
-                       filter_bytes=filter_bytes, templates=not no_templates,
-                       max_gap=max_gap, template_parts=template_parts,
-                       template_min_span=template_min_span,
-                       template_prune=template_prune,
-                       memory_limit=memory_limit).validate()
-    store = load_store(inputs, out=store_out, quiet=quiet,
-                       **{k: opts[k] for k in INPUT_KEYS if k in opts})
+    cfg = phrase_config(opts, near_full_share=near_full_share, top_k=max(top_k, 0),
+                        seed_len=seed_len, filter_bytes=filter_bytes).validate()
+    store = load_corpus(inputs, out=store_out, quiet=quiet,
+                       **input_kwargs(opts))
     if not quiet:
         click.echo(f"mining {store.n_tokens:,} tokens in {store.n_docs:,} documents "
                    f"(sigma={cfg.min_docs}, L={cfg.min_len}, engine={cfg.engine})", err=True)

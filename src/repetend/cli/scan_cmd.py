@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ._common import INPUT_KEYS, input_options
+from .options import input_options, scan_config, template_options
 
 __all__ = ["COMMANDS"]
 
@@ -57,10 +57,10 @@ def _scan_options(fn):
     opts = [
         click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
                      help="Scan directory to write."),
-        click.option("--min-docs", type=int, default=None,
+        click.option("--min-docs", type=click.IntRange(min=1), default=None,
                      help="σ: a phrase must be in at least this many documents "
                           "(default: from the typical site size, or 0.2% of the corpus)."),
-        click.option("--min-len", type=int, default=10, show_default=True,
+        click.option("--min-len", type=click.IntRange(min=1), default=10, show_default=True,
                      help="L: shortest phrase reported, in tokens."),
         click.option("--engine", type=click.Choice(["auto", "bloomspan", "suffix", "spark"]),
                      default="auto", show_default=True,
@@ -76,23 +76,11 @@ def _scan_options(fn):
                      default="minhash", show_default=True, help="Near-duplicate method."),
         click.option("--threshold", type=float, default=0.8, show_default=True,
                      help="Jaccard threshold for near-duplicates."),
-        click.option("--shingle", type=int, default=5, show_default=True,
+        click.option("--shingle", type=click.IntRange(min=1), default=5, show_default=True,
                      help="Shingle size k (tokens)."),
-        click.option("--num-perm", type=int, default=128, show_default=True,
+        click.option("--num-perm", type=click.IntRange(min=1), default=128, show_default=True,
                      help="MinHash signature length K."),
         click.option("--no-phrases", is_flag=True, help="Skip boilerplate mining."),
-        click.option("--no-templates", is_flag=True,
-                     help="Skip templates with variable parts (slots) after the exact phrases."),
-        click.option("--max-gap", type=click.IntRange(min=0), default=4, show_default=True,
-                     help="Templates: the longest variable part between fixed parts, in tokens."),
-        click.option("--template-min-span", type=click.IntRange(min=1), default=None,
-                     help="Templates: the shortest template in tokens, slots included "
-                          "(default: --min-len); lower it for short signatures such as "
-                          "'Posted by ▢ on ▢'."),
-        click.option("--template-prune", is_flag=True,
-                     help="Templates: leave out runs of frequent 4-grams too short to hold a template (common phrases recurring by chance): 13-22% cheaper on natural text, but a few joins are lost (docs/templates.md)."),
-        click.option("--template-parts/--no-template-parts", default=True, show_default=True,
-                     help="Templates may also have fixed parts shorter than --min-len (numbers inside a long footer, 'Showing 1-20 of 345 items'). --no-template-parts only chains the exact phrases across short gaps: about 0.35x the mining time instead of 2-4x on natural text (0.25x on web-like text), for less coverage."),
         click.option("--no-dups", is_flag=True, help="Skip near-duplicate detection."),
         click.option("--no-report", is_flag=True, help="Skip the HTML report."),
         click.option("--reuse", is_flag=True,
@@ -104,33 +92,19 @@ def _scan_options(fn):
     return fn
 
 
-def _config(kw):
-    from ..scan import ScanConfig
-
-    return ScanConfig(
-        min_docs=kw["min_docs"], min_len=kw["min_len"], engine=kw["engine"],
-        dups_method=kw["dups_method"], threshold=kw["threshold"], shingle=kw["shingle"],
-        num_perm=kw["num_perm"], templates=not kw["no_templates"],
-        template_parts=kw["template_parts"], max_gap=kw["max_gap"],
-        template_min_span=kw["template_min_span"], template_prune=kw["template_prune"],
-        phrases=not kw["no_phrases"], dups=not kw["no_dups"],
-        report=not kw["no_report"], reuse=kw["reuse"], spark_master=kw["spark_master"],
-        memory_limit=kw["memory_limit"],
-        input_options={k: kw[k] for k in INPUT_KEYS if k in kw})
-
-
 @click.command()
 @click.argument("inputs", nargs=-1, required=True)
 @_scan_options
+@template_options
 @input_options
 def scan(inputs, out, quiet, **kw):
     """Find boilerplate phrases and near-duplicate documents in INPUTS (files,
     directories, globs, or one token store) and write everything to --out."""
-    from ..scan import scan as run
+    from ..jobs import scan as run
 
     command = "repetend " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
-    res = run(list(inputs), out, _config(kw), command=command, quiet=quiet, log=log)
+    res = run(list(inputs), out, scan_config(kw), command=command, quiet=quiet, log=log)
     _print_summary(res)
 
 
@@ -143,7 +117,7 @@ def scan(inputs, out, quiet, **kw):
 @click.option("--quiet", "-q", is_flag=True)
 def demo(out, pages, seed, quiet):
     """Generate the bundled web-like corpus, scan it, and compare with its ground truth."""
-    from ..demo import run_demo
+    from ..jobs import run_demo
 
     t0 = time.perf_counter()
     log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from ._common import input_options, is_store, load_store
+from ..corpus.store import is_store
+from .options import input_options, load_corpus
 
 __all__ = ["COMMANDS", "info", "tokenize", "format_summary"]
 
@@ -93,7 +94,7 @@ def tokenize(inputs, out: Path, as_json: bool, quiet: bool, **opts):
     from ..corpus.readers import expand_inputs
 
     expand_inputs(inputs, opts.get("fmt"), opts.get("glob"))  # bad paths fail before any work
-    store = load_store(inputs, out=out, quiet=quiet, **opts)
+    store = load_corpus(inputs, out=out, quiet=quiet, **opts)
     summary = dict(store.summary)
     write_json(out / "summary.json", summary)
     if as_json:

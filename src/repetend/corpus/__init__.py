@@ -1,6 +1,7 @@
 """Corpus in, tokens out: readers, tokenizers and the token store."""
 
 from .record import ReadStats, Record
-from .store import TokenStore, build_store, open_store
+from .store import TokenStore, build_store, is_store, load_store, open_store, open_store_arrays
 
-__all__ = ["ReadStats", "Record", "TokenStore", "build_store", "open_store"]
+__all__ = ["ReadStats", "Record", "TokenStore", "build_store", "is_store", "load_store",
+           "open_store", "open_store_arrays"]

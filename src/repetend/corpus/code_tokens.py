@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from ..errors import ParameterError, require
 
-__all__ = ["code_token_spans", "code_tokenize_batch", "code_tokens", "lexer_for"]
+__all__ = ["code_token_spans", "code_tokenize_batch", "code_tokens", "lexer_by_name", "lexer_for"]
 
 _WS = re.compile(r"\S+")
 _GUESS_CHARS = 4096
@@ -41,7 +41,7 @@ def _pygments():
 
 
 @lru_cache(maxsize=256)
-def _lexer_by_name(lang: str):
+def lexer_by_name(lang: str):
     _pygments()
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
@@ -67,7 +67,7 @@ def lexer_for(text: str, lang: str | None = None, name: str | None = None):
     """The Pygments lexer used for *text* (see the module docstring for the order)."""
     _pygments()
     if lang:
-        return _lexer_by_name(lang.lower())
+        return lexer_by_name(lang.lower())
     if name:
         base = os.path.basename(str(name))
         ext = os.path.splitext(base)[1].lower()

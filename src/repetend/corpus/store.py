@@ -34,7 +34,8 @@ from . import _store_kernels as SK
 from .record import ReadStats, Record, host_of
 from .tokenizer import Unit, tokenize_batch
 
-__all__ = ["FORMAT_VERSION", "TokenStore", "build_store", "open_store"]
+__all__ = ["FORMAT_VERSION", "TokenStore", "build_store", "is_store", "load_store", "open_store",
+           "open_store_arrays"]
 
 FORMAT_VERSION = 1
 _NPY_HEADER = 128  # bytes reserved for the .npy header of a streamed array
@@ -441,3 +442,44 @@ def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
 def open_store(path: str | os.PathLike) -> TokenStore:
     return TokenStore.open(path)
 
+
+def is_store(path: str | os.PathLike) -> bool:
+    """Whether *path* is a token store directory (its ``meta.json`` and ``tokens.npy``)."""
+    p = Path(path)
+    return p.is_dir() and (p / "meta.json").is_file() and (p / "tokens.npy").is_file()
+
+
+def open_store_arrays(path: str | os.PathLike):
+    """(memory-mapped tokens, doc_offsets, token df) of a store directory, without
+    loading the vocabulary strings or the texts (the out-of-core miners' view)."""
+    path = Path(path)
+    if not (path / "meta.json").is_file():
+        raise InputError("not a repetend token store (no meta.json)", path=str(path))
+    tokens = np.load(path / "tokens.npy", mmap_mode="r")
+    offsets = np.load(path / "doc_offsets.npy")
+    df = pq.read_table(path / "vocab.parquet", columns=["df"]).column("df").to_numpy()
+    return tokens, offsets, np.asarray(df, dtype=np.int32)
+
+
+_READ_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html")
+
+
+def load_store(inputs: Sequence[str | os.PathLike], *, out: str | os.PathLike | None = None,
+               progress=None, **options) -> TokenStore:
+    """Open *inputs* if it is one token store, else read and tokenize it (into the
+    store directory *out* when given, else in memory).
+
+    *options* are the read options of :func:`repetend.corpus.readers.read_corpus`
+    (``text_field``, ``id_field``, ``url_field``, ``fmt``, ``glob``, ``limit``,
+    ``on_error``, ``html``) and the tokenizer's ``unit`` and ``lang``; ``progress``
+    is called with the number of characters of each tokenized batch."""
+    from .readers import read_corpus
+
+    inputs = list(inputs)
+    if len(inputs) == 1 and is_store(inputs[0]):
+        return TokenStore.open(inputs[0])
+    stats = ReadStats()
+    records = read_corpus(inputs, stats=stats,
+                          **{k: options[k] for k in _READ_KEYS if k in options})
+    return build_store(records, out=out, unit=options.get("unit", "word"),
+                       lang=options.get("lang"), read_stats=stats, progress=progress)

@@ -30,7 +30,8 @@ from .._atomic import atomic_path
 from ..errors import ParameterError
 from . import plots
 from .assets import CSS, JS, script_hash
-from .load import ScanDir, open_scan
+from ..neardup.recall import RECALL_FLOOR, RECALL_MAX_TOKENS
+from ..scandir import ScanDir, open_scan
 
 __all__ = ["ReportCaps", "build_report"]
 
@@ -49,8 +50,6 @@ class ReportCaps:
     max_chords: int = 5000         # chords in the circle picture (random sample above)
     max_text_chars: int = 1500     # characters of a document shown side by side
     drop_share: float = 0.9        # "almost all template" threshold when the scan gives none
-    recall_max_tokens: int = 3_000_000  # measure the S-curve by an exact all-pairs join up to this size
-    recall_floor: float = 0.2      # ... over the pairs with Jaccard at least this
 
     def __post_init__(self):
         for name in ("max_phrases", "max_rows", "max_clusters", "max_chords", "max_text_chars",
@@ -517,43 +516,14 @@ def _dups_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict) -
     return _section("dups", "Near-duplicate documents", "\n".join(parts))
 
 
-def _measured_recall(scan: ScanDir, cand: pa.Table, caps: ReportCaps, bins: int = 20):
-    """Share of all pairs per similarity bin that LSH made candidates, from an
-    exact all-pairs join over the store's shingles (small corpora only; None
-    when it cannot be measured honestly)."""
-    dsum = scan.dups_summary or {}
-    params = dsum.get("parameters") or {}
-    store = scan.store
-    k = params.get("shingle") or dsum.get("shingle_k")
-    if (store is None or not k or dsum.get("candidates_sampled") or dsum.get("pairs_not_enumerated")
-            or store.n_tokens > caps.recall_max_tokens or store.unit != (scan.summary.get("parameters") or {})
-            .get("unit", store.unit)):
+def _measured_recall(scan: ScanDir):
+    """The S-curve points the scan job measured (``measured_recall`` in the dups
+    summary, :mod:`repetend.neardup.recall`): (centres, share, count) or None."""
+    m = (scan.dups_summary or {}).get("measured_recall")
+    if not m:
         return None
-    if dsum.get("candidates_written") is not None and dsum.get("candidates") is not None \
-            and dsum["candidates_written"] < dsum["candidates"]:
-        return None
-    try:
-        from ..neardup.allpairs import all_pairs
-        from ..neardup.shingles import shingle_sets, token_hashes
-    except ImportError:  # pragma: no cover - the near-duplicate package is part of repetend
-        return None
-    sets = shingle_sets(np.asarray(store.tokens), store.doc_offsets, token_hashes(store.vocab), int(k))
-    pairs = all_pairs(sets, caps.recall_floor)
-    if len(pairs) == 0:
-        return None
-    n = np.int64(store.n_docs)
-    ca = pc.cast(cand.column("a_index"), pa.int64()).to_numpy(zero_copy_only=False)
-    cb = pc.cast(cand.column("b_index"), pa.int64()).to_numpy(zero_copy_only=False)
-    ckey = np.minimum(ca, cb) * n + np.maximum(ca, cb)
-    pkey = np.minimum(pairs.a, pairs.b) * n + np.maximum(pairs.a, pairs.b)
-    found = np.isin(pkey, ckey)
-    edges = np.linspace(caps.recall_floor, 1.0, bins + 1)
-    idx = np.clip(np.searchsorted(edges, pairs.jaccard, side="right") - 1, 0, bins - 1)
-    cnt = np.bincount(idx, minlength=bins)
-    hit = np.bincount(idx, weights=found.astype(np.float64), minlength=bins)
-    keep = cnt > 0
-    centres = (edges[:-1] + edges[1:]) / 2
-    return centres[keep], hit[keep] / cnt[keep], cnt[keep]
+    return (np.asarray(m["centres"], np.float64), np.asarray(m["share"], np.float64),
+            np.asarray(m["count"], np.int64))
 
 
 def _lsh_section(scan: ScanDir, caps: ReportCaps) -> str | None:
@@ -570,20 +540,15 @@ def _lsh_section(scan: ScanDir, caps: ReportCaps) -> str | None:
            if cand is not None and cand.num_rows else None)
     b, r = params.get("bands") or dsum.get("bands"), params.get("rows") or dsum.get("rows")
     if b and r:
-        measured = None
-        if label == "LSH candidate pairs" and cand is not None:
-            try:
-                measured = _measured_recall(scan, cand, caps)
-            except Exception:  # noqa: BLE001 - a figure is optional, the page is not
-                measured = None
+        measured = _measured_recall(scan) if label == "LSH candidate pairs" else None
         svg = plots.s_curve(int(b), int(r), candidate_j=jac, measured=measured,
                             threshold=params.get("threshold", dsum.get("threshold")))
-        extra = (f" Green points: of all pairs of documents with Jaccard ≥ {caps.recall_floor:g} (an exact "
+        extra = (f" Green points: of all pairs of documents with Jaccard ≥ {RECALL_FLOOR:g} (an exact "
                  "all-pairs join over the same shingles), the share in each bin that LSH made candidates, "
                  "with its binomial standard error — the curve should predict them."
                  if measured is not None else
                  " (The measured share of pairs found per bin is drawn for corpora up to "
-                 f"{caps.recall_max_tokens:,} tokens whose candidate list is complete.)")
+                 f"{RECALL_MAX_TOKENS:,} tokens whose candidate list is complete.)")
         figs.append(_figure(svg, "Blue: the probability that a pair of Jaccard similarity s shares at least one "
                             "band (seed 003). Orange bars: the real candidate pairs of this corpus by their "
                             "true Jaccard similarity — candidates to the left of the red line were rejected "
@@ -674,7 +639,7 @@ def build_report(scan_dir: str | os.PathLike, out_html: str | os.PathLike, *,
         caps = replace(caps, max_rows=max_rows)
     scan_dir = Path(scan_dir)
     out_html = Path(out_html)
-    scan = open_scan(scan_dir)
+    scan = open_scan(scan_dir, verify=True)
     texts = _Texts(scan.store)
     facts: dict = {}
     body = []

@@ -9,6 +9,8 @@ from typing import Callable
 import numpy as np
 import pyarrow.parquet as pq
 
+from ..scandir import DUPS, PHRASES
+
 __all__ = ["run_demo", "compare_with_truth"]
 
 
@@ -17,7 +19,7 @@ def run_demo(out: Path, *, pages: int = 3000, seed: int = 0,
     """Generate ``out/corpus`` (web-like, ``pages`` pages), scan it into ``out/scan``,
     and return the scan result with lines comparing it to the planted truth."""
     from .scan import ScanConfig, scan
-    from .synth import weblike
+    from ..synth import weblike
 
     log(f"generating a web-like corpus of {pages} pages …")
     corpus = weblike(pages, seed=seed)
@@ -32,9 +34,9 @@ def _covered_char_masks(scan_dir: Path, store, tables=("occurrences",)) -> dict[
     of *tables*: phrase ``occurrences``, frequent ``spans``, ``template_occurrences``."""
     import pandas as pd
 
-    occ = pd.concat([pq.read_table(scan_dir / "phrases" / f"{t}.parquet",
+    occ = pd.concat([pq.read_table(scan_dir / PHRASES / f"{t}.parquet",
                                    columns=["doc_index", "start", "end"]).to_pandas()
-                     for t in tables if (scan_dir / "phrases" / f"{t}.parquet").is_file()])
+                     for t in tables if (scan_dir / PHRASES / f"{t}.parquet").is_file()])
     masks: dict[int, np.ndarray] = {}
     for d, grp in occ.groupby("doc_index", sort=False):
         spans = store.token_spans(int(d))
@@ -59,7 +61,7 @@ def compare_with_truth(res, truth: dict) -> list[str]:
         for tables, what in ((("occurrences",), "maximal-phrase occurrences"),
                              (("spans",), "frequent spans"),
                              (("spans", "template_occurrences"), "frequent spans + templates")):
-            if not all((res.out / "phrases" / f"{t}.parquet").is_file() for t in tables):
+            if not all((res.out / PHRASES / f"{t}.parquet").is_file() for t in tables):
                 continue
             masks = _covered_char_masks(res.out, store, tables)
             planted = found = findable = findable_found = covered = 0
@@ -85,10 +87,10 @@ def compare_with_truth(res, truth: dict) -> list[str]:
 
     if res.summary["stages"]["dups"]:
         t = params["threshold"]
-        pairs = pq.read_table(res.out / "dups" / "pairs.parquet",
+        pairs = pq.read_table(res.out / DUPS / "pairs.parquet",
                               columns=["a_index", "b_index"]).to_pandas()
         found_pairs = {(min(a, b), max(a, b)) for a, b in zip(pairs["a_index"], pairs["b_index"])}
-        clusters_path = res.out / "dups" / "clusters.parquet"
+        clusters_path = res.out / DUPS / "clusters.parquet"
         cluster_of = {}
         if clusters_path.is_file():
             cl = pq.read_table(clusters_path, columns=["doc_index", "cluster_id"]).to_pandas()

@@ -1,0 +1,115 @@
+"""The options the subcommands share, and the one place they become configs and a token store."""
+
+from __future__ import annotations
+
+import click
+
+__all__ = ["INPUT_KEYS", "input_kwargs", "input_options", "load_corpus", "phrase_config",
+           "scan_config", "template_config", "template_options"]
+
+
+def input_options(fn):
+    """The options every command that reads a corpus accepts."""
+    opts = [
+        click.option("--text-field", default="text", show_default=True,
+                     help="Field/column holding the document text (JSONL, Parquet, CSV)."),
+        click.option("--id-field", default="id", show_default=True,
+                     help="Field/column holding the document id (missing: file + record number)."),
+        click.option("--url-field", default="url", show_default=True,
+                     help="Field/column holding the document url (optional)."),
+        click.option("--format", "fmt", default=None,
+                     type=click.Choice(["jsonl", "parquet", "csv", "tsv", "text", "warc", "wet"]),
+                     help="Input format (default: from the file name)."),
+        click.option("--glob", "glob", default=None,
+                     help="For a directory of text files: which files to read (e.g. '**/*.md')."),
+        click.option("--limit", type=click.IntRange(min=1), default=None,
+                     help="Read at most this many documents."),
+        click.option("--html", type=click.Choice(["all", "main"]), default="all",
+                     show_default=True,
+                     help="WARC pages: keep all visible text (like WET) or only the main content."),
+        click.option("--on-error", type=click.Choice(["skip", "fail"]), default="skip",
+                     show_default=True, help="Malformed records: count and skip, or stop."),
+        click.option("--unit", type=click.Choice(["word", "code", "char"]), default="word",
+                     show_default=True, help="Tokens: words, programming-language tokens, or characters."),
+        click.option("--lang", default=None, help="Lexer for --unit code (default: from the file extension)."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress output."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+INPUT_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html",
+              "unit", "lang")
+
+
+def load_corpus(inputs, *, out=None, quiet=False, **opts):
+    """The token store of *inputs* (:func:`repetend.corpus.load_store`), with a
+    tokenizing progress bar on stderr unless *quiet*."""
+    from .._progress import Progress
+    from ..corpus.store import load_store
+
+    with Progress("tokenize", unit="B", quiet=quiet) as bar:
+        return load_store(inputs, out=out, progress=bar.update, **opts)
+
+
+def input_kwargs(kw: dict) -> dict:
+    """The read and tokenizer options among a command's keyword arguments."""
+    return {k: kw[k] for k in INPUT_KEYS if k in kw}
+
+
+def template_options(fn):
+    """The template-layer options of ``scan`` and ``phrases`` (see :func:`template_config`)."""
+    opts = [
+        click.option("--no-templates", is_flag=True,
+                     help="Skip templates with variable parts (slots) after the exact phrases."),
+        click.option("--max-gap", type=click.IntRange(min=0), default=4, show_default=True,
+                     help="Templates: the longest variable part between fixed parts, in tokens."),
+        click.option("--template-min-span", type=click.IntRange(min=1), default=None,
+                     help="Templates: the shortest template in tokens, slots included "
+                          "(default: --min-len); lower it for short signatures such as "
+                          "'Posted by ▢ on ▢'."),
+        click.option("--template-prune", is_flag=True,
+                     help="Templates: leave out runs of frequent 4-grams too short to hold a template (common phrases recurring by chance): 13-22% cheaper on natural text, but a few joins are lost (docs/templates.md)."),
+        click.option("--template-parts/--no-template-parts", default=True, show_default=True,
+                     help="Templates may also have fixed parts shorter than --min-len (numbers inside a long footer, 'Showing 1-20 of 345 items'). --no-template-parts only chains the exact phrases across short gaps: about 0.35x the mining time instead of 2-4x on natural text (0.25x on web-like text), for less coverage."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def template_config(kw: dict):
+    """The :class:`~repetend.phrases.templates.TemplateConfig` of the template
+    options (None with ``--no-templates``)."""
+    from ..phrases.templates import TemplateConfig
+
+    if kw["no_templates"]:
+        return None
+    return TemplateConfig(max_gap=kw["max_gap"], min_span=kw["template_min_span"],
+                          prune=kw["template_prune"], short_parts=kw["template_parts"])
+
+
+def phrase_config(kw: dict, **extra):
+    """The :class:`~repetend.phrases.PhraseConfig` of ``--min-docs``, ``--min-len``,
+    the engine, the memory limit and the template options (*extra*: more fields)."""
+    from ..phrases import PhraseConfig
+
+    return PhraseConfig(min_docs=kw["min_docs"], min_len=kw["min_len"],
+                        engine="auto" if kw["engine"] == "spark" else kw["engine"],
+                        templates=template_config(kw), memory_limit=kw["memory_limit"], **extra)
+
+
+def scan_config(kw: dict):
+    """The :class:`~repetend.jobs.ScanConfig` of ``repetend scan``'s options."""
+    from ..jobs import ScanConfig
+    from ..neardup import NearDupConfig
+
+    spark = kw["spark_master"] or ("local[2]" if kw["engine"] == "spark" else None)
+    return ScanConfig(
+        phrases=None if kw["no_phrases"] else phrase_config({**kw, "memory_limit": None}),
+        dups=None if kw["no_dups"] else NearDupConfig(
+            method=kw["dups_method"], threshold=kw["threshold"], shingle=kw["shingle"],
+            num_perm=kw["num_perm"]),
+        report=not kw["no_report"], reuse=kw["reuse"], spark_master=spark,
+        memory_limit=kw["memory_limit"], input_options=input_kwargs(kw))

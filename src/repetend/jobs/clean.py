@@ -1,0 +1,347 @@
+"""``clean_corpus``: the corpus written back without what a scan found.
+
+Three removals, each optional:
+
+* **boilerplate** — by default every *frequent span* (``phrases/spans.parquet``:
+  the text inside any phrase of ≥ L tokens in ≥ σ documents, maximal or not —
+  see :mod:`repetend.phrases.frequent_spans`), or with ``spans="maximal"``
+  every occurrence of every reported phrase (``phrases/occurrences.parquet``),
+  is cut from its document at its exact
+  original character span (token span ``start..end-1`` ↦
+  ``[spans[start, 0], spans[end - 1, 1])`` with ``store.token_spans(d)``);
+  the cuts are merged per document and tidied by the rule of
+  :mod:`repetend.clean.spans` (no glued words, no dangling separators);
+* **duplicates** — of each duplicate cluster (``dups/clusters.parquet``) only
+  the representative is kept;
+* **min_share** — documents whose boilerplate share (the frequent share, or the
+  maximal-phrase share with ``spans="maximal"``) is at least this are dropped.
+
+The input is read again with :func:`repetend.corpus.readers.read_corpus` and
+the scan's input options; the records are matched to the scan's documents by
+order and checked (same id, same text), and written in the input's own format
+(:mod:`repetend.clean.writers`).  ``OUT.removed.jsonl`` logs, one line per
+document touched, every removed character with its original position, its
+replacement and the reason, so that a user can audit and undo the cleaning
+(:func:`repetend.clean.spans.undo_cuts`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._atomic import atomic_dir, atomic_path
+from ..errors import InputError, ParameterError
+from ..clean import apply_cuts, make_writer, open_output, plan_cuts
+from ..scandir import open_scan
+
+__all__ = ["CleanConfig", "CleanResult", "clean_corpus"]
+
+_READ_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html")
+_WRITABLE = ("jsonl", "parquet", "csv", "tsv", "text")
+
+
+@dataclass(frozen=True, slots=True)
+class CleanConfig:
+    """What :func:`clean_corpus` removes."""
+
+    remove_boilerplate: bool = True
+    remove_duplicates: bool = True
+    min_share: float | None = None
+    spans: str = "frequent"   # "frequent" spans or "maximal" phrase occurrences
+    templates: bool = True    # also cut template occurrences (slots included), when the scan has them
+
+    def __post_init__(self):
+        if self.spans not in ("frequent", "maximal"):
+            raise ParameterError(f"spans must be 'frequent' or 'maximal', got {self.spans!r}")
+        if self.min_share is not None and not (0.0 < float(self.min_share) <= 1.0):
+            raise ParameterError(f"min_share must be in (0, 1], got {self.min_share}")
+
+
+@dataclass
+class CleanResult:
+    """What a cleaning did."""
+
+    out: Path
+    log: Path
+    out_format: str
+    documents_in: int = 0
+    documents_out: int = 0
+    documents_cleaned: int = 0          # kept, with boilerplate cut
+    dropped_duplicates: int = 0
+    dropped_min_share: int = 0
+    chars_in: int = 0
+    chars_removed: int = 0              # original characters in cuts and dropped documents
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["out"], d["log"] = str(self.out), str(self.log)
+        return d
+
+    def describe(self) -> list[str]:
+        share = self.chars_removed / self.chars_in if self.chars_in else 0.0
+        lines = [f"clean: {self.documents_in:,} documents in, {self.documents_out:,} out "
+                 f"({self.dropped_duplicates:,} duplicates and {self.dropped_min_share:,} mostly-template "
+                 f"documents dropped, {self.documents_cleaned:,} with boilerplate cut); "
+                 f"{self.chars_removed:,} of {self.chars_in:,} characters removed ({100 * share:.1f}%)",
+                 f"clean: wrote {self.out} ({self.out_format}); removal log {self.log}"]
+        return lines + [f"clean: note: {n}" for n in self.notes]
+
+
+class _Occurrences:
+    """Phrase occurrences grouped by document (token positions)."""
+
+    def __init__(self, table: pa.Table | None, n_docs: int):
+        if table is None or table.num_rows == 0:
+            self.doc = np.empty(0, np.int64)
+            self.offsets = np.zeros(n_docs + 1, np.int64)
+            self.start = self.end = self.pid = np.empty(0, np.int64)
+            return
+        col = lambda c: pc.cast(table.column(c), pa.int64()).to_numpy(zero_copy_only=False)  # noqa: E731
+        doc, start, end, pid = col("doc_index"), col("start"), col("end"), col("phrase_id")
+        order = np.lexsort((start, doc))
+        self.doc, self.start, self.end, self.pid = doc[order], start[order], end[order], pid[order]
+        self.offsets = np.searchsorted(self.doc, np.arange(n_docs + 1), side="left")
+
+    def of(self, d: int):
+        a, b = self.offsets[d], self.offsets[d + 1]
+        return self.start[a:b], self.end[a:b], self.pid[a:b]
+
+
+def _check_output(out: Path, files) -> None:
+    """Refuse an output that would destroy something: an input, a directory that
+    holds an input, or a non-empty directory (a text-tree output replaces the
+    directory as a whole)."""
+    target = out.resolve()
+    for path, _ in files:
+        p = Path(path).resolve()
+        if p == target or target in p.parents:
+            raise InputError("the output is (or contains) an input of the scan; choose another --out",
+                             path=str(out))
+    if out.is_dir() and any(out.iterdir()):
+        raise InputError("the output directory exists and is not empty; refusing to replace it "
+                         "(choose a new or empty directory)", path=str(out))
+
+
+def _input_format(files) -> tuple[str, list[str]]:
+    fmts = sorted({f for _, f in files})
+    notes = []
+    if len(fmts) == 1 and fmts[0] in _WRITABLE:
+        return fmts[0], notes
+    notes.append(f"input format(s) {', '.join(fmts)} cannot be written back as they were; "
+                 "the cleaned corpus is written as JSONL (id, url, text)")
+    return "records-jsonl", notes
+
+
+def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.PathLike,
+                 out: str | os.PathLike, *, config: CleanConfig | None = None, quiet: bool = True,
+                 **input_options) -> CleanResult:
+    """Write the corpus back without boilerplate spans and/or duplicates.
+
+    Parameters
+    ----------
+    inputs
+        The corpus that was scanned (files, directories, globs); ``None``: the
+        inputs recorded in the scan's ``summary.json``.
+    scan_dir
+        The scan directory (``summary.json``, ``store/``, ``phrases/``, ``dups/``).
+    out
+        The cleaned corpus: a file (JSONL, Parquet, CSV/TSV; compressed by a
+        ``.gz``/``.zst`` suffix for JSONL/CSV) or a directory for a tree of text
+        files.  The removal log goes to ``<out>.removed.jsonl``.
+    config
+        What to remove (:class:`CleanConfig`); default: boilerplate and duplicates.
+    quiet
+        No progress bar.
+    **input_options
+        Override the reader options recorded in the scan (``text_field``,
+        ``id_field``, ``url_field``, ``fmt``, ``glob``, ``limit``, ``on_error``).
+
+    Returns
+    -------
+    CleanResult
+
+    Raises
+    ------
+    InputError
+        The input does not match the scan (another document count, id or text
+        at some position: the input changed since the scan).
+
+    Notes
+    -----
+    The boilerplate spans are the frequent spans of the scan (any phrase of
+    ≥ L tokens in ≥ σ documents), or with ``spans="maximal"`` the occurrences
+    of the maximal frequent phrases (the BloomSpan paper), mapped back to the
+    original text; a document's boilerplate share is its frequent share (or
+    its coverage by maximal phrases, the BloomSpan paper §6).  Re-scanning the cleaned
+    corpus with the same σ finds none of the removed phrases.
+    """
+    cfg = config or CleanConfig()
+    from ..corpus.readers import expand_inputs, read_corpus
+
+    scan = open_scan(scan_dir, need_store=True, verify=True)
+    store = scan.store
+    opts = {k: v for k, v in (scan.summary.get("input_options") or {}).items() if k in _READ_KEYS}
+    if "fmt" not in opts and scan.summary.get("input_format") in ("jsonl", "parquet", "csv", "tsv", "text",
+                                                                   "warc", "wet"):
+        opts["fmt"] = scan.summary["input_format"]
+    for k, v in input_options.items():
+        if k not in _READ_KEYS:
+            raise ParameterError(f"unknown input option {k!r}; options: {', '.join(_READ_KEYS)}")
+        if v is not None:
+            opts[k] = v
+    if not inputs:
+        inputs = scan.summary.get("inputs")
+        if not inputs:
+            raise ParameterError("give the input corpus (the scan does not record its inputs)")
+    inputs = [str(x) for x in inputs]
+    text_field = opts.get("text_field", "text")
+    files = expand_inputs(inputs, opts.get("fmt"), opts.get("glob"))
+    out_fmt, notes = _input_format(files)
+    out = Path(out)
+    _check_output(out, files)
+    log_path = out.with_name(out.name + ".removed.jsonl")
+    res = CleanResult(out=out, log=log_path, out_format="jsonl" if out_fmt == "records-jsonl" else out_fmt,
+                      notes=notes)
+
+    n = store.n_docs
+    doc_ids = store.doc_ids
+    # what goes
+    drop_reason: dict[int, str] = {}
+    if cfg.remove_duplicates:
+        cl = scan.table("dups/clusters.parquet")
+        if cl is None:
+            res.notes.append("the scan has no duplicate clusters (dups/ missing): no duplicates removed")
+        elif cl.num_rows:
+            cid = pc.cast(cl.column("cluster_id"), pa.int64()).to_numpy(zero_copy_only=False)
+            dix = pc.cast(cl.column("doc_index"), pa.int64()).to_numpy(zero_copy_only=False)
+            rep = cl.column("is_representative").to_numpy(zero_copy_only=False).astype(bool)
+            rep_of = {int(c): int(d) for c, d in zip(cid[rep], dix[rep])}
+            for c, d, r in zip(cid, dix, rep):
+                if not r and int(c) in rep_of:
+                    drop_reason[int(d)] = f"duplicate_of:{doc_ids[rep_of[int(c)]]}"
+    share = None
+    frequent = cfg.spans == "frequent" and scan.table("phrases/spans.parquet", ["doc_index"]) is not None
+    if cfg.spans == "frequent" and not frequent and cfg.remove_boilerplate:
+        res.notes.append("the scan has no frequent spans (phrases/spans.parquet; an older scan): "
+                         "removing the maximal phrases' occurrences")
+    share_col = "frequent_share" if frequent else "boilerplate_share"
+    if cfg.min_share is not None or cfg.remove_boilerplate:
+        dt = scan.table("phrases/documents.parquet", ["doc_index", share_col])
+        if dt is None:
+            if cfg.min_share is not None:
+                raise InputError("--min-share needs the phrase stage (phrases/documents.parquet)",
+                                 path=str(scan.root))
+            if cfg.remove_boilerplate:
+                res.notes.append("the scan has no phrases (phrases/ missing): no boilerplate removed")
+        else:
+            share = np.zeros(n)
+            share[pc.cast(dt.column("doc_index"), pa.int64()).to_numpy(zero_copy_only=False)] = \
+                pc.cast(dt.column(share_col), pa.float64()).to_numpy(zero_copy_only=False)
+            if cfg.min_share is not None:
+                for d in np.flatnonzero(share >= float(cfg.min_share) - 1e-12):
+                    drop_reason.setdefault(int(d), "min_share")
+    span_table = "phrases/spans.parquet" if frequent else "phrases/occurrences.parquet"
+    cut_table = None
+    if cfg.remove_boilerplate:
+        cut_table = scan.table(span_table, ["phrase_id", "doc_index", "start", "end"])
+        tpl = (scan.table("phrases/template_occurrences.parquet",
+                          ["template_id", "doc_index", "start", "end"]) if cfg.templates else None)
+        if tpl is not None and tpl.num_rows:
+            # template spans (slots included) join the cuts; they carry no phrase id
+            tpl_cut = pa.table({
+                "phrase_id": pa.array(np.full(tpl.num_rows, -1, np.int64)),
+                "doc_index": pc.cast(tpl.column("doc_index"), pa.int64()),
+                "start": pc.cast(tpl.column("start"), pa.int64()),
+                "end": pc.cast(tpl.column("end"), pa.int64())})
+            cut_table = tpl_cut if cut_table is None else pa.concat_tables(
+                [cut_table.select(["phrase_id", "doc_index", "start", "end"]).cast(tpl_cut.schema),
+                 tpl_cut])
+    occ = _Occurrences(cut_table, n)
+
+    records = read_corpus(inputs, **opts)
+    bar = None
+    if not quiet:
+        from tqdm import tqdm
+
+        bar = tqdm(total=n, desc="clean", unit="doc", leave=False, dynamic_ncols=True)
+
+    def run(target: Path):
+        writer = make_writer(out_fmt, target, text_field, name=out.name)
+        try:
+            with atomic_path(log_path) as log_tmp, open_output(log_tmp) as log:
+                i = -1
+                for i, rec in enumerate(records):
+                    if i >= n:
+                        raise InputError(f"more documents than the scan's {n:,}; the input changed since "
+                                         "the scan (or give the scan's --limit)", path=rec.source)
+                    if rec.id != doc_ids[i]:
+                        raise InputError(f"document {i} has id {rec.id!r} where the scan has {doc_ids[i]!r}; "
+                                         "the input changed since the scan", path=rec.source,
+                                         record=rec.record_no)
+                    text = rec.text
+                    if text != store.text(i):
+                        raise InputError(f"document {rec.id!r} has another text than in the scan; the input "
+                                         "changed since the scan", path=rec.source, record=rec.record_no)
+                    res.documents_in += 1
+                    res.chars_in += len(text)
+                    entry = None
+                    reason = drop_reason.get(i)
+                    if reason is not None:
+                        new_text, changed = None, True
+                        entry = {"reason": reason,
+                                 "cuts": [{"start": 0, "end": len(text), "text": text, "replacement": "",
+                                           "phrase_ids": []}]}
+                        res.chars_removed += len(text)
+                        if reason == "min_share":
+                            res.dropped_min_share += 1
+                            entry["boilerplate_share"] = float(share[i])
+                        else:
+                            res.dropped_duplicates += 1
+                    else:
+                        st, en, pid = occ.of(i)
+                        if st.size:
+                            spans = store.token_spans(i)
+                            cuts = plan_cuts(text, spans[st, 0], spans[en - 1, 1], pid)
+                            new_text, changed = apply_cuts(text, cuts), True
+                            removed = sum(c.end - c.start for c in cuts)
+                            res.chars_removed += removed
+                            res.documents_cleaned += 1
+                            entry = {"reason": "boilerplate", "removed_chars": removed,
+                                     "cuts": [c.as_dict(text) for c in cuts]}
+                        else:
+                            new_text, changed = text, False
+                    if entry is not None:
+                        line = {"doc_index": i, "id": rec.id, "source": rec.source,
+                                "record_no": rec.record_no, **entry}
+                        log.write(json.dumps(line, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n")
+                    writer.emit(rec, new_text, changed)
+                    if new_text is not None:
+                        res.documents_out += 1
+                    if bar is not None:
+                        bar.update(1)
+                if i + 1 != n:
+                    raise InputError(f"{i + 1:,} documents read where the scan has {n:,}; the input changed "
+                                     "since the scan (or give the same --limit)", path=inputs[0])
+        finally:
+            writer.close()
+
+    try:
+        if out_fmt == "text":
+            with atomic_dir(out) as tmp:
+                run(tmp)
+        else:
+            with atomic_path(out) as tmp:
+                run(tmp)
+    finally:
+        if bar is not None:
+            bar.close()
+    return res

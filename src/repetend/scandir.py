@@ -1,0 +1,177 @@
+"""The scan directory: the one module that knows its layout.
+
+``repetend scan`` (:func:`repetend.jobs.scan`) writes, the report and
+``clean`` read, all through the names here::
+
+    OUT/summary.json   the command, inputs, parameters, timings, corpus figures
+    OUT/store/         the token store (:mod:`repetend.corpus.store`) and its
+                       inputs.json (what it was read from, for reuse)
+    OUT/phrases/       a phrases result (:mod:`repetend.phrases.result`)
+    OUT/dups/          a near-duplicates result (:mod:`repetend.neardup.result`)
+    OUT/report.html    the self-contained report
+
+Each stage's ``summary.json`` carries a *stage stamp*, ``scan_parameters``: the
+parameters it ran with and a fingerprint of the corpus (documents, tokens, the
+store), so a later run can reuse it and a reader can check that the parts
+belong together (:meth:`ScanDir.verify`).
+
+Every part is optional: a stage that was skipped leaves no directory and the
+report says so.  Large tables are read column by column and, where they can be
+long (occurrences, pairs, candidates), filtered or capped while reading.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ._atomic import write_json
+from .errors import InputError
+
+__all__ = ["DUPS", "INPUTS_STAMP", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY", "ScanDir",
+           "open_scan", "read_json", "read_stamp", "write_stamp"]
+
+SUMMARY = "summary.json"
+STORE = "store"
+INPUTS_STAMP = "inputs.json"     # inside STORE
+PHRASES = "phrases"
+DUPS = "dups"
+REPORT = "report.html"
+STAMP_KEY = "scan_parameters"    # the stage stamp inside a stage's summary.json
+
+
+def read_json(path: Path) -> dict:
+    """A JSON file of the directory ({} when it is missing)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not valid JSON: {exc}", path=str(path)) from exc
+
+
+def read_stamp(stage_dir: Path) -> dict | None:
+    """The stage stamp of a stage directory (None: no stamp, or unreadable)."""
+    try:
+        return json.loads((Path(stage_dir) / SUMMARY).read_text(encoding="utf-8")).get(STAMP_KEY)
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def write_stamp(stage_dir: Path, params: dict, **extra) -> None:
+    """Record the scan parameters a stage ran with (and *extra* keys the job
+    computed for it) in its ``summary.json``."""
+    path = Path(stage_dir) / SUMMARY
+    data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    data.update(extra)
+    data[STAMP_KEY] = params
+    write_json(path, data)
+
+
+def _table(path: Path, columns: list[str] | None = None) -> pa.Table | None:
+    if not path.is_file():
+        return None
+    try:
+        if columns is not None:
+            have = set(pq.read_schema(path).names)
+            columns = [c for c in columns if c in have]
+        return pq.read_table(path, columns=columns)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"cannot read Parquet: {exc}", path=str(path)) from exc
+
+
+@dataclass
+class ScanDir:
+    """The parts of a scan directory, loaded lazily where they can be big."""
+
+    root: Path
+    summary: dict = field(default_factory=dict)
+    phrases_summary: dict | None = None
+    dups_summary: dict | None = None
+    store: Any = None
+    store_problem: str | None = None
+
+    @property
+    def has_phrases(self) -> bool:
+        return (self.root / PHRASES / "phrases.parquet").is_file()
+
+    @property
+    def has_dups(self) -> bool:
+        return (self.root / DUPS).is_dir() and (
+            (self.root / DUPS / "pairs.parquet").is_file()
+            or (self.root / DUPS / "clusters.parquet").is_file())
+
+    def verify(self) -> list[str]:
+        """What does not belong together: each stage whose stamp names another
+        corpus (documents, tokens) than the directory's token store, one line
+        each (empty: the parts agree, or they carry no stamps to check)."""
+        problems = []
+        if self.store is None:
+            return problems
+        have = {"documents": self.store.n_docs, "tokens": self.store.n_tokens}
+        for stage, summary in ((PHRASES, self.phrases_summary), (DUPS, self.dups_summary)):
+            corpus = ((summary or {}).get(STAMP_KEY) or {}).get("corpus") or {}
+            made = {k: corpus.get(k) for k in have if corpus.get(k) is not None}
+            if any(made[k] != have[k] for k in made):
+                problems.append(
+                    f"{stage}/ was made from another corpus ({made.get('documents')} documents, "
+                    f"{made.get('tokens')} tokens) than the token store "
+                    f"({have['documents']} documents, {have['tokens']} tokens)")
+        return problems
+
+    def table(self, rel: str, columns: list[str] | None = None) -> pa.Table | None:
+        return _table(self.root / rel, columns)
+
+    def parquet_file(self, rel: str) -> pq.ParquetFile | None:
+        p = self.root / rel
+        return pq.ParquetFile(p) if p.is_file() else None
+
+    def store_path(self) -> Path:
+        s = self.summary.get("store")
+        default = self.root / STORE
+        if s:
+            p = Path(s)
+            if not p.is_absolute():
+                cand = self.root / p
+                p = cand if cand.exists() or not p.exists() else p
+            if p.exists() or not default.exists():
+                return p
+        return default  # the scan directory was moved: its own store
+
+
+def open_scan(scan_dir: str | Path, *, need_store: bool = False, verify: bool = False) -> ScanDir:
+    """Open a scan directory; the token store is opened when it exists
+    (required with ``need_store``).  With ``verify``, parts made from another
+    corpus than the store (an interrupted scan over an older one) are refused
+    (:meth:`ScanDir.verify`)."""
+    root = Path(scan_dir)
+    if not root.is_dir():
+        raise InputError("no such scan directory", path=str(root))
+    scan = ScanDir(root=root, summary=read_json(root / SUMMARY))
+    if (root / PHRASES).is_dir():
+        scan.phrases_summary = read_json(root / PHRASES / SUMMARY)
+    if (root / DUPS).is_dir():
+        scan.dups_summary = read_json(root / DUPS / SUMMARY)
+    sp = scan.store_path()
+    if (sp / "meta.json").is_file():
+        from .corpus.store import TokenStore
+
+        scan.store = TokenStore.open(sp)
+    else:
+        scan.store_problem = f"no token store at {sp}"
+        if need_store:
+            raise InputError("the scan has no token store (needed for the document texts)",
+                             path=str(sp))
+    if not scan.summary and not scan.has_phrases and not scan.has_dups:
+        raise InputError("not a repetend scan directory (no summary.json, phrases/ or dups/)",
+                         path=str(root))
+    problems = scan.verify() if verify else []
+    if problems:
+        raise InputError("the scan directory mixes two runs: " + "; ".join(problems)
+                         + "; run `repetend scan` into it again", path=str(root))
+    return scan
