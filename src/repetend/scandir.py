@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ._atomic import write_json
+from .corpus.store import TokenStore, is_store
 from .errors import InputError
 
 __all__ = ["DUPS", "INPUTS_STAMP", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY", "ScanDir",
@@ -158,9 +159,7 @@ def open_scan(scan_dir: str | Path, *, need_store: bool = False, verify: bool = 
     if (root / DUPS).is_dir():
         scan.dups_summary = read_json(root / DUPS / SUMMARY)
     sp = scan.store_path()
-    if (sp / "meta.json").is_file():
-        from .corpus.store import TokenStore
-
+    if is_store(sp):
         scan.store = TokenStore.open(sp)
     else:
         scan.store_problem = f"no token store at {sp}"

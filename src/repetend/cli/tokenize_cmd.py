@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..corpus.store import is_store
+from ..corpus.store import is_store, store_summary
 from .options import input_options, load_corpus
 
 __all__ = ["COMMANDS", "info", "tokenize", "format_summary"]
@@ -114,11 +114,7 @@ def info(store: Path, as_json: bool):
 
     if not store.exists():
         raise InputError("no such file or directory", path=str(store))
-    if not is_store(store):
-        raise InputError("not a repetend token store (no meta.json / tokens.npy)",
-                         path=str(store))
-    meta = json.loads((store / "meta.json").read_text(encoding="utf-8"))
-    summary = meta.get("summary") or {}
+    summary = store_summary(store)
     if as_json:
         click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
         return

@@ -97,7 +97,9 @@ def _tree_files(root: Path, pattern: str | None) -> list[Path]:
 
 
 def _looks_like_store(d: Path) -> bool:
-    return (d / "meta.json").is_file() and (d / "tokens.npy").is_file()
+    from .store import is_store
+
+    return is_store(d)
 
 
 def _is_binary(head: bytes) -> bool:

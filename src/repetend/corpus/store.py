@@ -35,7 +35,7 @@ from .record import ReadStats, Record, host_of
 from .tokenizer import Unit, tokenize_batch
 
 __all__ = ["FORMAT_VERSION", "TokenStore", "build_store", "is_store", "load_store", "open_store",
-           "open_store_arrays"]
+           "open_store_arrays", "open_store_vocab", "store_summary"]
 
 FORMAT_VERSION = 1
 _NPY_HEADER = 128  # bytes reserved for the .npy header of a streamed array
@@ -459,6 +459,21 @@ def open_store_arrays(path: str | os.PathLike):
     offsets = np.load(path / "doc_offsets.npy")
     df = pq.read_table(path / "vocab.parquet", columns=["df"]).column("df").to_numpy()
     return tokens, offsets, np.asarray(df, dtype=np.int32)
+
+
+def open_store_vocab(path: str | os.PathLike) -> pa.ChunkedArray:
+    """The token strings of a store directory as one Arrow column (row = token id),
+    without a Python string per token."""
+    return pq.read_table(Path(path) / "vocab.parquet", columns=["token"]).column("token")
+
+
+def store_summary(path: str | os.PathLike) -> dict:
+    """The summary a store directory keeps in ``meta.json`` (documents, tokens,
+    vocabulary, read counts), without opening its arrays."""
+    if not is_store(path):
+        raise InputError("not a repetend token store (no meta.json / tokens.npy)", path=str(path))
+    meta = json.loads((Path(path) / "meta.json").read_text(encoding="utf-8"))
+    return meta.get("summary") or {}
 
 
 _READ_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html")

@@ -1,9 +1,14 @@
 """``build_report``: one self-contained HTML page from a scan directory.
 
-The page answers the questions of seed 000 part 6 (how much of the corpus is
-repeated text, which phrases eat the index, which documents are almost all
-template, which sites are polluted) and of seeds 003/004 (which documents are
-near-copies, how the LSH setting behaves on this corpus).
+The page answers the questions of the BloomSpan paper, §6 (how much of the
+corpus is repeated text, which phrases eat the index, which documents are almost
+all template, which sites are polluted) and of near-duplicate detection (Broder
+1997; the MinHash/LSH article: which documents are near-copies, how the LSH
+setting behaves on this corpus); sources in ``docs/references.md``.
+
+A report reads results, it computes none: every figure comes from the scan
+directory (:mod:`repetend.scandir`), the measured S-curve points included
+(computed by the scan job, :mod:`repetend.neardup.recall`).
 
 Safety: every string that comes from the corpus or from the scan files is
 passed through :func:`html.escape` (with ``quote=True``) before it reaches the
@@ -276,7 +281,7 @@ def _phrases_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict
     params = (scan.phrases_summary or {}).get("parameters") or {}
     pnote = ", ".join(f"{k} = {v}" for k, v in params.items()
                       if k in ("min_docs", "min_len", "engine") and v is not None)
-    head = (f'<p class="note">Maximal contiguous frequent phrases (seed 000) ordered by Ψ = length × df, '
+    head = (f'<p class="note">Maximal contiguous frequent phrases (the BloomSpan paper) ordered by Ψ = length × df, '
             f"the tokens each one takes from the index. Showing {min(n_all, caps.max_phrases):,} of "
             f"{n_all:,}{'; ' + e(pnote) if pnote else ''}. Click a phrase for up to "
             f"{caps.examples_per_phrase} documents with the phrase highlighted in context. "
@@ -509,7 +514,7 @@ def _dups_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict) -
         parts.append(f"<h3>Containment: one document inside another ({ct.num_rows:,} pairs, showing "
                      f"{len(sub):,})</h3><p class=\"note\">Pairs whose resemblance is below the threshold "
                      "but where most of one document's shingles are in the other (a short page inside a "
-                     "long one, seed 004).</p>"
+                     "long one; Broder 1997).</p>"
                      '<table class="sortable"><thead><tr><th>a</th><th>b</th><th class="num">Jaccard</th>'
                      '<th class="num">share of a in b</th><th class="num">share of b in a</th></tr></thead>'
                      "<tbody>" + "\n".join(rows) + "</tbody></table>")
@@ -550,7 +555,7 @@ def _lsh_section(scan: ScanDir, caps: ReportCaps) -> str | None:
                  " (The measured share of pairs found per bin is drawn for corpora up to "
                  f"{RECALL_MAX_TOKENS:,} tokens whose candidate list is complete.)")
         figs.append(_figure(svg, "Blue: the probability that a pair of Jaccard similarity s shares at least one "
-                            "band (seed 003). Orange bars: the real candidate pairs of this corpus by their "
+                            "band (Indyk & Motwani 1998). Orange bars: the real candidate pairs of this corpus by their "
                             "true Jaccard similarity — candidates to the left of the red line were rejected "
                             "by exact verification." + extra, "LSH S-curve with the candidate pairs"))
     else:
@@ -566,7 +571,7 @@ def _lsh_section(scan: ScanDir, caps: ReportCaps) -> str | None:
             order=order, max_chords=caps.max_chords)
         sampled = f" (a random sample of {drawn:,} of {len(jac):,})" if drawn < len(jac) else ""
         figs.append(_figure(svg, f"Each document is a point on the circle, in id order; each chord is one of "
-                            f"the {label}{sampled}, coloured by true Jaccard similarity (seed 003). Short "
+                            f"the {label}{sampled}, coloured by true Jaccard similarity (as in the MinHash/LSH article). Short "
                             "chords near the rim join neighbours in id order (families of files or pages); "
                             "long chords are copies across the corpus.", "chord picture of candidate pairs"))
     return _section("lsh", "How the pairs were found", '<div class="figs">' + "".join(figs) + "</div>")
@@ -625,9 +630,9 @@ def build_report(scan_dir: str | os.PathLike, out_html: str | os.PathLike, *,
 
     Notes
     -----
-    Sections follow seed 000 part 6 (corpus share of boilerplate, the "index
+    Sections follow the BloomSpan paper, §6 (corpus share of boilerplate, the "index
     eaters" ordered by Ψ = |P|·df(P), the distribution of per-document
-    shares, drop candidates, per-site pollution) and seed 003 (the LSH S-curve
+    shares, drop candidates, per-site pollution) and the MinHash/LSH article (the LSH S-curve
     P(s) = 1 − (1 − s^r)^b with the real pairs, and documents on a circle with
     a chord per candidate pair coloured by true Jaccard similarity).  The page
     needs no network: styles, script and SVG figures are inlined.

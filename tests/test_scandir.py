@@ -1,0 +1,84 @@
+"""The scan directory as one unit: parts made from another corpus are refused by
+the readers (report, clean), and the S-curve points the report draws are the
+ones the scan job measured and stored."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from repetend.errors import InputError
+from repetend.jobs import ScanConfig, clean_corpus, scan
+from repetend.neardup import NearDupConfig
+from repetend.phrases import PhraseConfig
+from repetend.report import build_report
+from repetend.scandir import DUPS, PHRASES, STAMP_KEY, SUMMARY, open_scan, read_stamp
+from repetend.synth import weblike
+
+
+@pytest.fixture(scope="module")
+def two_scans(tmp_path_factory):
+    root = tmp_path_factory.mktemp("scans")
+    outs = {}
+    for name, pages, seed in (("a", 120, 1), ("b", 90, 2)):
+        corpus = weblike(pages, seed=seed).write(root / f"c{name}")["corpus"]
+        outs[name] = (corpus, root / f"s{name}")
+        scan([corpus], outs[name][1], ScanConfig(phrases=PhraseConfig(min_docs=4, templates=False),
+                                                 dups=NearDupConfig(threshold=0.5), report=False))
+    return outs
+
+
+def test_a_whole_scan_directory_verifies(two_scans):
+    _, out = two_scans["a"]
+    scan_dir = open_scan(out, verify=True)
+    assert scan_dir.verify() == []
+    for stage in (PHRASES, DUPS):
+        stamp = read_stamp(out / stage)
+        assert stamp["corpus"]["documents"] == scan_dir.store.n_docs
+
+
+@pytest.mark.parametrize("stage", [PHRASES, DUPS])
+def test_a_stage_from_another_corpus_is_refused(two_scans, tmp_path, stage):
+    """A scan killed after writing the store of corpus A over a scan of B leaves B's
+    stages beside A's store: the report and clean refuse it, naming the stage."""
+    corpus_a, out_a = two_scans["a"]
+    _, out_b = two_scans["b"]
+    mixed = tmp_path / "mixed"
+    shutil.copytree(out_a, mixed)
+    shutil.rmtree(mixed / stage)
+    shutil.copytree(out_b / stage, mixed / stage)
+    assert any(p.startswith(f"{stage}/") for p in open_scan(mixed).verify())
+    with pytest.raises(InputError, match=f"mixes two runs: {stage}/"):
+        build_report(mixed, tmp_path / "r.html")
+    with pytest.raises(InputError, match="mixes two runs"):
+        clean_corpus([corpus_a], mixed, tmp_path / "clean.jsonl")
+    assert not (tmp_path / "clean.jsonl").exists() and not (tmp_path / "r.html").exists()
+
+
+def test_stages_without_stamps_are_not_judged(two_scans, tmp_path):
+    """A phrases directory written by `repetend phrases` (no stage stamp) is read as it is."""
+    _, out_a = two_scans["a"]
+    plain = tmp_path / "plain"
+    shutil.copytree(out_a, plain)
+    summary = json.loads((plain / PHRASES / SUMMARY).read_text())
+    summary.pop(STAMP_KEY)
+    (plain / PHRASES / SUMMARY).write_text(json.dumps(summary))
+    assert open_scan(plain, verify=True).verify() == []
+
+
+def test_the_report_draws_the_recall_the_scan_measured(two_scans, tmp_path):
+    _, out = two_scans["a"]
+    dsum = json.loads((out / DUPS / SUMMARY).read_text())
+    m = dsum["measured_recall"]
+    assert len(m["centres"]) == len(m["share"]) == len(m["count"]) > 0
+    assert all(0.0 <= s <= 1.0 for s in m["share"]) and all(c > 0 for c in m["count"])
+    page = build_report(out, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "Green points" in page
+    dsum.pop("measured_recall")
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    (copy / DUPS / SUMMARY).write_text(json.dumps(dsum))
+    page = build_report(copy, tmp_path / "r2.html").read_text(encoding="utf-8")
+    assert "Green points" not in page and "The measured share of pairs found per bin" in page
