@@ -111,7 +111,7 @@ def test_bad_options_fail_before_any_stage_runs(bigger_corpus, tmp_path, monkeyp
     """Every option is checked first: no tokenizing, no output directory, well under a second."""
     import time
 
-    import repetend.corpus.store as store_module
+    import repetend.corpus.load as store_module
 
     def no_stage(*a, **k):
         raise AssertionError("a stage ran before the options were checked")

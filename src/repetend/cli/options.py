@@ -47,7 +47,7 @@ def load_corpus(inputs, *, out=None, quiet=False, **opts):
     """The token store of *inputs* (:func:`repetend.corpus.load_store`), with a
     tokenizing progress bar on stderr unless *quiet*."""
     from .._progress import Progress
-    from ..corpus.store import load_store
+    from ..corpus.load import load_store
 
     with Progress("tokenize", unit="B", quiet=quiet) as bar:
         return load_store(inputs, out=out, progress=bar.update, **opts)

@@ -34,7 +34,7 @@ from . import _store_kernels as SK
 from .record import ReadStats, Record, host_of
 from .tokenizer import Unit, tokenize_batch
 
-__all__ = ["FORMAT_VERSION", "TokenStore", "build_store", "is_store", "load_store", "open_store",
+__all__ = ["FORMAT_VERSION", "TokenStore", "build_store", "is_store", "open_store",
            "open_store_arrays", "open_store_vocab", "store_summary"]
 
 FORMAT_VERSION = 1
@@ -474,27 +474,3 @@ def store_summary(path: str | os.PathLike) -> dict:
         raise InputError("not a repetend token store (no meta.json / tokens.npy)", path=str(path))
     meta = json.loads((Path(path) / "meta.json").read_text(encoding="utf-8"))
     return meta.get("summary") or {}
-
-
-_READ_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html")
-
-
-def load_store(inputs: Sequence[str | os.PathLike], *, out: str | os.PathLike | None = None,
-               progress=None, **options) -> TokenStore:
-    """Open *inputs* if it is one token store, else read and tokenize it (into the
-    store directory *out* when given, else in memory).
-
-    *options* are the read options of :func:`repetend.corpus.readers.read_corpus`
-    (``text_field``, ``id_field``, ``url_field``, ``fmt``, ``glob``, ``limit``,
-    ``on_error``, ``html``) and the tokenizer's ``unit`` and ``lang``; ``progress``
-    is called with the number of characters of each tokenized batch."""
-    from .readers import read_corpus
-
-    inputs = list(inputs)
-    if len(inputs) == 1 and is_store(inputs[0]):
-        return TokenStore.open(inputs[0])
-    stats = ReadStats()
-    records = read_corpus(inputs, stats=stats,
-                          **{k: options[k] for k in _READ_KEYS if k in options})
-    return build_store(records, out=out, unit=options.get("unit", "word"),
-                       lang=options.get("lang"), read_stats=stats, progress=progress)

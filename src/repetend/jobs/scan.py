@@ -257,7 +257,7 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
             store_path = store_dir
         else:
             from .._progress import Progress
-            from ..corpus import store as store_module
+            from ..corpus import load as store_module
 
             say("tokenizing …")
             with Progress("tokenize", unit="B", quiet=quiet) as bar:
