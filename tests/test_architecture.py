@@ -35,9 +35,9 @@ PACKAGE = "repetend"
 
 #: Top-level modules every package may use, private names included in their module
 #: path: the shared base layer (atomic writes, numba set-up, memory limits, spilling,
-#: array helpers, hashing, searching).
+#: array helpers, hashing, searching, progress bars).
 BASE_MODULES = frozenset({"_atomic", "_jit", "_memory", "_spill", "_arrays", "_hashing",
-                          "_search"})
+                          "_search", "_progress"})
 
 #: Modules above the command line: ``python -m repetend`` has to live outside ``cli/``.
 ENTRY_POINTS = frozenset({"__main__"})
