@@ -5,7 +5,7 @@ the seed's settings; the script prints wall and CPU time, µs per token, peak
 RSS and bytes per corpus token, the phrase count, and whether the two engines
 returned identical phrases. Usage::
 
-    python benchmarks/real_corpus.py --out bench-data/debian.jsonl
+    python benchmarks/corpora/real_corpus.py --out bench-data/debian.jsonl
     repetend tokenize bench-data/debian.jsonl --out bench-data/debian.store
     python benchmarks/bench_phrases_store.py bench-data/debian.store
 """

@@ -4,7 +4,7 @@ and out of core, on generated Zipfian web-like corpora of growing size.
     .venv/bin/python benchmarks/bench_scale.py --sizes 10M,100M --limit 2G \\
         --dups-docs 1M --workdir /work/tmp
 
-Corpora come from ``benchmarks/gen_zipf.py`` (generated once, kept in
+Corpora come from ``benchmarks/corpora/gen_zipf.py`` (generated once, kept in
 ``--workdir``).  Every measurement runs in a fresh subprocess, so its peak
 memory is its own: ``hwm`` is the kernel's peak resident set (private memory
 plus resident pages of the memory-mapped store), ``anon`` the sampled peak of
@@ -18,7 +18,7 @@ pairs when there are more) whose exact resemblance is >= 0.7.
 ``--phrase-store`` / ``--dups-store`` run the same measurements on stores made
 beforehand, e.g. the moonshot corpus of 3.07 B tokens and 10 M documents::
 
-    .venv/bin/python benchmarks/gen_zipf.py --tokens 3.07G --mean-len 230 \
+    .venv/bin/python benchmarks/corpora/gen_zipf.py --tokens 3.07G --mean-len 230 \
         --out /work/tmp/oc_zipf3g
     .venv/bin/python benchmarks/bench_scale.py --sizes '' --dups-docs 0 --modes ooc \
         --limit 2G --phrase-store /work/tmp/oc_zipf3g --dups-store /work/tmp/oc_zipf3g
@@ -199,7 +199,7 @@ def main(argv=None) -> None:
     if a.render:
         table([r for f in a.render for r in json.loads(Path(f).read_text())])
         return
-    sys.path.insert(0, str(HERE))
+    sys.path.insert(0, str(HERE / "corpora"))
     import gen_zipf
 
     work = Path(a.workdir)

@@ -1,8 +1,8 @@
 """repetend: find the text that repeats across a corpus.
 
-Boilerplate phrases (maximal contiguous frequent phrases, seed 000) and
+Boilerplate phrases (maximal contiguous frequent phrases, the BloomSpan paper) and
 near-duplicate documents (exact, Broder, MinHash + LSH, exact all-pairs;
-seeds 001, 003, 004), as a library, a command line and a report.
+Broder 1997, the shingling and MinHash/LSH articles), as a library, a command line and a report.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """WARC and Common Crawl WET readers (extra ``warc``: warcio, trafilatura, lxml_html_clean).
 
 A WET file holds the text of crawled pages after the HTML was dropped — what
-seed 000 calls the index text; each ``conversion`` record becomes one
+the BloomSpan paper calls the index text; each ``conversion`` record becomes one
 document with its ``WARC-Target-URI`` as url.  A WARC file holds the raw
 responses; ``response`` (and ``resource``) records whose payload is HTML are
 turned into text, every other record (requests, metadata, images, PDFs,

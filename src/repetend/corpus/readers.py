@@ -196,7 +196,7 @@ def read_corpus(inputs: Sequence[str | os.PathLike], *, text_field: str = "text"
     Memory stays flat in the corpus size: JSONL/CSV are read line by line,
     Parquet by batches of rows with only the needed columns, WARC by records.
     Common Crawl WET is the text of crawled pages after the HTML was dropped —
-    the index text of seed 000 (BloomSpan), part 6.
+    the index text of the BloomSpan paper, §6.
     """
     if limit is not None and (not isinstance(limit, int) or limit < 1):
         raise ParameterError(f"limit must be a positive integer, not {limit!r}")

@@ -3,10 +3,10 @@
 Word tokens (``unit="word"``, the default) follow
 :mod:`repetend.corpus.tokenize_ref` exactly: Unicode NFC, ``str.lower``, a token
 is a maximal run of L*/N*/M* characters, every Han ideograph and kana is a
-token of its own (seed 000, part 2: "lower-case, cut at everything that is not
+token of its own (the BloomSpan paper, §2: "lower-case, cut at everything that is not
 a letter or a digit").  ``unit="char"`` gives character tokens for character
-k-gram shingles (seed 001); ``unit="code"`` gives programming-language tokens
-with comments dropped (seed 003, :mod:`repetend.corpus.code_tokens`).
+k-gram shingles (the shingling article); ``unit="code"`` gives programming-language tokens
+with comments dropped (the MinHash/LSH article, :mod:`repetend.corpus.code_tokens`).
 
 How the word scanner works
 --------------------------
@@ -527,7 +527,7 @@ def tokenize_batch(texts: Sequence[str], unit: Unit = "word", lang: str | None =
     Notes
     -----
     Linear in the text length (no recursion); parallel over documents and over
-    ~1 MiB pieces of long documents.  Tokenization per seed 000, part 2.
+    ~1 MiB pieces of long documents.  Tokenization per the BloomSpan paper, §2.
     """
     _check_unit(unit)
     if names is not None and len(names) != len(texts):

@@ -4,8 +4,8 @@ Each function takes plain arrays and returns an SVG document as a string
 (``None`` when there is nothing to draw).  No corpus text ever goes into a
 figure, only numbers and fixed labels.
 
-The S-curve and the chord picture follow seed 003 (MinHash and LSH on the Go
-source tree): the LSH candidate probability ``P(s) = 1 - (1 - s^r)^b`` with the
+The S-curve and the chord picture follow the MinHash/LSH article (MinHash and LSH on the Go
+source tree; docs/references.md): the LSH candidate probability ``P(s) = 1 - (1 - s^r)^b`` with the
 real pairs on it, and the documents on a circle in id order with one chord per
 candidate pair coloured by its true Jaccard similarity.
 """
@@ -56,7 +56,7 @@ def svg_data_uri(svg: str) -> str:
 
 
 def share_histogram(shares: npt.ArrayLike, *, bins: int = 20, drop_at: float | None = None) -> str | None:
-    """Histogram of per-document boilerplate share (seed 000 part 6)."""
+    """Histogram of per-document boilerplate share (the BloomSpan paper, §6)."""
     x = np.asarray(shares, dtype=np.float64)
     x = x[np.isfinite(x)]
     if x.size == 0:
@@ -91,7 +91,7 @@ def s_curve(bands: int, rows: int, *, candidate_j: npt.ArrayLike | None = None,
     candidates fall with respect to the steep part near ``(1/b)^(1/r)``.
     ``measured = (bin_centres, fraction_found, pairs_in_bin)``, from an exact
     all-pairs join, adds the measured share of all pairs of each similarity
-    bin that became candidates (seed 003: the curve predicts it).
+    bin that became candidates (the MinHash/LSH article: the curve predicts it).
     """
     if not bands or not rows:
         return None
@@ -166,7 +166,7 @@ def _viridis_bins(n: int = 32) -> list[str]:
 def chord_picture(n_docs: int, a: npt.ArrayLike, b: npt.ArrayLike, jaccard: npt.ArrayLike, *,
                   order_keys=None, order=None, max_chords: int = 5000,
                   seed: int = 0) -> tuple[str | None, int]:
-    """Seed 003's picture: documents on a circle in id order, one chord per
+    """The MinHash/LSH article's picture: documents on a circle in id order, one chord per
     candidate pair, coloured by its true Jaccard similarity (viridis, with a
     colour bar).
 

@@ -102,7 +102,7 @@ def templates_section_html(scan_dir: str | Path, max_rows: int = 200) -> str:
     parts = [head]
     note = ('Phrases that recur together, in the same order, with short variable '
             'insertions (numbers, dates, names) between them, reported as one '
-            'template: ▢ marks a slot (seed 000, part 6).')
+            'template: ▢ marks a slot (the BloomSpan paper, §6).')
     if summary:
         gained = summary.get("gained_share")
         tpl = summary.get("template_covered_share")

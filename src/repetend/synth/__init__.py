@@ -1,8 +1,8 @@
-"""Corpus generators whose right answer is known (seed 000 part 5, SPEC §2 "Generators").
+"""Corpus generators whose right answer is known (the BloomSpan paper, §5; SPEC §2 "Generators").
 
-- :func:`synthetic1` — the seed's Synthetic 1: unique random 8-letter words with three
+- :func:`synthetic1` — the paper's Synthetic 1: unique random 8-letter words with three
   planted phrases of supports 3, 5 and 4.
-- :func:`synthetic2` — the seed's Synthetic 2: 300 heavily overlapping phrases of
+- :func:`synthetic2` — the paper's Synthetic 2: 300 heavily overlapping phrases of
   decreasing length, the worst case for BloomSpan.
 - :func:`weblike` / :func:`demo_corpus` — sites with templates around Zipfian English
   and Russian text, plus planted near-duplicates, with exact ground truth.

@@ -1,4 +1,4 @@
-"""Synthetic 1 and Synthetic 2 of seed 000 part 5: corpora whose phrase answer is known.
+"""Synthetic 1 and Synthetic 2 of the BloomSpan paper, §5: corpora whose phrase answer is known.
 
 Both put phrases into a background of unique random 8-letter "words" (each
 background word occurs exactly once in the whole corpus), each occurrence
@@ -18,7 +18,7 @@ from .corpus import SynthCorpus
 
 __all__ = ["SYNTHETIC1_PHRASES", "random_words", "synthetic1", "synthetic2"]
 
-#: The three phrases of Synthetic 1 and their supports (seed 000 part 5).
+#: The three phrases of Synthetic 1 and their supports (the BloomSpan paper, §5).
 SYNTHETIC1_PHRASES: tuple[tuple[str, int], ...] = (
     ("This is the first test sentence", 3),
     ("Another unique phrase for testing", 5),
@@ -143,7 +143,7 @@ def _phrase_truth(texts, tokens, supports, occurrences, ids) -> list[dict]:
 
 
 def synthetic1(n_docs: int, words_per_doc: int = 5000, seed: int = 0) -> SynthCorpus:
-    """Synthetic 1 of seed 000 part 5: a flat background with three planted phrases.
+    """Synthetic 1 of the BloomSpan paper, §5: a flat background with three planted phrases.
 
     ``n_docs × words_per_doc`` distinct random 8-letter lowercase words (no word
     repeats anywhere in the corpus, none equals a phrase word), cut in order into
@@ -162,7 +162,7 @@ def synthetic1(n_docs: int, words_per_doc: int = 5000, seed: int = 0) -> SynthCo
     n_docs : int
         Number of documents, at least 5 (the largest support).
     words_per_doc : int
-        Background words per document (5000 in the seed).
+        Background words per document (5000 in the paper).
     seed : int
         Seed of ``numpy.random.default_rng``; the corpus is a function of the arguments.
 
@@ -172,8 +172,8 @@ def synthetic1(n_docs: int, words_per_doc: int = 5000, seed: int = 0) -> SynthCo
 
     Notes
     -----
-    Generator of the BloomSpan measurements (seed 000 part 5, "Синтетика 1"); the
-    seed's reference implementation is ``corpus-miner/test-gen/generate_test_dataset.py``.
+    Generator of the BloomSpan measurements (the BloomSpan paper, §5, "Синтетика 1"); the
+    paper's reference implementation is ``corpus-miner/test-gen/generate_test_dataset.py``.
     """
     n_docs, words_per_doc = int(n_docs), int(words_per_doc)
     max_support = max(s for _, s in SYNTHETIC1_PHRASES)
@@ -207,7 +207,7 @@ def synthetic1(n_docs: int, words_per_doc: int = 5000, seed: int = 0) -> SynthCo
 def synthetic2(n_docs: int = 1000, seed: int = 0, *, n_phrases: int = 300, max_len: int = 400,
                min_len: int = 101, shift: int = 2, support: int = 5,
                words_per_doc: int = 1000) -> SynthCorpus:
-    """Synthetic 2 of seed 000 part 5: many heavily overlapping phrases, the worst case.
+    """Synthetic 2 of the BloomSpan paper, §5: many heavily overlapping phrases, the worst case.
 
     A base sequence ``B`` of distinct random 8-letter words (disjoint from the
     background) is cut into ``n_phrases`` shifted windows of decreasing length:
@@ -220,7 +220,7 @@ def synthetic2(n_docs: int = 1000, seed: int = 0, *, n_phrases: int = 300, max_l
 
     Every n-gram of ``B`` inside some phrase is then frequent (df = ``support`` × the
     number of phrases covering it, up to ~``max_len/shift`` of them), so a Bloom
-    filter prunes nothing and all work is maximality checking — the seed's worst
+    filter prunes nothing and all work is maximality checking — the paper's worst
     case for BloomSpan.  The known answer: for ``2 ≤ min_docs ≤ support`` and a minimum
     length of at most the shortest phrase, the maximal frequent phrases are exactly the
     ``n_phrases`` phrases, each with df = ``support`` (``truth["expected"]``).

@@ -389,10 +389,10 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
 
     Notes
     -----
-    The templates are the boilerplate of seed 000 (menu, footer, cookie banner,
-    disclaimers, "read also", templates with variable parts); the copies are the
-    near-duplicates of seeds 001 and 004 (Broder: exact duplicates after canonical
-    form, resemblance, containment).
+    The templates are the boilerplate of the BloomSpan paper (menu, footer, cookie
+    banner, disclaimers, "read also", templates with variable parts); the copies are
+    the near-duplicates of the shingling article and Broder 1997 (exact duplicates
+    after canonical form, resemblance, containment).
     """
     n_pages = int(n_pages)
     if n_pages < 1:

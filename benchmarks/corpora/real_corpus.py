@@ -15,7 +15,7 @@ Sources (install them first; none is needed by the tests)::
 Each file is one document (id = its path, url = ``file://`` + path so that the
 per-"host" tables group by package). Usage::
 
-    python benchmarks/real_corpus.py --out bench-data/debian.jsonl [--repeat N]
+    python benchmarks/corpora/real_corpus.py --out bench-data/debian.jsonl [--repeat N]
 
 ``--repeat`` writes the corpus N times with a suffix in each id (a repeated
 corpus is *not* natural text: every phrase becomes N times as frequent — it is

@@ -1,7 +1,7 @@
 """Stream a web-like Zipfian corpus straight into a token store on disk.
 
-    .venv/bin/python benchmarks/gen_zipf.py --tokens 100M --out /work/tmp/zipf100m
-    .venv/bin/python benchmarks/gen_zipf.py --lz78 1M          # only print c/n of a sample
+    .venv/bin/python benchmarks/corpora/gen_zipf.py --tokens 100M --out /work/tmp/zipf100m
+    .venv/bin/python benchmarks/corpora/gen_zipf.py --lz78 1M          # only print c/n of a sample
 
 No text is materialised: documents are generated chunk by chunk as int32 ids
 with numpy (about 4 M tokens per chunk, so memory stays flat whatever the
@@ -25,8 +25,8 @@ A document is ``[site header] body [shared block]* [site footer]``:
   repost under another site's templates; the pairs are saved in ``dups.npy``
   (copy, original).
 
-``--lz78`` prints the LZ78 phrase ratio c/n of the first N tokens (seed 000,
-part 5: ≈ 0.27 for natural text, 1.0 for unique random words).
+``--lz78`` prints the LZ78 phrase ratio c/n of the first N tokens (the BloomSpan
+paper, §5: ≈ 0.27 for natural text, 1.0 for unique random words).
 """
 
 from __future__ import annotations
@@ -217,7 +217,7 @@ def generate(out: str | os.PathLike, n_tokens: int, *, chunk_tokens: int = 4 << 
                                  "record_no": pa.array(np.arange(nd))}), tmp / "docs.parquet")
         summary = {"documents": nd, "tokens": n, "vocabulary": V, "bytes": 0,
                    "empty_documents": 0, "unit": "word", "read": None,
-                   "generator": {"script": "benchmarks/gen_zipf.py", **{k: v for k, v in kw.items()}}}
+                   "generator": {"script": "benchmarks/corpora/gen_zipf.py", **{k: v for k, v in kw.items()}}}
         meta = {"format_version": FORMAT_VERSION, "unit": "word", "lang": None, "summary": summary}
         (tmp / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return {"tokens": n, "documents": nd, "seconds": time.perf_counter() - t0,
@@ -256,7 +256,7 @@ def main(argv=None) -> None:
         t0 = time.perf_counter()
         r = lz78_ratio(sample)
         print(f"LZ78 c/n of {m:,} tokens: {r:.3f}  ({time.perf_counter() - t0:.1f} s; "
-              f"seed 000: natural text 0.27, unique random words 1.0)")
+              f"BloomSpan paper §5: natural text 0.27, unique random words 1.0)")
     if a.out:
         info = generate(a.out, n, **kw)
         print(f"{info['tokens']:,} tokens, {info['documents']:,} documents, "

@@ -1,8 +1,10 @@
-"""``python -m repetend.synth [--scale F]``: time the generators, side by side.
+"""Time the corpus generators of :mod:`repetend.synth`, side by side.
+
+    .venv/bin/python benchmarks/bench_generators.py [--scale F]
 
 Each generator runs in a fresh subprocess so that its peak RSS is its own (imports and
 the numba cache load happen before the clock starts).  Synthetic 1
-is also compared with a pure-Python generator written the way the seed describes it
+is also compared with a pure-Python generator written the way the BloomSpan paper describes it
 (8 random letters per word, a set to drop repeats), at the same size.
 """
 
@@ -49,7 +51,7 @@ def _run(kind: str, n: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m repetend.synth", description=__doc__)
+    ap = argparse.ArgumentParser(prog="benchmarks/bench_generators.py", description=__doc__)
     ap.add_argument("--scale", type=float, default=1.0,
                     help="multiply the default sizes (synthetic1 1000 docs, synthetic2 1000, "
                          "weblike 3000)")
