@@ -111,12 +111,12 @@ def test_bad_options_fail_before_any_stage_runs(bigger_corpus, tmp_path, monkeyp
     """Every option is checked first: no tokenizing, no output directory, well under a second."""
     import time
 
-    import repetend.corpus.load as store_module
+    import repetend.corpus.load as corpus_load
 
     def no_stage(*a, **k):
         raise AssertionError("a stage ran before the options were checked")
 
-    monkeypatch.setattr(store_module, "load_store", no_stage)
+    monkeypatch.setattr(corpus_load, "load_store", no_stage)
     out = tmp_path / "o"
     CliRunner().invoke(main, ["scan", str(bigger_corpus), "--out", str(tmp_path / "warm"), "--quiet",
                               *args])   # imports done once, so the timing is the check alone

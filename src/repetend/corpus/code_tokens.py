@@ -1,6 +1,6 @@
 """Programming-language tokens (``unit="code"``) from Pygments lexers.
 
-Seed 003 measures similarity of Go files on "5 Go tokens in a row, comments
+The MinHash/LSH article (docs/references.md) measures similarity of Go files on "5 Go tokens in a row, comments
 dropped".  Here a document's tokens are the tokens of a Pygments lexer:
 
 * the lexer is ``lang`` (a Pygments name or alias, e.g. ``"go"``) if given, else

@@ -257,11 +257,11 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
             store_path = store_dir
         else:
             from .._progress import Progress
-            from ..corpus import load as store_module
+            from ..corpus import load as corpus_load
 
             say("tokenizing …")
             with Progress("tokenize", unit="B", quiet=quiet) as bar:
-                store = store_module.load_store(input_list, out=store_dir, progress=bar.update,
+                store = corpus_load.load_store(input_list, out=store_dir, progress=bar.update,
                                                 **config.input_options)
             write_json(store_dir / INPUTS_STAMP, inputs_stamp(input_list, config.input_options))
             store_path = store_dir
