@@ -89,11 +89,11 @@ def worker(spec: dict) -> dict:
                        cpu_stages={k[12:]: round(v, 1) for k, v in r.stats.items()
                                    if k.startswith("cpu_seconds_") and k != "cpu_seconds_total"})
         elif kind in ("dups-mem", "dups-ooc"):
-            from repetend.neardup.api import NearDupConfig
+            from repetend.neardup import NearDupConfig
             cfg = NearDupConfig(threshold=0.7, shingle=5, num_perm=128, scheme="oph")
             if kind == "dups-mem":
                 from repetend import TokenStore
-                from repetend.neardup.api import find_near_duplicates
+                from repetend.neardup import find_near_duplicates
                 store = TokenStore.open(path)
                 r = find_near_duplicates(store, cfg)
                 a, b, nc = r.pairs.a, r.pairs.b, len(r.candidates)

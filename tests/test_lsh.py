@@ -12,11 +12,14 @@ from hypothesis import strategies as st
 from naive_neardup import naive_pairs, sets_from_python
 from repetend.errors import ParameterError
 from repetend.neardup.lsh import (
-    _make,
+    band_keys,
+    banding_params,
+    bucket_pairs,
     lsh_candidates,
     lsh_params,
     lsh_threshold,
     s_curve,
+    set_fingerprints,
 )
 from repetend.neardup.minhash import minhash_signatures
 
@@ -130,7 +133,7 @@ def test_chooser_without_recall_floor_is_datasketchs_rule():
         p = lsh_params(t, 64, min_recall=None)
         want = dl._optimal_param(t, 64, 0.5, 0.5)
         if (p.bands, p.rows) != want:  # only a near tie may be decided otherwise
-            q = _make(t, *want)
+            q = banding_params(t, *want)
             assert abs((p.fp_area + p.fn_area) - (q.fp_area + q.fn_area)) <= 1e-6
 
 
@@ -195,3 +198,30 @@ def test_capped_buckets_equal_twin(data, n, cap):
     sizes = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=np.int64)
     got = lsh_candidates(values, sizes, 2, 2, max_bucket=cap, min_shingles=1)
     assert set(zip(got.a.tolist(), got.b.tolist())) == twin_capped(values, sizes, 2, 2, cap)
+
+
+def test_band_keys_agree_exactly_on_the_bands_whose_values_agree():
+    sig = np.array([[1, 2, 3, 4], [1, 2, 9, 4], [7, 2, 3, 4]], dtype=np.uint64)
+    keys = band_keys(sig, np.array([0, 1, 2]), 2, 2)
+    assert keys.shape == (3, 2) and keys.dtype == np.uint64
+    assert keys[0, 0] == keys[1, 0] and keys[0, 1] != keys[1, 1]
+    assert keys[0, 0] != keys[2, 0] and keys[0, 1] == keys[2, 1]
+    assert band_keys(sig, np.array([2, 0]), 2, 2).tolist() == keys[[2, 0]].tolist()
+    assert band_keys(sig, np.array([], dtype=np.int64), 2, 2).shape == (0, 2)
+
+
+def test_set_fingerprints_equal_for_equal_sets_only():
+    ss = sets_from_python([{1, 2}, {1, 2}, {1, 3}, set(), {1}])
+    fp = set_fingerprints(ss)
+    assert fp.shape == (5,) and fp.dtype == np.uint64
+    assert fp[0] == fp[1] and len({int(fp[i]) for i in (0, 2, 3, 4)}) == 4
+
+
+def test_bucket_pairs_all_pairs_below_the_cap_star_and_chain_from_it():
+    members = np.array([5, 3, 8, 1, 2], dtype=np.int64)
+    starts = np.array([0, 3, 5], dtype=np.int64)
+    sizes = np.array([0, 7, 7, 4, 0, 9, 0, 0, 2], dtype=np.int64)
+    a, b = bucket_pairs(members, starts, sizes, 0)
+    assert sorted(zip(a.tolist(), b.tolist())) == [(1, 2), (3, 5), (3, 8), (5, 8)]
+    a, b = bucket_pairs(members, starts, sizes, 3)   # by size: 8 (2), 3 (4), 5 (9)
+    assert list(zip(a.tolist(), b.tolist())) == [(3, 8), (5, 8), (3, 5), (1, 2)]

@@ -158,12 +158,26 @@ def test_public_names_are_pinned():
     assert nd.__all__ == sorted(nd.__all__)
     assert set(nd.__all__) == {
         "Clusters", "LSHCandidates", "LSHParams", "MinHashSignatures", "NearDupConfig",
-        "NearDupResult", "Pairs", "ShingleSets", "clusters_from_pairs", "containment_pairs",
-        "estimate", "find_near_duplicates", "lsh_candidates", "lsh_params", "lsh_threshold",
-        "minhash_signatures", "s_curve", "shingle_sets", "standard_error", "token_hashes",
+        "NearDupResult", "Pairs", "ShingleSets", "band_keys", "banding_params", "bucket_pairs",
+        "check_threshold", "clusters_from_pairs", "containment_pairs", "estimate",
+        "find_near_duplicates", "lsh_candidates", "lsh_params", "lsh_threshold",
+        "minhash_signatures", "minhash_summary", "outcome_summary", "s_curve",
+        "set_fingerprints", "shingle_sets", "standard_error", "storage_dtype", "token_hashes",
         "verify_pairs"}
     for name in nd.__all__:
         assert hasattr(nd, name)
+
+
+def test_result_tables_have_the_dups_directory_schemas():
+    from repetend.neardup.result import (CANDIDATES_SCHEMA, CLUSTERS_SCHEMA, DUPS_TABLES,
+                                         PAIRS_SCHEMA)
+
+    r = find_near_duplicates(sets_from_python([{1, 2, 3}, {1, 2, 3}, {9}]), min_shingles=1)
+    want = {"pairs": PAIRS_SCHEMA, "containment": PAIRS_SCHEMA, "clusters": CLUSTERS_SCHEMA,
+            "candidates": CANDIDATES_SCHEMA}
+    assert set(want) == set(DUPS_TABLES)
+    for name, schema in want.items():
+        assert r.to_arrow(name).schema.equals(schema), name
 
 
 def test_to_pandas_matches_arrow():

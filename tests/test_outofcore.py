@@ -12,7 +12,7 @@ from repetend import TokenStore
 from repetend._memory import MemoryBudget, format_size, parse_size, rss_now
 from repetend.errors import ParameterError
 from repetend.neardup import outofcore as NO
-from repetend.neardup.api import NearDupConfig, find_near_duplicates
+from repetend.neardup import NearDupConfig, find_near_duplicates
 from repetend.neardup.outofcore import near_duplicates_store
 from repetend.phrases import outofcore as PO
 from repetend.phrases.bloomspan import mine_bloomspan

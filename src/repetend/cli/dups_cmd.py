@@ -120,7 +120,7 @@ def dups(inputs, method, threshold, shingle, num_perm, bands, rows, hash_, memor
     Writes OUT/pairs, clusters, containment, candidates (.parquet or .jsonl;
     at most 200,000 candidate rows, sampled) and summary.json, each atomically.
     """
-    from ..neardup.api import NearDupConfig, find_near_duplicates
+    from ..neardup import NearDupConfig, find_near_duplicates
     from ..neardup.minhash import DEFAULT_SEED
 
     cfg = NearDupConfig(method=method, threshold=threshold, shingle=shingle, num_perm=num_perm,
@@ -183,12 +183,12 @@ def format_lsh_params(p, other=None, num_perm: int | None = None,
 def lsh_params_cmd(threshold, num_perm, bands, rows, fp_weight, fn_weight, min_recall):
     """Choose LSH bands x rows for a threshold and print the S-curve
     P(s) = 1 - (1 - s^r)^b at s = 0.1 .. 1.0."""
-    from ..neardup.lsh import _check_threshold, _make, check_banding, lsh_params
+    from ..neardup.lsh import banding_params, check_banding, check_threshold, lsh_params
 
-    _check_threshold(threshold)
+    check_threshold(threshold)
     bands, rows = check_banding(num_perm, bands, rows)
     if bands is not None:
-        p = _make(threshold, bands, rows)
+        p = banding_params(threshold, bands, rows)
         other = lsh_params(threshold, num_perm, fp_weight, fn_weight, min_recall=min_recall)
         label = f"the chooser (P(t) >= {min_recall:g}, then min weighted areas)"
     else:

@@ -90,7 +90,7 @@ def build_cmd(inputs, out, phrases, threshold, shingle, num_perm, bands, rows, h
               segment_docs, overwrite, quiet, **opts):
     """Build an index from INPUT... (a corpus or a token store) into --out."""
     from ..index import NearDupIndex
-    from ..neardup.api import NearDupConfig
+    from ..neardup import NearDupConfig
     from ..neardup.minhash import DEFAULT_SEED
 
     cfg = NearDupConfig(threshold=threshold, shingle=shingle, num_perm=num_perm, bands=bands,

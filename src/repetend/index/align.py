@@ -1,8 +1,8 @@
 """Shared fragments (the plagiarism view) and known boilerplate phrases in a text.
 
 Shared fragments
-    Seed 001 (plagiarism): once a document is found similar, show *which*
-    fragments were taken and from where.  Both texts are tokenized (the index's
+    The shingling article (plagiarism; docs/references.md): once a document is
+    found similar, show *which* fragments were taken and from where.  Both texts are tokenized (the index's
     tokenizer) and every window of ``k`` tokens is hashed (the shingle formula).
     A maximal common run (i, j, t) is a pair of positions whose tokens before
     differ (or one is the first) and whose next t tokens agree, t as long as
@@ -23,7 +23,7 @@ Known phrases
     The maximal frequent phrases of a scan (``SCAN/phrases``) are kept as token
     hash sequences; a text holds a phrase where the hash of its first p tokens
     (p = shortest phrase) matches a window of the text and all its tokens
-    agree (:func:`._index_kernels.phrase_hits`).  Seed 001's spam use: a base
+    agree (:func:`._index_kernels.phrase_hits`).  The shingling article's spam use: a base
     of known template shingles checked on every incoming text.
 """
 

@@ -1,7 +1,7 @@
 """The persistent near-duplicate index: :class:`NearDupIndex` build / open / add / query / merge.
 
-Seed 001: "when a new document arrives, its signature is compared with the
-existing ones" — deduplication of incoming data, plagiarism (which fragments
+The shingling article (docs/references.md): "when a new document arrives, its
+signature is compared with the existing ones" — deduplication of incoming data, plagiarism (which fragments
 of a new text come from where) and spam (a base of known template shingles).
 SPEC §3 "Index and query".
 
@@ -28,7 +28,7 @@ from .._arrays import sorted_unique
 from .._atomic import write_json, write_parquet
 from ..corpus.store import TokenStore
 from ..errors import InputError, ParameterError
-from ..neardup.api import NearDupConfig
+from ..neardup import NearDupConfig
 from ..neardup.lsh import lsh_threshold, s_curve
 from ..neardup.pairs import Pairs
 from ..neardup.shingles import shingle_sets
@@ -323,7 +323,7 @@ class NearDupIndex:
 
         Notes
         -----
-        Seed 001 (signatures compared with the existing ones); Broder (1997);
+        The shingling article (signatures compared with the existing ones); Broder (1997);
         Rajaraman & Ullman, MMDS ch. 3 (banding).
         """
         if isinstance(data, TokenStore):
@@ -440,7 +440,7 @@ class NearDupIndex:
         The segment is written completely before the manifest is replaced; a
         crash in between leaves the index at its previous state.  When no LSH
         bucket reaches ``max_bucket`` the pairs equal those of one
-        :func:`~repetend.neardup.api.find_near_duplicates` run over the whole
+        :func:`~repetend.neardup.find.find_near_duplicates` run over the whole
         corpus (module :mod:`repetend.index.build`).
         """
         store = self._as_store(data, ids, urls)

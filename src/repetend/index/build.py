@@ -1,6 +1,6 @@
 """From documents to segment arrays, and from a batch to its candidates in the index.
 
-The stages are those of :func:`repetend.neardup.api.find_near_duplicates`
+The stages are those of :func:`repetend.neardup.find.find_near_duplicates`
 (shingles → MinHash signatures → band keys → candidates → exact verification),
 reusing its functions; what is new is that the other side of a candidate pair
 lives in sorted, memory-mapped band tables of earlier segments.
@@ -29,9 +29,7 @@ import pyarrow as pa
 from .._arrays import sorted_unique
 from ..corpus.store import TokenStore
 from ..errors import ParameterError
-from ..neardup import _lsh_kernels as LK
-from ..neardup import _minhash_kernels as MK
-from ..neardup.api import NearDupConfig
+from ..neardup import NearDupConfig, band_keys, set_fingerprints
 from ..neardup.lsh import lsh_candidates, safe_min_shingles
 from ..neardup.minhash import minhash_signatures
 from ..neardup.pairs import Pairs, verify_pairs
@@ -84,12 +82,8 @@ def _batch_from(sets, values, n_tokens, cfg, bands, rows) -> Batch:
     n = int(sets.offsets.shape[0] - 1)
     sizes = np.diff(sets.offsets)
     eff = effective_min_shingles(cfg)
-    keys = np.empty((n, bands), dtype=np.uint64)
-    if n:
-        LK.band_keys(np.ascontiguousarray(values), np.arange(n, dtype=np.int64), bands, rows, keys)
-    fp = np.empty(n, dtype=np.uint64)
-    MK.set_fingerprints(np.ascontiguousarray(sets.hashes, dtype=np.uint64),
-                        np.ascontiguousarray(sets.offsets, dtype=np.int64), fp)
+    keys = band_keys(values, np.arange(n, dtype=np.int64), bands, rows)
+    fp = set_fingerprints(sets)
     return Batch(sets, values, keys, fp, sizes >= eff, (sizes >= 1) & (sizes < eff),
                  np.asarray(n_tokens, np.int64))
 
@@ -271,7 +265,7 @@ def verify_cross(segments, batch: Batch, q: np.ndarray, g: np.ndarray) -> Pairs:
 
 def batch_pairs(batch: Batch, cfg: NearDupConfig, bands: int, rows: int) -> tuple[Pairs, dict]:
     """Verified candidates among the documents of one batch, exactly as
-    :func:`~repetend.neardup.api.find_near_duplicates` finds them."""
+    :func:`~repetend.neardup.find.find_near_duplicates` finds them."""
     sizes = batch.sets.sizes.astype(np.int64)
     if cfg.max_bucket is not None and cfg.max_bucket != 0 and int(cfg.max_bucket) < 3:
         raise ParameterError(f"max_bucket must be None, 0 or >= 3, got {cfg.max_bucket}")

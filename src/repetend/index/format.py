@@ -8,7 +8,7 @@ Layout of an index directory::
     INDEX/phrases-<generation>/    known boilerplate phrases (optional)
 
 ``MANIFEST.json`` holds ``format_version`` (:data:`FORMAT_VERSION`), the
-near-duplicate settings (a :class:`~repetend.neardup.api.NearDupConfig`), the
+near-duplicate settings (a :class:`~repetend.neardup.config.NearDupConfig`), the
 tokenizer unit, the banding, the ordered list of segments with their document
 counts, and a ``generation`` counter.  A writer (``add``, ``merge``) first
 writes a whole new segment directory (itself atomically: temporary sibling,

@@ -1,4 +1,4 @@
-"""Compiled kernels of Broder's mod-m shingle sampling and pair counting (seed 004).
+"""Compiled kernels of Broder's mod-m shingle sampling and pair counting (Broder 1997).
 
 Only numba functions over arrays and scalars.
 """

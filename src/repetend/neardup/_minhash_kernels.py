@@ -46,7 +46,7 @@ def crc32_u64(x):
 
 @pjit
 def crc32_fold(hashes, out):
-    """``out[p] = crc32_u64(hashes[p])`` (seed 003's fold), in parallel."""
+    """``out[p] = crc32_u64(hashes[p])`` (the MinHash/LSH article's fold), in parallel."""
     for p in prange(hashes.shape[0]):
         out[p] = np.uint64(crc32_u64(hashes[p]))
 

@@ -1,8 +1,8 @@
-"""Exact all-pairs similarity join: every pair with Jaccard >= t, and nothing else (seed 003).
+"""Exact all-pairs similarity join: every pair with Jaccard >= t, and nothing else.
 
 For when losing a pair is not acceptable (MinHash + LSH may lose pairs near
-the threshold). The join rests on two inequalities (seed 003, "Когда нужен
-точный ответ"):
+the threshold). The join rests on two inequalities (the MinHash/LSH article,
+docs/references.md, on when an exact answer is needed):
 
 * **size**: J(A, B) <= min(|A|, |B|) / max(|A|, |B|), so sets of very
   different sizes are never opened;
@@ -30,7 +30,7 @@ reports, and each bound is the smallest integer satisfying that predicate
 identical sets and a tiny t every pair that shares anything with enough weight.
 
 Cost: good while sets are short or the threshold high; for long documents at
-t = 0.5 the prefix is half the set and the gain shrinks (seed 003) — there
+t = 0.5 the prefix is half the set and the gain shrinks (the MinHash/LSH article) — there
 MinHash + LSH is the tool.
 """
 
@@ -126,6 +126,6 @@ def all_pairs(sets: ShingleSets, threshold: float) -> Pairs:
     Joins in Data Cleaning", ICDE 2006 (prefix filter). R. J. Bayardo, Y. Ma,
     R. Srikant, "Scaling Up All Pairs Similarity Search", WWW 2007 (AllPairs).
     C. Xiao, W. Wang, X. Lin, J. X. Yu, "Efficient Similarity Joins for Near
-    Duplicate Detection", WWW 2008 (PPJoin positional filter). Seed 003.
+    Duplicate Detection", WWW 2008 (PPJoin positional filter). The MinHash/LSH article.
     """
     return all_pairs_join(sets, threshold).pairs

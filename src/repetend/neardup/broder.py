@@ -1,4 +1,4 @@
-"""Broder's shingle method with mod-m sampling and sort-based clustering (seed 004).
+"""Broder's shingle method with mod-m sampling and sort-based clustering (Broder 1997).
 
 Each document keeps only the shingle hashes divisible by m, where m depends on
 its rank (size in words, ``doc_n_tokens``)::
@@ -51,7 +51,7 @@ References
 ----------
 A. Z. Broder, S. C. Glassman, M. S. Manasse, G. Zweig, "Syntactic Clustering
 of the Web", WWW 1997. A. Z. Broder, "On the resemblance and containment of
-documents", SEQUENCES 1997. Seed 004.
+documents", SEQUENCES 1997 (docs/references.md).
 """
 
 from __future__ import annotations
@@ -191,7 +191,7 @@ def broder_pairs(sets: ShingleSets, doc_n_tokens: npt.ArrayLike, threshold: floa
                  verify: bool = True, containment: float | None = None, slack: float = 0.0,
                  moduli=DEFAULT_MODULI, rank_bounds=DEFAULT_RANK_BOUNDS,
                  max_bucket: int = 1000) -> Pairs:
-    """Near-duplicate pairs by Broder's mod-m sampled shingles (seed 004).
+    """Near-duplicate pairs by Broder's mod-m sampled shingles (Broder 1997).
 
     Parameters
     ----------

@@ -1,15 +1,15 @@
-"""Clusters of near-duplicate documents and containment pairs (seed 004).
+"""Clusters of near-duplicate documents and containment pairs (Broder 1997, docs/references.md).
 
 Clusters are the connected components of the graph whose edges are the
 verified pairs (union-find, :func:`repetend.neardup._uf.components`), the last
-of seed 004's four stages.  A component of one document is not a cluster.
+of the shingling article's four stages.  A component of one document is not a cluster.
 
 Representative rule: the **longest** document of the cluster (most tokens, or
 most shingles when token counts are not known); ties go to the **earliest**
 document index.  Cluster ids are dense, 0..C−1, in the order of each cluster's
 smallest document index.
 
-Containment ("вложенность", seed 004): c(A, B) = |S(A) ∩ S(B)| / |S(A)|.  A pair
+Containment (Broder 1997): c(A, B) = |S(A) ∩ S(B)| / |S(A)|.  A pair
 with max(c(A,B), c(B,A)) >= t_c but resemblance J < t is a short page inside a
 long one, reported apart from the near-duplicates.  MinHash-LSH estimates
 resemblance, not containment: it only sees the containment pairs that happen

@@ -1,4 +1,4 @@
-"""Exact duplicates: canonical form + checksum (seed 004, "Вычисление одинаковых страниц").
+"""Exact duplicates: canonical form + checksum (Broder 1997, docs/references.md).
 
 Two documents are exact duplicates when their canonical forms are equal. The
 canonical form (:func:`canonical_form`) is the seed's: "extra" spaces removed,
@@ -52,7 +52,7 @@ class _TextSource(Protocol):  # a TokenStore, or anything with n_docs and text(d
 
 
 def canonical_form(text: str) -> str:
-    """The canonical form of a document (seed 004).
+    """The canonical form of a document (Broder 1997).
 
     Every maximal run of whitespace -- any character for which ``str.isspace``
     is true: spaces, tabs, line feeds, carriage returns, form feeds, vertical
@@ -148,7 +148,7 @@ class ExactDuplicates:
 
 
 def exact_duplicates(source: _TextSource | Sequence[str], hash: HashName = "xxh64") -> ExactDuplicates:
-    """Group exact duplicates by canonical form (seed 004); see the module docstring.
+    """Group exact duplicates by canonical form (Broder 1997); see the module docstring.
 
     Parameters
     ----------
@@ -206,7 +206,7 @@ def exact_duplicate_groups(store: _TextSource | Sequence[str], hash: HashName = 
 
     References
     ----------
-    Seed 004 (canonical form and CRC32 checksum); A. Z. Broder, S. C. Glassman,
+    The shingling article (canonical form and CRC32 checksum); A. Z. Broder, S. C. Glassman,
     M. S. Manasse, G. Zweig, "Syntactic Clustering of the Web", WWW 1997.
     """
     return exact_duplicates(store, hash).labels

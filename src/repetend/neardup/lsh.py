@@ -1,8 +1,8 @@
 """Locality-sensitive hashing over MinHash signatures: bands, buckets, candidates.
 
-Banding (Rajaraman & Ullman, *Mining of Massive Datasets*, ch. 3; seed 003):
-the signature is cut into *b* bands of *r* values; each band of each document
-is hashed to a 64-bit key (:func:`repetend.neardup._lsh_kernels.band_keys`);
+Banding (Rajaraman & Ullman, *Mining of Massive Datasets*, ch. 3; the MinHash/LSH
+article, docs/references.md): the signature is cut into *b* bands of *r* values;
+each band of each document is hashed to a 64-bit key (:func:`band_keys`);
 documents with equal keys in a band share a bucket, and a pair is a candidate
 when it shares at least one bucket.  A pair of resemblance s becomes a
 candidate with probability ``P(s) = 1 − (1 − s^r)^b`` (:func:`s_curve`), whose
@@ -13,8 +13,8 @@ with Python dictionaries; pairs are emitted by a compiled kernel.
 
 Huge buckets
     A bucket of ``m >= max_bucket`` documents would give m(m−1)/2 candidates
-    (seed 003: a thousand template-only files are half a million pairs).  Such a
-    bucket emits only ``2m − 3`` pairs: its members ordered by (shingle count,
+    (the MinHash/LSH article: a thousand template-only files are half a million
+    pairs).  Such a bucket emits only ``2m − 3`` pairs: its members ordered by (shingle count,
     index), a *star* from the first of them to every other member and a *chain*
     between neighbours in that order.  Members similar to that first member, or
     to their size-neighbour, are found; the cluster of a bucket of true copies
@@ -24,8 +24,8 @@ Huge buckets
     ``max_bucket=None`` (or 0) disables the cap.
 
 Near-empty documents
-    Seed 003 warns that empty and almost empty documents collide by chance.
-    Documents without shingles never enter a bucket (their signature is a
+    The MinHash/LSH article warns that empty and almost empty documents collide
+    by chance.  Documents without shingles never enter a bucket (their signature is a
     sentinel).  Documents with ``1 <= size < min_shingles`` shingles are kept
     out of the bands and matched *exactly* instead: they are grouped by a
     fingerprint of their whole set (each group of identical sets is one more
@@ -39,6 +39,7 @@ Near-empty documents
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -48,13 +49,23 @@ from ..errors import ParameterError
 from . import _lsh_kernels as K
 from . import _minhash_kernels as MK
 
+if TYPE_CHECKING:
+    from .shingles import ShingleSets
+
 __all__ = [
     "LSHCandidates",
     "LSHParams",
+    "band_keys",
+    "banding_params",
+    "bucket_pairs",
+    "check_banding",
+    "check_threshold",
     "lsh_candidates",
     "lsh_params",
     "lsh_threshold",
     "s_curve",
+    "safe_min_shingles",
+    "set_fingerprints",
 ]
 
 
@@ -106,13 +117,27 @@ def _areas(threshold: float, b: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, 
     return fp, fn
 
 
-def _make(threshold: float, b: int, r: int) -> LSHParams:
-    fp, fn = _areas(threshold, np.array([b]), np.array([r]))
-    return LSHParams(int(b), int(r), float(threshold), lsh_threshold(b, r),
-                     s_curve(threshold, b, r), float(fp[0]), float(fn[0]))
+def banding_params(threshold: float, bands: int, rows: int) -> LSHParams:
+    """The :class:`LSHParams` of a given banding: its S-curve threshold, P(t) and areas.
+
+    Parameters
+    ----------
+    threshold : float
+        The target resemblance t.
+    bands, rows : int
+        The banding (b, r), taken as it is (:func:`lsh_params` chooses one).
+
+    Returns
+    -------
+    LSHParams
+    """
+    fp, fn = _areas(threshold, np.array([bands]), np.array([rows]))
+    return LSHParams(int(bands), int(rows), float(threshold), lsh_threshold(bands, rows),
+                     s_curve(threshold, bands, rows), float(fp[0]), float(fn[0]))
 
 
-def _check_threshold(threshold: float) -> None:
+def check_threshold(threshold: float) -> None:
+    """Raise :class:`~repetend.errors.ParameterError` unless 0 < *threshold* <= 1."""
     if not (0.0 < float(threshold) <= 1.0):
         raise ParameterError(f"threshold must be in (0, 1], got {threshold}")
 
@@ -162,12 +187,12 @@ def lsh_params(threshold: float, num_perm: int, fp_weight: float = 0.5, fn_weigh
     datasketch minimises ``fp_weight·FP + fn_weight·FN`` alone, which at
     t = 0.8 and K = 128 puts the curve's midpoint near t and misses a sizeable
     share of pairs just above t.  Here a missed pair cannot be recovered while an
-    extra candidate is removed by exact verification (seed 003: "the threshold
-    should stand a little below the wanted similarity"), so P(t) itself must be
+    extra candidate is removed by exact verification (the MinHash/LSH article:
+    "the threshold should stand a little below the wanted similarity"), so P(t) itself must be
     high; the cost of that choice is the larger ``fp_area`` (more candidates to
     verify), which ``repetend lsh-params`` prints beside datasketch's choice.
     """
-    _check_threshold(threshold)
+    check_threshold(threshold)
     if int(num_perm) < 1:
         raise ParameterError(f"num_perm must be >= 1, got {num_perm}")
     if min_recall is not None and not 0.0 <= min_recall <= 1.0:
@@ -190,7 +215,7 @@ def lsh_params(threshold: float, num_perm: int, fp_weight: float = 0.5, fn_weigh
             cost = -p_t
     # ties: lowest cost, then most signature values used, then fewer bands
     i = int(np.lexsort((b, -(b * r), np.round(cost, 12)))[0])
-    return _make(float(threshold), int(b[i]), int(r[i]))
+    return banding_params(float(threshold), int(b[i]), int(r[i]))
 
 
 @dataclass(slots=True)
@@ -229,6 +254,88 @@ def _collect(members: np.ndarray, starts: np.ndarray, out_members: list, out_len
     out_lens.append(sel_lens)
 
 
+def band_keys(signatures: npt.ArrayLike, docs: npt.ArrayLike, bands: int,
+              rows: int) -> npt.NDArray[np.uint64]:
+    """The 64-bit key of every band of the signatures of documents *docs*.
+
+    Band j of a document is its signature values ``j*rows .. j*rows+rows-1``,
+    hashed as ``h = mix(j + 1); h = mix(h ^ v)`` for each value v (SplitMix64's
+    finalizer); two documents share a bucket of band j when their keys agree.
+
+    Parameters
+    ----------
+    signatures : ndarray [n_docs, K]
+        MinHash signature values (any unsigned dtype), ``bands * rows <= K``.
+    docs : array of int
+        The rows of *signatures* to band.
+    bands, rows : int
+        The banding.
+
+    Returns
+    -------
+    ndarray of uint64 [len(docs), bands]
+    """
+    docs = np.ascontiguousarray(docs, dtype=np.int64)
+    keys = np.empty((docs.shape[0], int(bands)), dtype=np.uint64)
+    if docs.shape[0]:
+        with np.errstate(over="ignore"):  # wrapping uint64 arithmetic (matters with JIT off)
+            K.band_keys(np.ascontiguousarray(signatures), docs, int(bands), int(rows), keys)
+    return keys
+
+
+def set_fingerprints(sets: "ShingleSets") -> npt.NDArray[np.uint64]:
+    """A 64-bit fingerprint of each document's whole (sorted) shingle set.
+
+    The bucket key of near-empty documents, which are grouped by identical sets
+    instead of banded (module docstring).
+
+    Parameters
+    ----------
+    sets : ShingleSets
+
+    Returns
+    -------
+    ndarray of uint64 [n_docs]
+    """
+    offsets = np.ascontiguousarray(sets.offsets, dtype=np.int64)
+    fp = np.empty(offsets.shape[0] - 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        MK.set_fingerprints(np.ascontiguousarray(sets.hashes, dtype=np.uint64), offsets, fp)
+    return fp
+
+
+def bucket_pairs(members: npt.NDArray[np.int64], starts: npt.NDArray[np.int64],
+                 sizes: npt.NDArray[np.int64], max_bucket: int
+                 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The candidate pairs of buckets: all pairs below the cap, a star + chain from it on.
+
+    Parameters
+    ----------
+    members : array of int64
+        Document indices, bucket after bucket.
+    starts : array of int64
+        Bucket i is ``members[starts[i]:starts[i+1]]``.
+    sizes : array of int64
+        Shingle count of each document (the order of a capped bucket's star + chain).
+    max_bucket : int
+        Buckets of this many members or more emit ``2m − 3`` pairs; 0 disables the cap.
+
+    Returns
+    -------
+    a, b : ndarray of int64
+        The pairs, bucket after bucket, each with the smaller index first
+        (not deduplicated).
+    """
+    counts = K.bucket_pair_counts(starts, np.int64(max_bucket))
+    po = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=po[1:])
+    total = int(po[-1])
+    out_a = np.empty(total, dtype=np.int64)
+    out_b = np.empty(total, dtype=np.int64)
+    K.bucket_pairs(members, starts, sizes, np.int64(max_bucket), po, out_a, out_b)
+    return out_a, out_b
+
+
 def _emit(out_members: list, out_lens: list, sizes: np.ndarray, cap: int, stats: dict):
     """All buckets' candidate pairs in one compiled call."""
     if not out_lens:
@@ -237,13 +344,7 @@ def _emit(out_members: list, out_lens: list, sizes: np.ndarray, cap: int, stats:
     lens = np.concatenate(out_lens).astype(np.int64)
     st = np.zeros(lens.size + 1, dtype=np.int64)
     np.cumsum(lens, out=st[1:])
-    counts = K.bucket_pair_counts(st, np.int64(cap))
-    po = np.zeros(counts.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=po[1:])
-    total = int(po[-1])
-    out_a = np.empty(total, dtype=np.int64)
-    out_b = np.empty(total, dtype=np.int64)
-    K.bucket_pairs(mem, st, sizes, np.int64(cap), po, out_a, out_b)
+    out_a, out_b = bucket_pairs(mem, st, sizes, cap)
     if cap > 0:
         big = lens >= cap
         stats["capped_buckets"] += int(big.sum())
@@ -324,7 +425,7 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
     if min_shingles < 1:
         raise ParameterError(f"min_shingles must be >= 1, got {min_shingles}")
     if threshold is not None:
-        _check_threshold(threshold)
+        check_threshold(threshold)
     eff = safe_min_shingles(min_shingles, threshold)
     tiny_limit = eff if sets is not None else 1
     banded = np.flatnonzero(sizes >= tiny_limit).astype(np.int64)
@@ -339,19 +440,13 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
     out_members: list = []
     out_lens: list = []
     if banded.size >= 2:
-        keys = np.empty((banded.size, int(bands)), dtype=np.uint64)
-        with np.errstate(over="ignore"):  # wrapping uint64 arithmetic (matters with JIT off)
-            K.band_keys(values, banded, int(bands), int(rows), keys)
+        keys = band_keys(values, banded, bands, rows)
         for j in range(int(bands)):
             col = keys[:, j]
             order = np.argsort(col, kind="stable")
             _collect(banded[order], _runs(col[order]), out_members, out_lens)
     if tiny.size >= 2:
-        fp = np.empty(n, dtype=np.uint64)
-        with np.errstate(over="ignore"):
-            MK.set_fingerprints(np.ascontiguousarray(sets.hashes, dtype=np.uint64),
-                                np.ascontiguousarray(sets.offsets, dtype=np.int64), fp)
-        f = fp[tiny]
+        f = set_fingerprints(sets)[tiny]
         order = np.argsort(f, kind="stable")
         # identical sets form one bucket each, under the same cap as the bands
         _collect(tiny[order], _runs(f[order]), out_members, out_lens)

@@ -1,4 +1,5 @@
-"""MinHash signatures of shingle sets, with b-bit storage (seeds 001, 003).
+"""MinHash signatures of shingle sets, with b-bit storage (Broder 1997; the MinHash/LSH
+article, docs/references.md).
 
 The hash family
 ---------------
@@ -8,8 +9,8 @@ Permutation *i* of *K* is simulated by the 64-bit hash
 
 where ``x`` is a 64-bit shingle hash (:mod:`repetend.neardup.shingles`),
 ``f`` is the identity (``hash="splitmix64"``, the default) or the CRC-32 fold
-of its 8 little-endian bytes (``hash="crc32"``, as in seed 003: the shingle is
-folded to 32 bits with CRC-32 first, then mixed), and
+of its 8 little-endian bytes (``hash="crc32"``, as in the MinHash/LSH article: the
+shingle is folded to 32 bits with CRC-32 first, then mixed), and
 ``splitmix64(z) = mix(z + 0x9E3779B97F4A7C15)`` with Stafford's *variant 13*
 finalizer ``mix`` (shifts 30/27/31, multipliers 0xBF58476D1CE4E5B9 and
 0x94D049BB133111EB).  ``seeds`` are the first K outputs of the SplitMix64
@@ -72,6 +73,7 @@ __all__ = [
     "minhash_signatures",
     "permutation_seeds",
     "standard_error",
+    "storage_dtype",
 ]
 
 HashName = Literal["splitmix64", "crc32"]
@@ -80,7 +82,8 @@ DEFAULT_SEED = 0x5EED_0F_2E9E7E4D
 OPH_ROUNDS = 3  # one-permutation rounds before the per-bin fallback (scheme="oph")
 
 
-def _storage_dtype(bits: int) -> np.dtype:
+def storage_dtype(bits: int) -> np.dtype:
+    """The smallest unsigned dtype that holds *bits*-bit signature values (b-bit storage)."""
     if bits <= 8:
         return np.dtype(np.uint8)
     if bits <= 16:
@@ -130,7 +133,10 @@ def estimate(sig_a: npt.ArrayLike, sig_b: npt.ArrayLike, bits: int = 64) -> floa
 
 
 def standard_error(jaccard: npt.ArrayLike, num_perm: int):
-    """Standard error √(J(1−J)/K) of the K-permutation MinHash estimate (seed 003)."""
+    """Standard error √(J(1−J)/K) of the K-permutation MinHash estimate.
+
+    The error the MinHash/LSH article gives for full 64-bit values.
+    """
     j = np.asarray(jaccard, dtype=np.float64)
     out = np.sqrt(np.clip(j * (1.0 - j), 0.0, None) / float(num_perm))
     return float(out) if out.ndim == 0 else out
@@ -243,7 +249,8 @@ def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DE
     seed : int
         Seed of the SplitMix64 generator that yields the K permutation seeds.
     hash : {"splitmix64", "crc32"}
-        ``"crc32"`` folds each 64-bit shingle to 32 bits with CRC-32 before mixing (seed 003).
+        ``"crc32"`` folds each 64-bit shingle to 32 bits with CRC-32 before mixing
+        (as in the MinHash/LSH article).
     bits : int
         Bits kept per value: 64 (uint64), 32 (uint32) or b < 64 for b-bit MinHash.
     scheme : {"oph", "minhash"}
@@ -271,7 +278,7 @@ def minhash_signatures(sets: ShingleSets, num_perm: int = 128, *, seed: int = DE
     hashes = np.ascontiguousarray(sets.hashes, dtype=np.uint64)
     offsets = np.ascontiguousarray(sets.offsets, dtype=np.int64)
     n = offsets.shape[0] - 1
-    dtype = _storage_dtype(int(bits))
+    dtype = storage_dtype(int(bits))
     mask = np.uint64((1 << int(bits)) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
     out = np.empty((n, k), dtype=dtype)
     with np.errstate(over="ignore"):  # wrapping uint64 arithmetic (matters with JIT off)

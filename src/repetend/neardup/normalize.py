@@ -1,11 +1,12 @@
 """Normalization of the token stream before shingling: stop words and Snowball stemming.
 
-Seed 001 (normalization before shingling) lists lower-casing, punctuation removal,
-stop-word removal and lemmatization or stemming, and warns that for languages with
-rich morphology (Russian, German) shingles of raw word forms miss copies that
-differ only in inflection.  The tokenizer already lower-cases and drops
-punctuation; this module adds the last two steps, for near-duplicate detection
-only (phrase mining stays verbatim: boilerplate is the same text, not the same stems).
+The shingling article (normalization before shingling; docs/references.md) lists
+lower-casing, punctuation removal, stop-word removal and lemmatization or
+stemming, and warns that for languages with rich morphology (Russian, German)
+shingles of raw word forms miss copies that differ only in inflection.  The
+tokenizer already lower-cases and drops punctuation; this module adds the last
+two steps, for near-duplicate detection only (phrase mining stays verbatim:
+boilerplate is the same text, not the same stems).
 
 The work is done on the **vocabulary**, not on the corpus: each distinct token is
 looked up in the stop list and stemmed once (PyStemmer, the compiled Snowball
@@ -220,7 +221,7 @@ def normalize_vocabulary(vocab: list[str], *, stopwords: str | frozenset[str] | 
 
     Notes
     -----
-    Seed 001 (normalization before shingling).  Cost is one pass over the
+    The shingling article (normalization before shingling).  Cost is one pass over the
     vocabulary (|V| strings), independent of the corpus length; the per-token
     work is the compiled rewrite in :func:`normalize_tokens`.
     """

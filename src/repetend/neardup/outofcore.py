@@ -6,7 +6,7 @@ by ``memory_limit``.  Four passes, each over on-disk runs:
 1. **signatures per shard**: a shard of whole documents is shingled
    (:func:`repetend.neardup.shingles.shingle_sets`) and signed
    (:func:`repetend.neardup.minhash.minhash_signatures`, threaded); its band
-   keys (:func:`repetend.neardup._lsh_kernels.band_keys`) are *spilled* as
+   keys (:func:`repetend.neardup.lsh.band_keys`) are *spilled* as
    (band, key, document) records to ``n_parts`` partition files chosen by a
    hash of the key -- an external distribution sort: every bucket lies in
    one partition.  A near-empty document (fewer than ``min_shingles``
@@ -35,7 +35,7 @@ by ``memory_limit``.  Four passes, each over on-disk runs:
    as the arrays).
 
 The verified pairs equal the in-memory
-:func:`repetend.neardup.api.find_near_duplicates` (method ``minhash``, no
+:func:`repetend.neardup.find.find_near_duplicates` (method ``minhash``, no
 normalization) pair for pair.  Temporary files live in fresh directories
 under ``workdir`` and are removed at the end, also on error or interrupt;
 :meth:`OutOfCorePairs.to_parquet` replaces its target atomically.
@@ -62,6 +62,7 @@ from .._memory import MemoryBudget, parse_size
 from ..errors import ParameterError
 from . import _lsh_kernels as LK
 from . import _minhash_kernels as MK
+from .config import NearDupConfig
 from .lsh import _collect, _emit, check_banding, lsh_params, safe_min_shingles
 from .minhash import DEFAULT_SEED, minhash_signatures
 from .pairs import Pairs, verify_pairs
@@ -240,7 +241,7 @@ def near_duplicates_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[
         verification chunks are sized to the rest.
     threshold, shingle, num_perm, bands, rows, hash, scheme, bits, seed, max_bucket,
     min_shingles, min_recall
-        As :class:`repetend.neardup.api.NearDupConfig` (``bits`` = ``bbits`` or 64).
+        As :class:`repetend.neardup.config.NearDupConfig` (``bits`` = ``bbits`` or 64).
     workdir : path, optional
         Where the spill directory is created (default: the system temp dir).
     shard_docs, n_parts, pair_batch : int, optional
@@ -517,7 +518,7 @@ def store_token_hashes(path: str | os.PathLike) -> npt.NDArray[np.uint64]:
 def near_duplicates_store(store, config=None, *, memory_limit: int | str,
                           workdir: str | os.PathLike | None = None, **kwargs) -> OutOfCorePairs:
     """:func:`near_duplicates_ooc` on a token store with the fields of a
-    :class:`repetend.neardup.api.NearDupConfig` (method ``minhash``, no stop
+    :class:`repetend.neardup.config.NearDupConfig` (method ``minhash``, no stop
     words / stemming).
 
     ``store`` is a store directory (tokens memory-mapped, token hashes computed
@@ -525,7 +526,6 @@ def near_duplicates_store(store, config=None, *, memory_limit: int | str,
     :class:`repetend.corpus.store.TokenStore`.
     """
     from ..corpus.store import TokenStore
-    from .api import NearDupConfig
     cfg = (config or NearDupConfig()).validate()
     if cfg.method != "minhash":
         raise ParameterError(f"the out-of-core path supports method 'minhash', got {cfg.method!r}")

@@ -8,7 +8,7 @@ documents' fingerprints differ in a bit with probability θ/π, θ the angle of
 their feature vectors, so near-duplicates have fingerprints within a small
 Hamming distance.  Manku, Jain & Das Sarma (WWW 2007, "Detecting
 near-duplicates for web crawling") used 64-bit fingerprints and k = 3 over 8 B
-pages (seed 003 cites both).
+pages.
 
 Features here are the document's shingles (the same hashes MinHash uses),
 re-mixed with splitmix64 and a seed; the weight is 1 per distinct shingle
@@ -137,7 +137,7 @@ def simhash_fingerprints(sets: ShingleSets | None = None, *, weights: Literal["b
 
     Notes
     -----
-    Charikar (STOC 2002); Manku, Jain & Das Sarma (WWW 2007); seed 003.
+    Charikar (STOC 2002); Manku, Jain & Das Sarma (WWW 2007).
     """
     s = np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF)
     with np.errstate(over="ignore"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit
-from ..neardup._shingle_kernels import splitmix64
+from .._hashing import splitmix64
 
 
 @jit

@@ -19,7 +19,8 @@ component is one star centred on its smallest node.  We stop when no edge
 edge, and no x is the larger endpoint of two edges: then the graph is a forest
 of stars whose centres are the component minima.
 The label of a node is the smallest node of its component — exactly the
-label of the local union-find (:func:`repetend.neardup._uf.components`).
+label of the local union-find behind
+:func:`repetend.neardup.clusters.clusters_from_pairs`.
 """
 
 from __future__ import annotations

@@ -4,13 +4,13 @@ Stages (each maps the local, compiled functions over Arrow batches):
 
 1. **signatures** (``mapInArrow`` over documents): :func:`repetend.corpus.tokenizer.tokenize_batch`,
    :func:`repetend.neardup.shingles.shingle_sets`, :func:`repetend.neardup.minhash.minhash_signatures`
-   and the band keys of :mod:`repetend.neardup._lsh_kernels` — per document, independent of
-   the rest of the corpus (shingle hashes depend on token strings only), so the values are
+   and the band keys of :func:`repetend.neardup.lsh.band_keys` — per document, independent
+   of the rest of the corpus (shingle hashes depend on token strings only), so the values are
    those of a local run.  Near-empty documents get the fingerprint of their whole set
-   (:func:`repetend.neardup._minhash_kernels.set_fingerprints`) as one extra "band", as in
+   (:func:`repetend.neardup.lsh.set_fingerprints`) as one extra "band", as in
    :func:`repetend.neardup.lsh.lsh_candidates`.
 2. **buckets** (shuffle): band keys exploded and grouped by ``(band, key)``; buckets of two
-   or more members emit their pairs with the local kernel ``bucket_pairs`` — all pairs
+   or more members emit their pairs with :func:`repetend.neardup.lsh.bucket_pairs` — all pairs
    below ``max_bucket``, the star + chain in (shingle count, document index) order from it on.
 3. **verification**: candidate pairs joined with both shingle sets and signatures; exact
    Jaccard and containments by :func:`repetend.neardup.pairs.verify_pairs`, the estimate by
@@ -37,9 +37,9 @@ __all__ = ["find_near_duplicates", "near_duplicate_frames"]
 
 
 def _sig_dtype(bits: int) -> np.dtype:
-    from ..neardup.minhash import _storage_dtype
+    from ..neardup import storage_dtype
 
-    return _storage_dtype(int(bits))
+    return storage_dtype(int(bits))
 
 
 # -- stage 1: per-document signatures and band keys -------------------------------
@@ -49,10 +49,7 @@ def _signature_batches(batches, *, unit, k, num_perm, seed, hash_name, bits, sch
     import pyarrow as pa
 
     from ..corpus.tokenizer import tokenize_batch
-    from ..neardup import _lsh_kernels as LK
-    from ..neardup import _minhash_kernels as MK
-    from ..neardup.minhash import minhash_signatures
-    from ..neardup.shingles import shingle_sets
+    from ..neardup import band_keys, minhash_signatures, set_fingerprints, shingle_sets
 
     for batch in batches:
         if batch.num_rows == 0:
@@ -68,11 +65,8 @@ def _signature_batches(batches, *, unit, k, num_perm, seed, hash_name, bits, sch
         sizes = sets.sizes.astype(np.int64)
         n = sizes.size
         banded = np.flatnonzero(sizes >= tiny_limit).astype(np.int64)
-        keys = np.empty((banded.size, bands), dtype=np.uint64)
-        if banded.size:
-            LK.band_keys(np.ascontiguousarray(sig.values), banded, int(bands), int(rows), keys)
-        fp = np.empty(n, dtype=np.uint64)
-        MK.set_fingerprints(sets.hashes, sets.offsets, fp)
+        keys = band_keys(sig.values, banded, bands, rows)
+        fp = set_fingerprints(sets)
         nkeys = np.zeros(n, dtype=np.int64)
         nkeys[banded] = bands
         tiny = (sizes >= 1) & (sizes < tiny_limit)
@@ -99,7 +93,7 @@ def _signature_batches(batches, *, unit, k, num_perm, seed, hash_name, bits, sch
 def _bucket_batches(batches, *, cap):
     import pyarrow as pa
 
-    from ..neardup import _lsh_kernels as LK
+    from ..neardup import bucket_pairs
 
     for batch in batches:
         if batch.num_rows == 0:
@@ -116,12 +110,7 @@ def _bucket_batches(batches, *, cap):
         starts = np.zeros(lens.size + 1, dtype=np.int64)
         np.cumsum(lens, out=starts[1:])
         members = np.arange(doc.size, dtype=np.int64)
-        counts = LK.bucket_pair_counts(starts, np.int64(cap))
-        po = np.zeros(counts.size + 1, dtype=np.int64)
-        np.cumsum(counts, out=po[1:])
-        out_a = np.empty(int(po[-1]), dtype=np.int64)
-        out_b = np.empty(int(po[-1]), dtype=np.int64)
-        LK.bucket_pairs(members, starts, size, np.int64(cap), po, out_a, out_b)
+        out_a, out_b = bucket_pairs(members, starts, size, cap)
         a, b = doc[out_a], doc[out_b]
         yield pa.RecordBatch.from_arrays([pa.array(np.minimum(a, b)), pa.array(np.maximum(a, b))],
                                          names=["a", "b"])
@@ -132,9 +121,7 @@ def _bucket_batches(batches, *, cap):
 def _verify_batches(batches, *, k, num_perm, seed, hash_name, bits, scheme):
     import pyarrow as pa
 
-    from ..neardup.minhash import MinHashSignatures
-    from ..neardup.pairs import verify_pairs
-    from ..neardup.shingles import ShingleSets
+    from ..neardup import MinHashSignatures, ShingleSets, verify_pairs
 
     dtype = _sig_dtype(bits)
     for batch in batches:
@@ -180,7 +167,7 @@ def near_duplicate_frames(spark, data, config=None, *, id_col: str = "id", text_
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    from ..neardup.api import NearDupConfig
+    from ..neardup import NearDupConfig
     from ..neardup.lsh import safe_min_shingles
     from .components import connected_components
 
@@ -321,12 +308,12 @@ def find_near_duplicates(spark, data, config=None, *, id_col: str = "id", text_c
     Notes
     -----
     The driver holds O(documents) integers (ids, lengths, cluster ids) plus the pairs;
-    shingles, signatures and band keys never leave the executors.  Seeds 001/003/004;
+    shingles, signatures and band keys never leave the executors.  Broder (1997)
+    and the MinHash/LSH article (docs/references.md) for the stages;
     Kiveris et al. (2014) for the components; ``docs/spark.md`` for the equality proof.
     """
-    from ..neardup.api import NearDupConfig, NearDupResult, _minhash_summary, _outcome_summary
-    from ..neardup.clusters import Clusters, containment_pairs
-    from ..neardup.pairs import Pairs
+    from ..neardup import (Clusters, NearDupConfig, NearDupResult, Pairs, containment_pairs,
+                           minhash_summary, outcome_summary)
 
     cfg = replace(config or NearDupConfig(), **overrides).validate()
     t0 = time.perf_counter()
@@ -371,11 +358,11 @@ def find_near_duplicates(spark, data, config=None, *, id_col: str = "id", text_c
                "documents": n, "shingle_k": int(cfg.shingle),
                "shingles": int(numpy_column(docs_t.column("n_shingles"), np.int64).sum()),
                "threshold": t,
-               **_minhash_summary(cfg, t, bands, rows,
-                                  {k: v for k, v in stats.items() if k != "components_rounds"}),
+               **minhash_summary(cfg, t, bands, rows,
+                                 {k: v for k, v in stats.items() if k != "components_rounds"}),
                "signature_bytes": n * int(cfg.num_perm) * _sig_dtype(bits).itemsize,
                "components_rounds": stats["components_rounds"],
-               **_outcome_summary(cfg, len(candidates), pairs, clusters, contain,
-                                  {"total": time.perf_counter() - t0})}
+               **outcome_summary(cfg, len(candidates), pairs, clusters, contain,
+                                 {"total": time.perf_counter() - t0})}
     return NearDupResult(pairs, candidates, estimate, clusters, contain, summary, cfg,
                          docs_t.column("doc_id").combine_chunks(), lengths, None)

@@ -1,0 +1,226 @@
+"""The result of a near-duplicate search and the directory it is written to.
+
+:class:`NearDupResult` holds the verified pairs, the candidates with their true
+resemblance and MinHash estimate, the clusters, the containment pairs and the
+summary of a run.  :meth:`NearDupResult.write` writes a *dups directory*, and
+this module owns that directory's format:
+
+``pairs`` and ``containment`` (:data:`PAIRS_SCHEMA`)
+    One row per pair: document ids and indices of both sides, Jaccard
+    resemblance, both containments, the method.
+``clusters`` (:data:`CLUSTERS_SCHEMA`)
+    One row per document in a cluster: its cluster, the cluster's size, whether
+    it is the representative kept.
+``candidates`` (:data:`CANDIDATES_SCHEMA`)
+    Every candidate examined (at most :data:`CANDIDATES_LIMIT` rows, a uniform
+    sample with a fixed seed beyond that), its Jaccard and MinHash estimate.
+``summary.json``
+    The run's summary, plus ``candidates_written`` and ``candidates_sampled``.
+
+The tables are ``.parquet`` or ``.jsonl`` files (:data:`TABLE_FORMATS`); the
+columns are described in ``docs/neardup.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from .._atomic import write_json, write_jsonl, write_parquet
+from ..errors import ParameterError
+from .clusters import Clusters
+from .config import NearDupConfig
+from .pairs import Pairs
+
+__all__ = [
+    "CANDIDATES_LIMIT",
+    "CANDIDATES_SCHEMA",
+    "CLUSTERS_SCHEMA",
+    "DUPS_TABLES",
+    "NearDupResult",
+    "PAIRS_SCHEMA",
+    "TABLE_FORMATS",
+]
+
+#: Candidate rows written at most by :meth:`NearDupResult.write` (a sample beyond).
+CANDIDATES_LIMIT = 200_000
+
+#: The tables of a dups directory, in the order they are written.
+DUPS_TABLES = ("pairs", "clusters", "containment", "candidates")
+
+#: The file formats of the tables.
+TABLE_FORMATS = ("parquet", "jsonl")
+
+#: ``pairs`` and ``containment``: one row per pair, ``a_index < b_index``.
+PAIRS_SCHEMA = pa.schema([
+    ("a", pa.string()),
+    ("b", pa.string()),
+    ("a_index", pa.int64()),
+    ("b_index", pa.int64()),
+    ("jaccard", pa.float64()),
+    ("containment_ab", pa.float64()),
+    ("containment_ba", pa.float64()),
+    ("method", pa.string()),
+])
+
+#: ``clusters``: one row per document in a cluster.
+CLUSTERS_SCHEMA = pa.schema([
+    ("doc_index", pa.int64()),
+    ("doc_id", pa.string()),
+    ("cluster_id", pa.int64()),
+    ("cluster_size", pa.int64()),
+    ("is_representative", pa.bool_()),
+])
+
+#: ``candidates``: one row per candidate examined (``estimate`` NaN without signatures).
+CANDIDATES_SCHEMA = pa.schema([
+    ("a_index", pa.int64()),
+    ("b_index", pa.int64()),
+    ("jaccard", pa.float64()),
+    ("estimate", pa.float64()),
+])
+
+
+@dataclass(slots=True)
+class NearDupResult:
+    """Verified pairs, candidates with their true Jaccard, clusters, containment, summary.
+
+    ``candidates`` holds every candidate the method examined with its exact
+    resemblance and containments, and ``candidate_estimate`` the MinHash
+    estimate of each (NaN for methods without signatures) — what the report
+    needs to put real pairs on the S-curve and draw the chord picture.
+    """
+
+    pairs: Pairs
+    candidates: Pairs
+    candidate_estimate: npt.NDArray[np.float64]
+    clusters: Clusters
+    containment: Pairs
+    summary: dict
+    config: NearDupConfig
+    doc_ids: object = None   # pyarrow string column of the store, a list, or None
+    lengths: npt.NDArray[np.int64] | None = None
+    signatures: object = field(default=None, repr=False)
+
+    def _ids(self, idx: np.ndarray):
+        """Document ids of indices *idx* as an Arrow array (the index as text without ids)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if self.doc_ids is None:
+            return pa.array(idx, pa.int64()).cast(pa.string())
+        ids = self.doc_ids
+        if isinstance(ids, (pa.Array, pa.ChunkedArray)):
+            out = ids.take(pa.array(idx, pa.int64()))
+            return out.combine_chunks() if isinstance(out, pa.ChunkedArray) else out
+        return pa.array([ids[int(i)] for i in idx], pa.string())
+
+    def _pairs_table(self, p: Pairs) -> pa.Table:
+        return pa.table({
+            "a": self._ids(p.a),
+            "b": self._ids(p.b),
+            "a_index": pa.array(p.a, pa.int64()),
+            "b_index": pa.array(p.b, pa.int64()),
+            "jaccard": pa.array(p.jaccard, pa.float64()),
+            "containment_ab": pa.array(p.containment_ab, pa.float64()),
+            "containment_ba": pa.array(p.containment_ba, pa.float64()),
+            "method": pa.array([self.config.method] * len(p), pa.string()),
+        })
+
+    def to_arrow(self, what: Literal["pairs", "clusters", "containment", "candidates"] = "pairs",
+                 *, candidates_limit: int | None = None) -> pa.Table:
+        """One result table as a pyarrow Table (schemas in the module docstring).
+
+        Parameters
+        ----------
+        what : {"pairs", "clusters", "containment", "candidates"}
+            The table.
+        candidates_limit : int, optional
+            At most this many candidate rows: a uniform sample with a fixed seed,
+            in candidate order, when there are more.
+
+        Returns
+        -------
+        pyarrow.Table
+            With the columns of :data:`PAIRS_SCHEMA`, :data:`CLUSTERS_SCHEMA` or
+            :data:`CANDIDATES_SCHEMA` (the id columns take the type of the
+            store's ``doc_id``, a string).
+        """
+        if what == "pairs":
+            return self._pairs_table(self.pairs)
+        if what == "containment":
+            return self._pairs_table(self.containment)
+        if what == "clusters":
+            c = self.clusters
+            docs = np.flatnonzero(c.cluster_id >= 0)
+            cid = c.cluster_id[docs]
+            return pa.table({
+                "doc_index": pa.array(docs, pa.int64()),
+                "doc_id": self._ids(docs),
+                "cluster_id": pa.array(cid, pa.int64()),
+                "cluster_size": pa.array(c.sizes[cid], pa.int64()),
+                "is_representative": pa.array(c.is_representative()[docs], pa.bool_()),
+            })
+        if what == "candidates":
+            p = self.candidates
+            idx = np.arange(len(p))
+            if candidates_limit is not None and len(p) > candidates_limit:
+                rng = np.random.default_rng(0)
+                idx = np.sort(rng.choice(len(p), size=candidates_limit, replace=False))
+            return pa.table({
+                "a_index": pa.array(p.a[idx], pa.int64()),
+                "b_index": pa.array(p.b[idx], pa.int64()),
+                "jaccard": pa.array(p.jaccard[idx], pa.float64()),
+                "estimate": pa.array(self.candidate_estimate[idx], pa.float64()),
+            })
+        raise ParameterError(f"unknown table {what!r}: pairs, clusters, containment or candidates")
+
+    def to_pandas(self, what: Literal["pairs", "clusters", "containment", "candidates"] = "pairs"):
+        """One result table as a pandas DataFrame (needs pandas)."""
+        from ..errors import require
+
+        require("pandas", "pandas", "NearDupResult.to_pandas")
+        return self.to_arrow(what).to_pandas()
+
+    def write(self, directory: str | Path, format: Literal["parquet", "jsonl"] = "parquet",
+              candidates_limit: int = CANDIDATES_LIMIT) -> dict[str, Path]:
+        """Write the dups directory: ``pairs``, ``clusters``, ``containment``,
+        ``candidates`` and ``summary.json`` into *directory*, each atomically.
+
+        Parameters
+        ----------
+        directory : str or Path
+            Created when missing.
+        format : {"parquet", "jsonl"}
+            The tables' file format.
+        candidates_limit : int
+            At most this many candidate rows are written (a uniform sample with a
+            fixed seed when there are more; the summary says so).
+
+        Returns
+        -------
+        dict of str to Path
+            The file written for each table and for ``summary``.
+        """
+        if format not in TABLE_FORMATS:
+            raise ParameterError(f"format must be parquet or jsonl, got {format!r}")
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        written: dict[str, Path] = {}
+        for name in DUPS_TABLES:
+            table = self.to_arrow(name, candidates_limit=candidates_limit)
+            target = d / f"{name}.{format}"
+            if format == "parquet":
+                write_parquet(target, table)
+            else:
+                write_jsonl(target, table)
+            written[name] = target
+        summary = dict(self.summary)
+        summary["candidates_written"] = min(len(self.candidates), int(candidates_limit))
+        summary["candidates_sampled"] = len(self.candidates) > int(candidates_limit)
+        write_json(d / "summary.json", summary)
+        written["summary"] = d / "summary.json"
+        return written
