@@ -159,7 +159,7 @@ def test_public_names_are_pinned():
     assert set(nd.__all__) == {
         "Clusters", "LSHCandidates", "LSHParams", "MinHashSignatures", "NearDupConfig",
         "NearDupResult", "Pairs", "ShingleSets", "band_keys", "banding_params", "bucket_pairs",
-        "check_threshold", "clusters_from_pairs", "containment_pairs", "estimate",
+        "check_jaccard_threshold", "clusters_from_pairs", "containment_pairs", "estimate",
         "find_near_duplicates", "lsh_candidates", "lsh_params", "lsh_threshold",
         "minhash_signatures", "minhash_summary", "outcome_summary", "s_curve",
         "set_fingerprints", "shingle_sets", "standard_error", "storage_dtype", "token_hashes",

@@ -183,9 +183,9 @@ def format_lsh_params(p, other=None, num_perm: int | None = None,
 def lsh_params_cmd(threshold, num_perm, bands, rows, fp_weight, fn_weight, min_recall):
     """Choose LSH bands x rows for a threshold and print the S-curve
     P(s) = 1 - (1 - s^r)^b at s = 0.1 .. 1.0."""
-    from ..neardup.lsh import banding_params, check_banding, check_threshold, lsh_params
+    from ..neardup.lsh import banding_params, check_banding, check_jaccard_threshold, lsh_params
 
-    check_threshold(threshold)
+    check_jaccard_threshold(threshold)
     bands, rows = check_banding(num_perm, bands, rows)
     if bands is not None:
         p = banding_params(threshold, bands, rows)

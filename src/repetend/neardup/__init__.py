@@ -19,7 +19,7 @@ from .clusters import Clusters, clusters_from_pairs, containment_pairs
 from .config import NearDupConfig
 from .find import find_near_duplicates, minhash_summary, outcome_summary
 from .lsh import (LSHCandidates, LSHParams, band_keys, banding_params, bucket_pairs,
-                  check_threshold, lsh_candidates, lsh_params, lsh_threshold, s_curve,
+                  check_jaccard_threshold, lsh_candidates, lsh_params, lsh_threshold, s_curve,
                   set_fingerprints)
 from .minhash import (MinHashSignatures, estimate, minhash_signatures, standard_error,
                       storage_dtype)
@@ -39,7 +39,7 @@ __all__ = sorted([
     "band_keys",
     "banding_params",
     "bucket_pairs",
-    "check_threshold",
+    "check_jaccard_threshold",
     "clusters_from_pairs",
     "containment_pairs",
     "estimate",

@@ -59,7 +59,7 @@ __all__ = [
     "banding_params",
     "bucket_pairs",
     "check_banding",
-    "check_threshold",
+    "check_jaccard_threshold",
     "lsh_candidates",
     "lsh_params",
     "lsh_threshold",
@@ -136,7 +136,7 @@ def banding_params(threshold: float, bands: int, rows: int) -> LSHParams:
                      s_curve(threshold, bands, rows), float(fp[0]), float(fn[0]))
 
 
-def check_threshold(threshold: float) -> None:
+def check_jaccard_threshold(threshold: float) -> None:
     """Raise :class:`~repetend.errors.ParameterError` unless 0 < *threshold* <= 1."""
     if not (0.0 < float(threshold) <= 1.0):
         raise ParameterError(f"threshold must be in (0, 1], got {threshold}")
@@ -192,7 +192,7 @@ def lsh_params(threshold: float, num_perm: int, fp_weight: float = 0.5, fn_weigh
     high; the cost of that choice is the larger ``fp_area`` (more candidates to
     verify), which ``repetend lsh-params`` prints beside datasketch's choice.
     """
-    check_threshold(threshold)
+    check_jaccard_threshold(threshold)
     if int(num_perm) < 1:
         raise ParameterError(f"num_perm must be >= 1, got {num_perm}")
     if min_recall is not None and not 0.0 <= min_recall <= 1.0:
@@ -425,7 +425,7 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
     if min_shingles < 1:
         raise ParameterError(f"min_shingles must be >= 1, got {min_shingles}")
     if threshold is not None:
-        check_threshold(threshold)
+        check_jaccard_threshold(threshold)
     eff = safe_min_shingles(min_shingles, threshold)
     tiny_limit = eff if sets is not None else 1
     banded = np.flatnonzero(sizes >= tiny_limit).astype(np.int64)

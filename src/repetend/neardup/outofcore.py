@@ -501,10 +501,10 @@ def store_token_hashes(path: str | os.PathLike) -> npt.NDArray[np.uint64]:
     """:func:`repetend.neardup.shingles.token_hashes` of a store's vocabulary,
     computed from the Arrow column (no Python string per token)."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
+    from ..corpus.store import open_store_vocab
     from . import _shingle_kernels as SK
-    col = pq.read_table(Path(path) / "vocab.parquet", columns=["token"]).column("token")
+    col = open_store_vocab(path)
     col = col.combine_chunks().cast(pa.large_string())
     if col.null_count:
         raise ParameterError(f"{path}: vocabulary has null tokens")
@@ -534,7 +534,7 @@ def near_duplicates_store(store, config=None, *, memory_limit: int | str,
     if isinstance(store, TokenStore):
         tokens, offsets, tok_hash = store.tokens, store.doc_offsets, token_hashes(store.vocab)
     else:
-        from ..phrases.outofcore import open_store_arrays
+        from ..corpus.store import open_store_arrays
         tokens, offsets, _ = open_store_arrays(store)
         tok_hash = store_token_hashes(store)
     bands, rows = cfg.banding()
