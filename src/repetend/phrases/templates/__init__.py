@@ -114,7 +114,9 @@ Modules
 
 from .config import TemplateConfig
 from .find import find_templates
-from .result import SLOT, TemplateResult, read_templates, template_spans
+from .result import (OCCURRENCE_SCHEMA, SLOT, TEMPLATE_SCHEMA, TemplateResult, read_table,
+                     read_templates, template_file, template_spans)
 
-__all__ = ["SLOT", "TemplateConfig", "TemplateResult", "find_templates", "read_templates",
-           "template_spans"]
+__all__ = sorted(["OCCURRENCE_SCHEMA", "SLOT", "TEMPLATE_SCHEMA", "TemplateConfig",
+                  "TemplateResult", "find_templates", "read_table", "read_templates",
+                  "template_file", "template_spans"])
