@@ -22,7 +22,8 @@ CHILD = r"""
 import json, resource, sys, time, hashlib
 import numpy as np
 from repetend import TokenStore
-from repetend.phrases.api import _as_corpus, _run_engine, canonical_order, _reorder, PhraseConfig
+from repetend.phrases import PhraseConfig, canonical_order
+from repetend.phrases.find import _as_corpus, _reorder, _run_engine
 store = TokenStore.open(sys.argv[1])
 engine, sigma, L = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 c = _as_corpus(store)

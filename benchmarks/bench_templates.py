@@ -109,7 +109,7 @@ def _labels(sc, store, min_docs):
 def _bench_store(args) -> None:
     """Exact mining vs the template layer on a token store, CPU and wall seconds."""
     from repetend.corpus.store import TokenStore
-    from repetend.phrases.api import find_phrases
+    from repetend.phrases import find_phrases
     from repetend.phrases.templates import TemplateConfig, find_templates
     from repetend.synth.weblike import weblike
 
@@ -178,7 +178,7 @@ def main() -> None:
         _bench_store(args)
         return
 
-    from repetend.phrases.api import find_phrases
+    from repetend.phrases import find_phrases
     from repetend.phrases.coverage import coverage_mask
     from repetend.phrases.templates import TemplateConfig, find_templates
     from repetend.synth.weblike import weblike

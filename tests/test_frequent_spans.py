@@ -85,7 +85,7 @@ def test_disclaimer_behind_a_frequent_left_context_is_still_covered():
 
 def test_find_phrases_reports_both_coverages_consistently(tmp_path):
     from repetend import TokenStore, find_phrases
-    from repetend.phrases.api import read_result
+    from repetend.phrases import read_result
 
     shared = "the information on this website is provided for general purposes only"
     texts = ([f"read also alpha beta gamma {shared} doc {i}" for i in range(4)]

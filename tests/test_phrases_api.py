@@ -275,3 +275,41 @@ def test_phrases_all_is_sorted_and_exported():
     assert ph.__all__ == sorted(ph.__all__)
     for name in ph.__all__:
         assert hasattr(ph, name), name
+
+
+FLAT_PARAMS = ["min_docs", "min_len", "engine", "seed_len", "filter_bytes", "near_full_share",
+               "top_k", "max_drop_candidates", "histogram_bins", "templates", "max_gap",
+               "template_parts", "template_min_span", "template_prune", "memory_limit"]
+
+
+def test_config_params_are_the_flat_summary_parameters():
+    from repetend.phrases.templates import TemplateConfig
+
+    cfg = PhraseConfig(min_docs=5, templates=TemplateConfig(max_gap=6, short_parts=False,
+                                                            min_span=7, prune=True))
+    p = cfg.to_params()
+    assert list(p) == FLAT_PARAMS
+    assert (p["templates"], p["max_gap"], p["template_parts"], p["template_min_span"],
+            p["template_prune"]) == (True, 6, False, 7, True)
+    assert PhraseConfig.from_params({**p, "corpus": {}}) == cfg       # unknown keys ignored
+    off = PhraseConfig(templates=False)
+    assert off.templates is None and PhraseConfig(templates=True).templates == TemplateConfig()
+    p = off.to_params()
+    assert p["templates"] is False and p["max_gap"] == TemplateConfig().max_gap
+    assert PhraseConfig.from_params(p) == off
+    assert PhraseConfig.from_params({}) == PhraseConfig()
+
+
+def test_config_validates_the_template_layer_and_a_missing_min_docs():
+    from repetend.phrases.templates import TemplateConfig
+
+    with pytest.raises(ParameterError, match="max_gap"):
+        PhraseConfig(templates=TemplateConfig(max_gap=-1)).validate()
+    with pytest.raises(ParameterError, match="templates"):
+        PhraseConfig(templates="yes").validate()
+    assert PhraseConfig(min_docs=None).validate().min_docs is None
+    tokens = np.array([1, 2, 1, 2], dtype=np.int32)
+    with pytest.raises(ParameterError, match="integer"):
+        find_phrases((tokens, [0, 2, 4]), min_docs=None)
+    res = find_phrases((tokens, [0, 2, 4]), PhraseConfig(min_docs=2, min_len=2), templates=False)
+    assert res.templates is None and res.summary["parameters"]["templates"] is False

@@ -316,7 +316,7 @@ def _prefilter_locally(tokens, doc_offsets, sigma, k, depth, width, batches=2):
     table = table.reshape(depth, width)
     surv: dict = {}
     for b in SP._survivor_batches(iter(rbs), words_bc=words, sketch_bc=_Bc(table), k=k,
-                                  sigma=sigma):
+                                  min_docs=sigma):
         for hh, c in zip(b.column(0).to_pylist(), b.column(1).to_pylist()):
             surv[hh] = surv.get(hh, 0) + c
     grams = np.sort(np.array([hh for hh, c in surv.items() if c >= sigma],

@@ -459,7 +459,7 @@ def test_gap_longer_than_max_gap_breaks_the_chain():
 
 @pytest.fixture(scope="module")
 def weblike_run():
-    from repetend.phrases.api import find_phrases
+    from repetend.phrases import find_phrases
     from repetend.synth.weblike import weblike
 
     sc = weblike(600, seed=3)
@@ -551,7 +551,7 @@ def test_nested_fragments_go_and_no_covered_token_is_lost():
     """drop_nested removes exactly the templates whose every occurrence lies inside
     an occurrence of one same kept or dropped template, and nothing that is covered
     (800 web-like pages at σ = 5, L = 6 hold 7 such fragments)."""
-    from repetend.phrases.api import find_phrases
+    from repetend.phrases import find_phrases
     from repetend.phrases.templates import template_spans
     from repetend.phrases.templates.nesting import nested_templates
     from repetend.synth.weblike import weblike
@@ -714,12 +714,12 @@ def test_merge_only_reuses_the_phrases_frequent_spans():
     """find_phrases hands its frequent spans to merge-only mode; the templates are
     those of a run that scans the corpus again, and spans of another corpus are
     refused."""
-    from repetend.phrases.api import find_phrases
+    from repetend.phrases import find_phrases
     from repetend.phrases.frequent_spans import frequent_spans
     from repetend.synth.weblike import weblike
 
     store = weblike(400, seed=5).to_store()
-    res = find_phrases(store, min_docs=5, min_len=6, template_parts=False)
+    res = find_phrases(store, min_docs=5, min_len=6, templates=TemplateConfig(short_parts=False))
     again = find_templates(store, res.raw, 5, 6, TemplateConfig(short_parts=False))
     assert res.templates.table.num_rows > 0
     assert res.templates.table.equals(again.table)
@@ -735,7 +735,7 @@ def test_jsonl_output_reads_back_as_parquet_does(tmp_path):
     """``phrases --out-format jsonl`` writes the templates as JSON lines too;
     they read back (tables, spans, report section) as the Parquet ones, and a
     rewrite in the other format leaves no table of the first behind."""
-    from repetend.phrases.api import find_phrases, read_result
+    from repetend.phrases import find_phrases, read_result
     from repetend.report.templates_section import templates_section_html
     from repetend.synth.weblike import weblike
 

@@ -11,8 +11,9 @@ from click.testing import CliRunner
 
 from repetend.cli import main
 from repetend.corpus.store import TokenStore
-from repetend.phrases import api
-from repetend.phrases.api import find_phrases
+from repetend.phrases import find as phrase_find
+from repetend.phrases import find_phrases
+from repetend.phrases.templates import TemplateConfig
 
 
 def _store(tmp_path):
@@ -34,8 +35,8 @@ def _store(tmp_path):
 
 def _fake_anon(monkeypatch, free: int, limit: int):
     """Pretend the process holds ``limit - free`` private bytes when the plan is made."""
-    monkeypatch.setattr(api, "rss_now", lambda: {"anon": limit - free, "file": 0, "rss": 0,
-                                                 "hwm": 0})
+    monkeypatch.setattr(phrase_find, "rss_now", lambda: {"anon": limit - free, "file": 0,
+                                                         "rss": 0, "hwm": 0})
 
 
 LIMIT = 2**36        # above what a long test process holds (the out-of-core miner refuses less)
@@ -50,14 +51,15 @@ def _plan(store, monkeypatch, free, **kw):
 def test_no_limit_runs_the_layer_asked_for(tmp_path):
     store = _store(tmp_path)
     for parts, mode in ((True, "default"), (False, "merge-only")):
-        s = find_phrases(store, min_docs=3, min_len=4, template_parts=parts).summary
+        s = find_phrases(store, min_docs=3, min_len=4,
+                         templates=TemplateConfig(short_parts=parts)).summary
         assert s["templates"]["memory_plan"] == {"asked": mode, "mode": mode}
 
 
 def test_plan_follows_the_estimates(tmp_path, monkeypatch):
     store = _store(tmp_path)
     n = store.n_tokens
-    need_default = api._TEMPLATE_BYTES_PER_TOKEN * n
+    need_default = phrase_find._TEMPLATE_BYTES_PER_TOKEN * n
     assert find_phrases(store, min_docs=3, min_len=4).summary["frequent_share"] < 0.4
     # plenty: the default layer, its estimate and measured peak recorded
     res, s = _plan(store, monkeypatch, need_default)
@@ -71,7 +73,8 @@ def test_plan_follows_the_estimates(tmp_path, monkeypatch):
     plan = s["templates"]["memory_plan"]
     assert plan["mode"] == "merge-only" and "merge-only" in plan["reason"]
     assert res.templates.summary["parameters"]["short_parts"] is False
-    merge = find_phrases(store, min_docs=3, min_len=4, template_parts=False).templates
+    merge = find_phrases(store, min_docs=3, min_len=4,
+                         templates=TemplateConfig(short_parts=False)).templates
     assert res.templates.table.equals(merge.table)
     assert not default_table.equals(merge.table)       # the corpus tells the modes apart
     # nothing fits: no templates, the reason in the summary
@@ -86,7 +89,7 @@ def test_plan_follows_the_estimates(tmp_path, monkeypatch):
 
 def test_merge_only_asked_never_upgrades(tmp_path, monkeypatch):
     store = _store(tmp_path)
-    _, s = _plan(store, monkeypatch, 10**12, template_parts=False)
+    _, s = _plan(store, monkeypatch, 10**12, templates=TemplateConfig(short_parts=False))
     assert s["templates"]["memory_plan"]["mode"] == "merge-only"
 
 

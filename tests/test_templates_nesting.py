@@ -1,6 +1,9 @@
-"""The nesting filter against a brute-force oracle, and its coverage guarantee."""
+"""The nesting filter against a brute-force oracle, its coverage guarantee, and
+its parameter read back from a directory written before it existed."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 from hypothesis import given, settings
@@ -71,3 +74,28 @@ def test_same_occurrences_keep_the_first_and_a_shared_unit_stays():
     # ... but inside template 0 in both: dropped
     tid = np.array([0, 0, 2, 2]); doc = np.array([0, 1, 0, 1])
     assert nested_templates(tid, doc, s, e, 3).tolist() == [False, False, True]
+
+
+def _scan_dir(tmp_path):
+    from click.testing import CliRunner
+
+    from repetend.cli import main
+    from test_templates_memory import _store
+
+    store = _store(tmp_path)
+    out = tmp_path / "scan"
+    r = CliRunner().invoke(main, ["scan", str(store.path), "--min-docs", "3", "--min-len", "4",
+                                  "--no-dups", "--no-report", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    return out
+
+
+def test_read_templates_of_an_old_directory_says_not_nested_filtered(tmp_path):
+    from repetend.phrases.templates.result import read_templates
+
+    out = _scan_dir(tmp_path)
+    f = out / "phrases" / "templates_summary.json"
+    s = json.loads(f.read_text())
+    del s["parameters"]["drop_nested"]          # as written before the filter existed
+    f.write_text(json.dumps(s))
+    assert read_templates(out / "phrases").config.drop_nested is False

@@ -273,3 +273,44 @@ def test_word_df_matches_naive(seed, n_docs, vocab):
 
     got = word_df(tokens, offsets, vocab + 3)
     assert got.dtype == np.int32 and got.tolist() == want.tolist()
+
+
+def _naive_ngram_cover(tokens, offsets, sigma, n):
+    docs = defaultdict(set)
+    for d in range(offsets.size - 1):
+        for p in range(offsets[d], offsets[d + 1] - n + 1):
+            docs[tuple(tokens[p:p + n].tolist())].add(d)
+    cov = np.zeros(tokens.size, dtype=bool)
+    for d in range(offsets.size - 1):
+        for p in range(offsets[d], offsets[d + 1] - n + 1):
+            if len(docs[tuple(tokens[p:p + n].tolist())]) >= sigma:
+                cov[p:p + n] = True
+    return naive_runs(cov, offsets), sum(1 for v in docs.values() if len(v) >= sigma)
+
+
+@pytest.mark.parametrize("n_words, nd", [(32768, 40), (65535, 40), (65536, 40), (40000, 4097)])
+def test_packed_4grams_at_the_64_bit_boundary(n_words, nd):
+    """4-grams of 16-bit codes are keys of exactly 64 bits (32,768 … 65,535
+    frequent words); one more word and the n-grams do not pack (None).  With
+    4,097 documents a bucket entry (mix below the bucket bits, then 13 bits of
+    document) fills 64 bits exactly."""
+    rng = np.random.default_rng(n_words)
+    words = np.arange(n_words, dtype=np.int64)
+    block = rng.integers(0, n_words, size=9)
+    docs = []
+    chunks = np.array_split(rng.permutation(words), nd)
+    for i in range(nd):   # every word in exactly two documents: df = 2 = σ
+        docs.append(np.concatenate([chunks[i], block[: int(rng.integers(3, 10))],
+                                    chunks[(i + 1) % nd]]))
+    tokens = np.concatenate(docs).astype(np.int32)
+    offsets = np.zeros(nd + 1, dtype=np.int64)
+    np.cumsum([d.size for d in docs], out=offsets[1:])
+    got = P._packed_ngram_runs(tokens, offsets, 2, 4, n_words)
+    if n_words > 65535:
+        assert got is None
+        return
+    (run_offsets, starts, ends), kept = got
+    want_runs, want_kept = _naive_ngram_cover(tokens, offsets, 2, 4)
+    assert kept == want_kept
+    assert [(d, int(starts[i]), int(ends[i])) for d in range(nd)
+            for i in range(run_offsets[d], run_offsets[d + 1])] == want_runs

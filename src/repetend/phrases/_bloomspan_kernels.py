@@ -1,12 +1,12 @@
-"""Compiled kernels of the BloomSpan phrase engine (seed 000, part 4).
+"""Compiled kernels of the BloomSpan phrase engine (the BloomSpan paper, §4).
 
 Only ``@jit`` functions over arrays and scalars live here; validation,
 allocation of the big arrays and the Python orchestration are in
 :mod:`repetend.phrases.bloomspan`.
 
 Conventions: ``tokens`` is the int32 corpus, ``doc_offsets`` the int64
-document offsets, ``n`` the seed n-gram length, ``sigma`` the minimal number
-of distinct documents.  Positions are global token positions (int64); an
+document offsets, ``n`` the seed n-gram length, ``min_docs`` (σ) the minimal
+number of distinct documents.  Positions are global token positions (int64); an
 occurrence also carries its document (int32) so that its document bounds are
 one lookup away.  Bitmasks hold one bit per corpus position in uint64 words
 (bit ``p & 63`` of word ``p >> 6``).
@@ -272,7 +272,7 @@ def _distinct_docs(doc, a, b):
 
 
 @jit
-def group_seeds(tokens, pos, doc, key, n, sigma):
+def group_seeds(tokens, pos, doc, key, n, min_docs):
     """Merge the key-sorted survivors into seeds with exact df.
 
     ``pos``/``doc`` are sorted by ``key`` with positions ascending inside equal
@@ -325,7 +325,7 @@ def group_seeds(tokens, pos, doc, key, n, sigma):
                 while k1 < r and cls[order[k1]] == cls[order[k0]]:
                     k1 += 1
                 df = _distinct_docs(doc, a + k0, a + k1)
-                if df >= sigma:
+                if df >= min_docs:
                     s_start[ns] = a + k0
                     s_end[ns] = a + k1
                     s_df[ns] = df
@@ -333,7 +333,7 @@ def group_seeds(tokens, pos, doc, key, n, sigma):
                 k0 = k1
         else:
             df = _distinct_docs(doc, a, b)
-            if df >= sigma:
+            if df >= min_docs:
                 s_start[ns] = a
                 s_end[ns] = b
                 s_df[ns] = df
@@ -462,7 +462,7 @@ def _record(c_len, c_df, c_off, c_occ, c_seed, nc, occ_pos, a, r, m, df, cover, 
 
 @jit
 def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
-               n, sigma, min_len, cover, skip_covered):
+               n, min_docs, min_len, cover, skip_covered):
     """Grow every seed to the right by depth-first search on the token array.
 
     Seeds are visited in ``order`` (Ψ order).  A node is a phrase of length m
@@ -480,7 +480,7 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
       when m >= ``min_len``; its occurrences are marked in ``cover``.
 
     A seed whose occurrences are all covered already is counted; it is skipped
-    only when ``skip_covered`` (the seed's heuristic, not exact in general).
+    only when ``skip_covered`` (the BloomSpan paper's heuristic, not exact in general).
 
     Returns the candidates (lengths, df, occurrence offsets, occurrence
     starts), the counters [nodes, pruned_left, seeds_covered,
@@ -595,7 +595,7 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
                         if occ_doc[a + k] != last:
                             last = occ_doc[a + k]
                             gdf += 1
-                if t0 >= 0 and gdf >= sigma:
+                if t0 >= 0 and gdf >= min_docs:
                     j = a
                     for k in range(r):
                         if keys[k] == t0:
@@ -627,7 +627,7 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
                         last = dd
                         gdf += 1
                     g1 += 1
-                if kg >= 0 and gdf >= sigma:
+                if kg >= 0 and gdf >= min_docs:
                     n_freq += 1
                 g0 = g1
             if n_freq == 0:
@@ -656,7 +656,7 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
                         last = dd
                         gdf += 1
                     g1 += 1
-                if kg >= 0 and gdf >= sigma:
+                if kg >= 0 and gdf >= min_docs:
                     st_a[top] = a + g0
                     st_b[top] = a + g1
                     st_m[top] = m + 1

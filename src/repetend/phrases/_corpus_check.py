@@ -1,5 +1,5 @@
 """Checks of a corpus given as arrays — tokens, document offsets, optional
-vocabulary — shared by the phrase miner (:mod:`repetend.phrases.api`) and the
+vocabulary — shared by the phrase miner (:mod:`repetend.phrases.find`) and the
 template layer (:mod:`repetend.phrases.templates.corpus`): the compiled kernels
 index arrays by token id without bounds checks, so a bad id must stop here."""
 

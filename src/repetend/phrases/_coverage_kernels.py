@@ -1,4 +1,4 @@
-"""Compiled kernels of the coverage mask (seed 000, part 6): arrays only."""
+"""Compiled kernels of the coverage mask (the BloomSpan paper, §6): arrays only."""
 
 from __future__ import annotations
 

@@ -338,7 +338,7 @@ def left_maximal(text, sa, docsa, lbs, rbs, min_docs, n_docs):
     keys = np.empty(biggest, dtype=np.int64)
     nd = np.int64(max(n_docs, 1))
     for c in range(k):
-        # fast path (the seed's left-neighbour rule): every occurrence has the
+        # fast path (the BloomSpan paper's left-neighbour rule): every occurrence has the
         # same preceding token a, so df(aP) = df(P) >= min_docs
         first = -1
         same = True

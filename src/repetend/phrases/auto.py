@@ -1,8 +1,9 @@
 """``engine="auto"``: choose between ``bloomspan`` and ``suffix``.
 
-Seed 000, part 5, ends with a practical rule: a strict threshold on a large
-corpus of natural text favours BloomSpan; a soft threshold, a large answer,
-or data with dense nested repeats favours suffix methods.  Our suffix engine
+The BloomSpan paper's §5 (docs/references.md) ends with a practical rule: a
+strict threshold on a large corpus of natural text favours BloomSpan; a soft
+threshold, a large answer, or data with dense nested repeats favours suffix
+methods.  Our suffix engine
 first drops every token with df < σ and every run of frequent tokens shorter
 than L, so it also wins when that leaves little (Synthetic 1).  The rule, from
 figures that cost one pass over the corpus and a sort of a ~0.5 M-token
@@ -101,7 +102,7 @@ def repeat_share(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: in
     in at least ``max(2, round(σ·f))`` sampled documents (f = sampled share of
     the corpus): how much of the text sits in long repeats.
 
-    A cheap stand-in for "dense nested repeats" (seed 000, Synthetic 2): high
+    A cheap stand-in for "dense nested repeats" (the BloomSpan paper, §5, Synthetic 2): high
     there, low on natural and web text.  With the whole corpus sampled it is
     exact for df ≥ σ.  See :func:`repeat_profile`.
     """

@@ -1,4 +1,4 @@
-"""The ``bloomspan`` phrase engine: maximal contiguous frequent phrases (seed 000, part 4).
+"""The ``bloomspan`` phrase engine: maximal contiguous frequent phrases (the BloomSpan paper, §4).
 
 BloomSpan throws away the Zipfian tail of rare n-grams cheaply and builds its
 exact structures only for what survives:
@@ -30,12 +30,12 @@ would all occurrences of M, which would then not be maximal); a
 right-maximal candidate that is not maximal has a frequent left extension,
 hence a longer candidate containing it, which absorbs it.
 
-The seed's *coverage skip* (drop a seed whose occurrences are all inside
+The paper's *coverage skip* (drop a seed whose occurrences are all inside
 already covered positions) is **not** exact in general: the positions of a
 seed may be covered by two different phrases found earlier (``x a b`` and
 ``z a b``) while the maximal phrase that starts with the seed (``a b c``)
 extends past them.  It is therefore off by default; ``coverage_skip=True``
-reproduces the seed's behaviour.  The mask is built either way, and
+reproduces the paper's behaviour.  The mask is built either way, and
 ``stats["seeds_covered"]`` counts the seeds it would have skipped.
 """
 
@@ -64,7 +64,7 @@ def default_filter_bytes(n_tokens: int, min_docs: int = 20) -> int:
     counter, i.e. ``n_tokens / λ`` bytes, rounded to the nearest power of two
     and kept between 64 KB, 4 bytes per token and 512 MB.  At that load an
     n-gram seen once reaches σ only through an improbable pile-up of
-    collisions.  The seed sizes the filter at 8 bytes per token (capped at
+    collisions.  The paper sizes the filter at 8 bytes per token (capped at
     512 MB); with the batched filter passes the size hardly changes the speed
     here, the load decides the false positives (σ = 3, 10 M tokens: 19.7 % of
     positions survive with 8 MB, 5.8 % with 32 MB), and a smaller filter keeps
@@ -85,7 +85,7 @@ def default_seed_len(min_len: int) -> int:
     Any n <= L gives the same exact answer.  Measured on Zipfian text with
     planted phrases (``benchmarks/bench_bloomspan.py``, σ = 20), n = L is the
     fastest: far fewer n-grams pass the filters (4 % of positions at n = 10
-    against 63 % for the seed's bigrams), so the sort, the seeds and the DFS
+    against 63 % for the paper's bigrams), so the sort, the seeds and the DFS
     shrink 10-50x, while hashing n tokens per position costs little next to the
     cache misses of the filter.  Past 32 tokens the hashing starts to show.
     """
@@ -180,7 +180,7 @@ def build_filter(tokens, doc_offsets, n: int, filter_bytes: int,
 
 # -- stages over shards of whole documents (one shard in memory, many out of core) ----
 
-def word_ok_shards(shards, vocab_size: int, sigma: int, token_df=None) -> np.ndarray:
+def word_ok_shards(shards, vocab_size: int, min_docs: int, token_df=None) -> np.ndarray:
     """uint8 flag per token id: its exact document frequency is >= σ.  The df is
     summed over ``shards`` (an iterable of (tokens, doc_offsets) of whole documents)
     unless ``token_df`` gives it."""
@@ -193,7 +193,7 @@ def word_ok_shards(shards, vocab_size: int, sigma: int, token_df=None) -> np.nda
         if wdf.ndim != 1 or wdf.shape[0] < vocab_size:
             raise ParameterError(f"token_df must have one entry per token id (>= {vocab_size}), "
                                  f"got shape {wdf.shape}")
-    return (wdf >= sigma).astype(np.uint8)
+    return (wdf >= min_docs).astype(np.uint8)
 
 
 def count_filter_shards(shards, n: int, filter_bytes: int,
@@ -261,7 +261,7 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
         store keeps it); computed otherwise.
     coverage_skip : bool, default False
         Skip a seed whose occurrences all lie in positions already covered by
-        found phrases, as the seed does. Faster on template-heavy corpora but
+        found phrases, as the BloomSpan paper does. Faster on template-heavy corpora but
         not exact in general (see the module notes).
 
     Returns
@@ -274,7 +274,7 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
 
     Notes
     -----
-    Seed 000 (part 4, "BloomSpan"); counting Bloom filter: Fan et al.,
+    The BloomSpan paper (§4; docs/references.md); counting Bloom filter: Fan et al.,
     "Summary cache", IEEE/ACM ToN 2000; Count-Min sketch: Cormode &
     Muthukrishnan, J. Algorithms 2005; FNV-1a: Fowler, Noll & Vo.
     Memory: the corpus (4 B/token), the filter (about 4/σ B/token by default,
@@ -283,7 +283,7 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     occurrence while seeding; measured 5.8-6 B/token in all (corpus included)
     with the default n = L on Zipfian text at σ = 20.
     """
-    sigma = _as_int("min_docs", min_docs, 1)
+    min_docs = _as_int("min_docs", min_docs, 1)
     min_len = _as_int("min_len", min_len, 1)
     tokens, doc_offsets, vocab_size = _validate(tokens, doc_offsets, vocab_size)
     n = default_seed_len(min_len) if seed_len is None else _as_int("seed_len", seed_len, 1)
@@ -292,19 +292,19 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     n_tok = int(tokens.shape[0])
     n_docs = int(doc_offsets.shape[0] - 1)
     if filter_bytes is None:
-        filter_bytes = default_filter_bytes(n_tok, sigma)
+        filter_bytes = default_filter_bytes(n_tok, min_docs)
     else:
         filter_bytes = _as_int("filter_bytes", filter_bytes, 1)
-    threshold = min(sigma, 255)
-    stats: dict = {"engine": "bloomspan", "tokens": n_tok, "docs": n_docs, "min_docs": sigma,
+    threshold = min(min_docs, 255)
+    stats: dict = {"engine": "bloomspan", "tokens": n_tok, "docs": n_docs, "min_docs": min_docs,
                    "min_len": min_len, "seed_len": n, "coverage_skip": bool(coverage_skip)}
     clock = _Clock(stats)
-    if sigma > n_docs or n_tok == 0:
+    if min_docs > n_docs or n_tok == 0:
         clock.total()
         return _empty(stats)
 
     # 1. exact word df
-    word_ok = word_ok_shards([(tokens, doc_offsets)], vocab_size, sigma, token_df)
+    word_ok = word_ok_shards([(tokens, doc_offsets)], vocab_size, min_docs, token_df)
     stats["word_df_survivors"] = int(word_ok.sum())
     clock.lap("word_df")
 
@@ -328,7 +328,7 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     # 4. sort + merge into seeds with exact df
     keys = K.ngram_keys(tokens, pos, n)
     keys, pos, doc = K.radix_sort_occurrences(keys, pos, doc, 32 if n != 2 else 64)
-    s_start, s_end, s_df = K.group_seeds(tokens, pos, doc, keys, n, sigma)
+    s_start, s_end, s_df = K.group_seeds(tokens, pos, doc, keys, n, min_docs)
     del keys
     seed_off, occ_pos, occ_doc = K.compact_seeds(pos, doc, s_start, s_end)
     del pos, doc, s_start, s_end
@@ -351,7 +351,7 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     cover = bits
     c_len, c_df, c_off, c_occ, g, _ = K.grow_seeds(
         tokens, doc_offsets, seed_off, occ_pos, occ_doc, s_df, psi_order,
-        n, sigma, min_len, cover, bool(coverage_skip))
+        n, min_docs, min_len, cover, bool(coverage_skip))
     del occ_pos, occ_doc
     stats["dfs_nodes"] = int(g[0])
     stats["pruned_left"] = int(g[1])

@@ -1,7 +1,8 @@
 """Coverage: how much of every document, and of the corpus, is boilerplate.
 
-Seed 000, part 6: after mining, the positions that lie inside at least one
-occurrence of a reported phrase form the coverage mask.  Its share of the
+The BloomSpan paper, §6 (docs/references.md): after mining, the positions
+that lie inside at least one occurrence of a reported phrase form the
+coverage mask.  Its share of the
 corpus is the share of the index taken by repeated fragments; its share of
 one document is that document's boilerplate share, whose distribution shows
 pages that are almost entirely template (drop candidates).
@@ -28,7 +29,7 @@ def _delta(raw: RawPhrases, n_tokens: int) -> np.ndarray:
 
 def coverage_mask(raw: RawPhrases, n_tokens: int) -> npt.NDArray[np.bool_]:
     """Boolean mask ``[n_tokens]``: position p is covered when some occurrence
-    of some phrase in *raw* spans it (the seed's coverage bitmask)."""
+    of some phrase in *raw* spans it (the BloomSpan paper's coverage bitmask)."""
     return K.coverage_mask_from_delta(_delta(raw, n_tokens), int(n_tokens))
 
 

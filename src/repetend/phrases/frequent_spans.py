@@ -1,6 +1,6 @@
 """Frequent-span coverage: the tokens inside *some* frequent phrase of at least L tokens.
 
-The seed's coverage (:mod:`repetend.phrases.coverage`) marks the occurrences of
+The BloomSpan paper's coverage (:mod:`repetend.phrases.coverage`, §6) marks the occurrences of
 the reported *maximal* phrases. By the definition of maximality that misses
 text that is boilerplate all the same: a shared disclaimer D on 400 pages, 114
 of them preceded by the same "read also" block R, gives the maximal phrase

@@ -79,11 +79,11 @@ def _gather_csr(off: np.ndarray, vals: np.ndarray, order: np.ndarray):
     return new_off, vals[idx]
 
 
-def _seed_partition(tokens, doc_offsets, pos, doc, n, sigma, min_len, cover):
+def _seed_partition(tokens, doc_offsets, pos, doc, n, min_docs, min_len, cover):
     """Seeds and DFS candidates of one partition (kernels only; releases the GIL)."""
     keys = K.ngram_keys(tokens, pos, n)
     keys, pos, doc = K.radix_sort_occurrences(keys, pos, doc, 32 if n != 2 else 64)
-    s_start, s_end, s_df = K.group_seeds(tokens, pos, doc, keys, n, sigma)
+    s_start, s_end, s_df = K.group_seeds(tokens, pos, doc, keys, n, min_docs)
     del keys
     seed_off, occ_pos, occ_doc = K.compact_seeds(pos, doc, s_start, s_end)
     del pos, doc, s_start, s_end
@@ -97,7 +97,7 @@ def _seed_partition(tokens, doc_offsets, pos, doc, n, sigma, min_len, cover):
         order = np.zeros(0, dtype=np.int64)
     c_len, c_df, c_off, c_occ, g, c_seed = K.grow_seeds(
         tokens, doc_offsets, seed_off, occ_pos, occ_doc, s_df, order,
-        n, sigma, min_len, cover, False)
+        n, min_docs, min_len, cover, False)
     return c_len, c_df, c_off, c_occ, s_df[c_seed], g, ns, n_occ
 
 
@@ -142,14 +142,14 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
 
     Notes
     -----
-    Seed 000 (parts 4-5: BloomSpan and its scaling to 3.07 B tokens); external
+    The BloomSpan paper (§4-5: BloomSpan and its scaling to 3.07 B tokens); external
     distribution sort: Knuth, TAOCP vol. 3, 5.4; Vitter, "External memory
     algorithms and data structures", ACM Comput. Surv. 2001.
     """
     limit = parse_size(memory_limit)
     if limit is None:
         raise ParameterError("memory_limit is required for the out-of-core engine")
-    sigma = _as_int("min_docs", min_docs, 1)
+    min_docs = _as_int("min_docs", min_docs, 1)
     min_len = _as_int("min_len", min_len, 1)
     tokens, doc_offsets, vocab_size = _validate(tokens, doc_offsets, vocab_size)
     n = default_seed_len(min_len) if seed_len is None else _as_int("seed_len", seed_len, 1)
@@ -161,7 +161,7 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
     budget = MemoryBudget(limit)
     work = budget.working_bytes(limit)
     if filter_bytes is None:
-        filter_bytes = min(default_filter_bytes(n_tok, sigma), max(1 << 16, work // 4))
+        filter_bytes = min(default_filter_bytes(n_tok, min_docs), max(1 << 16, work // 4))
     else:
         filter_bytes = _as_int("filter_bytes", filter_bytes, 1)
     filter_bytes = max(2, 1 << (int(filter_bytes).bit_length() - 1)) if n >= 2 else 0
@@ -183,10 +183,10 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
     n_parts = 1 << pbits
 
     stats: dict = {"engine": "bloomspan", "out_of_core": True, "tokens": n_tok, "docs": n_docs,
-                   "min_docs": sigma, "min_len": min_len, "seed_len": n, "coverage_skip": False,
+                   "min_docs": min_docs, "min_len": min_len, "seed_len": n, "coverage_skip": False,
                    "memory_limit": limit, "threads": threads}
     clock = _Clock(stats)
-    if sigma > n_docs or n_tok == 0:
+    if min_docs > n_docs or n_tok == 0:
         clock.total()
         return _empty(stats)
 
@@ -208,7 +208,7 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
     try:
         with budget:
             # 1. word df, shard by shard
-            word_ok = word_ok_shards(shards(), vocab_size, sigma, token_df)
+            word_ok = word_ok_shards(shards(), vocab_size, min_docs, token_df)
             stats["word_df_survivors"] = int(word_ok.sum())
             clock.lap("word_df")
 
@@ -222,7 +222,7 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
             clock.lap("count_filter")
 
             # 3. survivors per shard, spilled to partitions by n-gram key
-            threshold = min(sigma, 255)
+            threshold = min(min_docs, 255)
             n_surv = 0
             part_counts = np.zeros(n_parts, dtype=np.int64)
             for i in range(cuts.shape[0] - 1):
@@ -257,7 +257,7 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
                     return None
                 pos = np.fromfile(spill / f"{j}.pos", dtype=np.int64)
                 doc = np.fromfile(spill / f"{j}.doc", dtype=np.int32)
-                out = _seed_partition(tokens, doc_offsets, pos, doc, n, sigma, min_len, cover)
+                out = _seed_partition(tokens, doc_offsets, pos, doc, n, min_docs, min_len, cover)
                 (spill / f"{j}.pos").unlink()
                 (spill / f"{j}.doc").unlink()
                 return out

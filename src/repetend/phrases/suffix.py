@@ -1,8 +1,10 @@
 """The ``suffix`` phrase engine: suffix array + LCP intervals, exact.
 
-Seed 000, part 3, step 3: all occurrences of a phrase lie next to each other
-in the suffix array, and the LCP array marks where such blocks start and end.
-This engine is the FHK family (distinct-document counting on LCP intervals):
+The BloomSpan paper, §3 (classical approaches; docs/references.md): all
+occurrences of a phrase lie next to each other in the suffix array, and the
+LCP array marks where such blocks start and end.  This engine is of the family
+of Fischer, Heun & Kramer 2006 (FHK: distinct-document counting on LCP
+intervals):
 
 1. an exact filter: tokens with df < σ can be in no frequent phrase, nor can
    k-grams (k = min(L, 16)) that a counting filter (byte counters ≥
@@ -86,7 +88,7 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
 
     Notes
     -----
-    Maximality follows the MCFP definition of seed 000 (part 2): a frequent
+    Maximality follows the MCFP definition of the BloomSpan paper (§2): a frequent
     phrase is dropped when any one-token extension, left or right, is
     frequent, whatever its length.  Right extensions are children of the
     phrase's LCP interval, so only the frequent intervals without a frequent

@@ -81,7 +81,7 @@ def templates_section_html(scan_dir: str | Path, max_rows: int = 200) -> str:
         One ``<section id="templates">`` element; a short note when the scan
         has no templates file or no template.
     """
-    from ..phrases.templates.result import TEMPLATE_SCHEMA, _read_table, template_file
+    from ..phrases.templates.result import TEMPLATE_SCHEMA, read_table, template_file
 
     head = '<section id="templates"><h2>Templates with variable parts</h2>\n'
     d = find_templates_dir(scan_dir)
@@ -91,7 +91,7 @@ def templates_section_html(scan_dir: str | Path, max_rows: int = 200) -> str:
             return head + f'<p class="skip">Templates skipped: {_e(why)}.</p>\n</section>\n'
         return (head + '<p class="skip">Templates: not in this scan (no '
                 '<code>templates.parquet</code>).</p>\n</section>\n')
-    table = _read_table(template_file(d, "templates"), TEMPLATE_SCHEMA)
+    table = read_table(template_file(d, "templates"), TEMPLATE_SCHEMA)
     summary = {}
     sf = d / "templates_summary.json"
     if sf.is_file():

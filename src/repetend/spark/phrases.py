@@ -30,7 +30,7 @@ last tie-break compares token ids — is the local one.  Templates with variable
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -134,7 +134,7 @@ def _sketch_batches(batches, *, words_bc, k, depth, width):
                                      names=["sketch"])
 
 
-def _survivor_batches(batches, *, words_bc, sketch_bc, k, sigma):
+def _survivor_batches(batches, *, words_bc, sketch_bc, k, min_docs):
     import pyarrow as pa
 
     words = words_bc.value
@@ -146,7 +146,7 @@ def _survivor_batches(batches, *, words_bc, sketch_bc, k, sigma):
         d = _distinct(wh, valid, woff)
         est = np.empty(d.size, dtype=np.uint32)
         SK.cms_query(d, table, est)
-        d = d[est >= sigma]
+        d = d[est >= min_docs]
         if d.size == 0:
             continue
         u, c = np.unique(d, return_counts=True)
@@ -276,8 +276,8 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
 
     Notes
     -----
-    Seed 000 (problem, BloomSpan, coverage); Cormode & Muthukrishnan (2005) for the
-    count-min sketch.  Exactness: ``docs/spark.md``.
+    The BloomSpan paper (problem §2, BloomSpan §4, coverage §6; docs/references.md);
+    Cormode & Muthukrishnan (2005) for the count-min sketch.  Exactness: ``docs/spark.md``.
     """
     import pyarrow as pa
     from pyspark import StorageLevel
@@ -285,14 +285,15 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     from pyspark.sql import types as T
 
     from ..corpus.record import host_of
-    from ..phrases import PhraseConfig, PhraseResult
+    from ..phrases import (PhraseConfig, PhraseResult, RawPhrases, covered_per_document,
+                           hosts_table, phrase_summary, phrase_tables)
     from ..phrases import find_phrases as local_find
-    from ..phrases._raw import RawPhrases
-    from ..phrases.api import hosts_table, phrase_summary, phrase_tables
-    from ..phrases.coverage import covered_per_document
 
-    cfg = PhraseConfig(**{**(asdict(config) if config is not None else {}), **overrides})
+    cfg = replace(config, **overrides) if config is not None else PhraseConfig(**overrides)
     cfg.validate()
+    if cfg.min_docs is None:
+        raise ParameterError("min_docs must be an integer to mine phrases, got None "
+                             "(None means chosen from the corpus: the scan job chooses σ)")
     if unit not in ("word", "char"):
         raise ParameterError(f"the Spark engine tokenizes unit 'word' or 'char', got {unit!r}")
     k = int(cfg.min_len if k is None else k)
@@ -300,7 +301,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         raise ParameterError(f"k must be in 1..min_len ({cfg.min_len}), got {k}")
     if sketch_width < 1 or sketch_depth < 1:
         raise ParameterError("sketch_width and sketch_depth must be >= 1")
-    sigma = int(cfg.min_docs)
+    min_docs = int(cfg.min_docs)
     t0 = time.perf_counter()
     sc = spark.sparkContext
     docs = load_documents(spark, data, id_col=id_col, text_col=text_col, url_col=url_col,
@@ -326,7 +327,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         words_t = toks.select("doc_index", "tokens").mapInArrow(_word_stat_batches, ws_schema) \
             .groupBy("hash").agg(F.sum("df").alias("df"),
                                  F.min(F.struct("first_doc", "first_pos")).alias("first")) \
-            .filter(F.col("df") >= sigma) \
+            .filter(F.col("df") >= min_docs) \
             .select("hash", "first.first_doc", "first.first_pos").toArrow()
         wh = numpy_column(words_t.column("hash"), np.int64).view(np.uint64)
         order = np.argsort(wh)
@@ -350,12 +351,12 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         # exact df of the k-grams the sketch lets through
         sv_schema = T.StructType([T.StructField("hash", T.LongType()), T.StructField("df", T.LongType())])
         surv = src.mapInArrow(
-            lambda it, _w=words_bc, _s=sketch_bc, _k=k, _g=sigma:
-            _survivor_batches(it, words_bc=_w, sketch_bc=_s, k=_k, sigma=_g), sv_schema) \
+            lambda it, _w=words_bc, _s=sketch_bc, _k=k, _g=min_docs:
+            _survivor_batches(it, words_bc=_w, sketch_bc=_s, k=_k, min_docs=_g), sv_schema) \
             .groupBy("hash").agg(F.sum("df").alias("df")).persist(StorageLevel.MEMORY_AND_DISK)
         persisted.append(surv)
         n_survivors = surv.count()
-        grams = np.sort(numpy_column(surv.filter(F.col("df") >= sigma).select("hash").toArrow()
+        grams = np.sort(numpy_column(surv.filter(F.col("df") >= min_docs).select("hash").toArrow()
                                      .column("hash"), np.int64).view(np.uint64))
         grams_bc = sc.broadcast(grams)
         is_schema = T.StructType([T.StructField("doc_index", T.LongType()),

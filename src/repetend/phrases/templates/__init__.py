@@ -1,11 +1,11 @@
 """Templates with variable parts: one template with slots instead of loose pieces.
 
-Seed 000 (part 6, «На что обратить внимание») names the limit of exact
-phrases: a template with a variable part — «Показано 1–20 из 345 товаров»,
-«© 2019» / «© 2024», an author's name in a signature — falls apart into
-several phrases between the variable insertions, each found alone (or, when
-the fixed pieces are shorter than L, not at all).  This module is the "next
-step" the seed names.  It is an extra layer over the exact phrases: it reads
+The BloomSpan paper (§6, «На что обратить внимание»; docs/references.md)
+names the limit of exact phrases: a template with a variable part —
+«Показано 1–20 из 345 товаров», «© 2019» / «© 2024», an author's name in a
+signature — falls apart into several phrases between the variable
+insertions, each found alone (or, when the fixed pieces are shorter than L,
+not at all).  This module is the "next step" the paper names.  It is an extra layer over the exact phrases: it reads
 them and never changes them.
 
 How a template is found
@@ -114,7 +114,9 @@ Modules
 
 from .config import TemplateConfig
 from .find import find_templates
-from .result import SLOT, TemplateResult, read_templates, template_spans
+from .result import (OCCURRENCE_SCHEMA, SLOT, TEMPLATE_SCHEMA, TemplateResult, read_table,
+                     read_templates, template_file, template_spans)
 
-__all__ = ["SLOT", "TemplateConfig", "TemplateResult", "find_templates", "read_templates",
-           "template_spans"]
+__all__ = sorted(["OCCURRENCE_SCHEMA", "SLOT", "TEMPLATE_SCHEMA", "TemplateConfig",
+                  "TemplateResult", "find_templates", "read_table", "read_templates",
+                  "template_file", "template_spans"])

@@ -185,7 +185,7 @@ def packed_scatter(tokens, doc_offsets, code, n, bits, bbits, docbits, chunk_doc
 
 
 @jit
-def _bucket_mixes(bucket_starts, vals, sigma, low_bits, docbits, b0, b1, out, o0):
+def _bucket_mixes(bucket_starts, vals, min_docs, low_bits, docbits, b0, b1, out, o0):
     """:func:`frequent_mixes` over buckets ``b0:b1``, written from ``out[o0]``:
     the number written."""
     mx = 0
@@ -204,7 +204,7 @@ def _bucket_mixes(bucket_starts, vals, sigma, low_bits, docbits, b0, b1, out, o0
     for b in range(b0, b1):
         lo = bucket_starts[b]
         hi = bucket_starts[b + 1]
-        if hi - lo < sigma:
+        if hi - lo < min_docs:
             continue
         tb = 4
         while (1 << tb) < 2 * (hi - lo):
@@ -222,7 +222,7 @@ def _bucket_mixes(bucket_starts, vals, sigma, low_bits, docbits, b0, b1, out, o0
                     tk[h] = low
                     tdf[h] = 1
                     tlast[h] = d
-                    if sigma <= 1:
+                    if min_docs <= 1:
                         out[nout] = hb | low
                         nout += 1
                     break
@@ -230,7 +230,7 @@ def _bucket_mixes(bucket_starts, vals, sigma, low_bits, docbits, b0, b1, out, o0
                     if tlast[h] != d:
                         tlast[h] = d
                         tdf[h] += 1
-                        if tdf[h] == sigma:
+                        if tdf[h] == min_docs:
                             out[nout] = hb | low
                             nout += 1
                     break
@@ -239,8 +239,8 @@ def _bucket_mixes(bucket_starts, vals, sigma, low_bits, docbits, b0, b1, out, o0
 
 
 @pjit
-def frequent_mixes(bucket_starts, vals, sigma, low_bits, docbits, chunk_buckets):
-    """The mixes of the n-grams in at least *sigma* distinct documents, from
+def frequent_mixes(bucket_starts, vals, min_docs, low_bits, docbits, chunk_buckets):
+    """The mixes of the n-grams in at least *min_docs* distinct documents, from
     the buckets :func:`packed_scatter` filled (bucket b is
     ``vals[bucket_starts[b]:bucket_starts[b + 1]]``), in bucket order.  The
     buckets are counted in parallel over the chunks ``chunk_buckets[c]:
@@ -252,11 +252,11 @@ def frequent_mixes(bucket_starts, vals, sigma, low_bits, docbits, chunk_buckets)
     base = np.zeros(n_chunks + 1, dtype=np.int64)
     for ch in range(n_chunks):
         e = bucket_starts[chunk_buckets[ch + 1]] - bucket_starts[chunk_buckets[ch]]
-        base[ch + 1] = base[ch] + e // max(sigma, 1) + 1
+        base[ch + 1] = base[ch] + e // max(min_docs, 1) + 1
     buf = np.empty(base[n_chunks], dtype=np.uint64)
     got = np.zeros(n_chunks, dtype=np.int64)
     for ch in prange(n_chunks):
-        got[ch] = _bucket_mixes(bucket_starts, vals, sigma, low_bits, docbits,
+        got[ch] = _bucket_mixes(bucket_starts, vals, min_docs, low_bits, docbits,
                                 chunk_buckets[ch], chunk_buckets[ch + 1], buf, base[ch])
     return _join_slices(buf, base, got)
 

@@ -71,10 +71,10 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
 
     Notes
     -----
-    Seed 000, part 6: a template with a variable part falls apart into exact
+    The BloomSpan paper, §6: a template with a variable part falls apart into exact
     phrases; supporting almost-matching phrases is the next step.  Parts and
-    chains are mined exactly with the suffix-array engine of part 3 (FHK
-    style); see the module docstring for the steps.  Deterministic: the output
+    chains are mined exactly with the suffix-array engine of its §3 (Fischer,
+    Heun & Kramer 2006); see the module docstring for the steps.  Deterministic: the output
     is a function of the corpus and the parameters.
 
     Examples
@@ -95,14 +95,14 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             raise ParameterError(f"templates: {name} must be an integer >= {lo}, got {v!r}")
     if not cfg.short_parts and raw is None:
         raise ParameterError("templates: short_parts=False chains the exact phrases: pass raw")
-    sigma, L = int(min_docs), int(min_len)
+    min_docs, L = int(min_docs), int(min_len)
     part_len = int(cfg.part_len) if cfg.part_len is not None else min(L, 4)
     min_span = int(cfg.min_span) if cfg.min_span is not None else L
     clock = _Clock()
     c = _as_corpus(corpus)
     tokens, offsets = c.tokens, c.doc_offsets
     n_docs, n_tokens = offsets.size - 1, int(tokens.size)
-    params = {**asdict(cfg), "min_docs": sigma, "min_len": L,
+    params = {**asdict(cfg), "min_docs": min_docs, "min_len": L,
               "resolved": {"part_len": part_len, "min_span": min_span}}
 
     # 1. parts: the covered runs (every token inside a frequent phrase of ≥ L'
@@ -117,7 +117,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                 anchor_tokens = KP.mask_tokens(tokens, is_num, np.int32(slot_id))
         vocab_size = (slot_id + 1) if slot_id >= 0 else (len(c.vocab) if c.vocab is not None
                                                            else None)
-        runs, part_counts, parts_engine = _part_runs(anchor_tokens, offsets, sigma, part_len,
+        runs, part_counts, parts_engine = _part_runs(anchor_tokens, offsets, min_docs, part_len,
                                                      cfg.engine, vocab_size)
     else:
         if spans is not None and np.asarray(spans.run_offsets).size != n_docs + 1:
@@ -147,8 +147,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     clock.lap("gapped")
 
     # 3. maximal frequent phrases of that sequence (peeling rounds): the candidates
-    ix = _gapped_index(t, t_off, gap_id, sigma) if t.size else None
-    groups, n_candidates, rounds = _mine_chains(ix, t, t_off, gap_id, sigma, n_docs,
+    ix = _gapped_index(t, t_off, gap_id, min_docs) if t.size else None
+    groups, n_candidates, rounds = _mine_chains(ix, t, t_off, gap_id, min_docs, n_docs,
                                                 cfg.rounds)
     clock.lap("chains")
 
@@ -191,7 +191,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         # joins: a short pattern that overlaps or touches another one in ≥ σ
         # documents forms one template with it (an author slot, then a date)
         stats = _pattern_stats(keys, found, g_start, g_end, t_doc)
-        joined, joined_pos = _joins(keys, found, t, t_doc, stats, gap_id, sigma,
+        joined, joined_pos = _joins(keys, found, t, t_doc, stats, gap_id, min_docs,
                                     min_span, cfg.join_share)
         n_joined = len(joined)
         if joined:

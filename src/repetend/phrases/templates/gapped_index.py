@@ -32,7 +32,7 @@ class _GappedIndex:
     seg_len: np.ndarray
 
 
-def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, sigma: int,
+def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, min_docs: int,
                   min_len: int = 1, kgram_filter: bool = False) -> _GappedIndex:
     """The index of *t* (a gapped sequence or a peeled residue of it: tokens
     above *gap_id* are sentinels).  ``min_len=1`` without the filter keeps
@@ -43,7 +43,7 @@ def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, sigma: int,
 
     top = gap_id + 1                            # every sentinel counted as one id
     df, occ = KI.token_counts(t, t_off, np.int64(top))
-    frequent = df >= sigma
+    frequent = df >= min_docs
     frequent[top] = False                       # sentinels (unique, df 1 each)
     n_codes = int(np.count_nonzero(frequent))
     # dense codes, the most frequent tokens first: with more than 255 codes the
@@ -64,8 +64,8 @@ def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, sigma: int,
         clipped = np.minimum(t, np.int32(top))
         n = int(t.size)
         bits = int(min(29, max(10, int(n - 1).bit_length()
-                               - (2 if sigma >= 8 else 1 if sigma >= 4 else 0))))
-        cover = S.kgram_cover(clipped, t_off, code, min_len, bits, min(sigma, 255))
+                               - (2 if min_docs >= 8 else 1 if min_docs >= 4 else 0))))
+        cover = S.kgram_cover(clipped, t_off, code, min_len, bits, min(min_docs, 255))
         text32, seg_doc, seg_orig, seg_cstart, seg_len = S.compact_runs(
             clipped, t_off, code, min_len, cover)
         del cover, clipped
@@ -131,7 +131,7 @@ def _suffix_array(text: np.ndarray, one_byte: int = 0) -> np.ndarray:
     return KI.symbol_suffixes(divsufsort(be.view(np.uint8)), np.int64(be.dtype.itemsize))
 
 
-def _mine_indexed(ix: _GappedIndex, n_docs: int, sigma: int, min_len: int
+def _mine_indexed(ix: _GappedIndex, n_docs: int, min_docs: int, min_len: int
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The maximal frequent phrases (≥ *min_len* tokens, σ documents) of the
     gapped sequence from its index: steps 2–5 of
@@ -146,15 +146,15 @@ def _mine_indexed(ix: _GappedIndex, n_docs: int, sigma: int, min_len: int
         z = np.zeros(0, np.int64)
         return z, np.zeros(1, np.int64), z
     lcp, docsa = KI.lcp_and_docs(ix.text, ix.sa, ix.seg_doc, ix.seg_cstart, ix.seg_len)
-    cap = bound = m // max(sigma, 1) + 1       # disjoint intervals of ≥ σ suffixes each
+    cap = bound = m // max(min_docs, 1) + 1       # disjoint intervals of ≥ σ suffixes each
     while True:
         lbs, rbs, lens, _, _, _, n_found = S.frequent_leaves(
-            ix.sa, lcp, docsa, n_docs, ix.seg_cstart, ix.seg_len, sigma, min_len, cap)
+            ix.sa, lcp, docsa, n_docs, ix.seg_cstart, ix.seg_len, min_docs, min_len, cap)
         if n_found <= cap:
             break
         cap = min(bound, int(n_found))
     del lcp
-    keep = S.left_maximal(ix.text, ix.sa, docsa, lbs, rbs, sigma, n_docs)
+    keep = S.left_maximal(ix.text, ix.sa, docsa, lbs, rbs, min_docs, n_docs)
     occ_offsets, occ_starts = KI.emit_positions(ix.sa, ix.t_of, lbs[keep], rbs[keep])
     return lens[keep], occ_offsets, occ_starts
 
@@ -199,7 +199,7 @@ _KEYS_PER_BLOCK = 64        # keys a block at least (under twice this: one block
 
 
 def _mine_chains(ix: _GappedIndex | None, t: np.ndarray, t_off: np.ndarray, gap_id: int,
-                 sigma: int, n_docs: int, rounds: int) -> tuple[set[bytes], int, int]:
+                 min_docs: int, n_docs: int, rounds: int) -> tuple[set[bytes], int, int]:
     """Step 3's candidates: the maximal frequent phrases of the gapped sequence
     *t* (round 1 on its index *ix*), gap tokens at their edges trimmed, in up
     to *rounds* peeling rounds — the occurrences found become sentinels and
@@ -215,12 +215,12 @@ def _mine_chains(ix: _GappedIndex | None, t: np.ndarray, t_off: np.ndarray, gap_
     n_candidates, done = 0, 0
     for r in range(rounds):
         if r == 0:      # round 1 on the index kept for locating the patterns
-            c_len, c_off, c_starts = _mine_indexed(ix, n_docs, sigma, 2)
+            c_len, c_off, c_starts = _mine_indexed(ix, n_docs, min_docs, 2)
         else:           # the residue (peeled positions are sentinels), compacted
             rest, r_off, r_pos = KI.residue_runs(residue, t_off, np.int32(gap_id + 1),
                                                  np.int32(gap_id + 1))
             c_len, c_off, c_starts = _mine_indexed(
-                _gapped_index(rest, r_off, gap_id, sigma, 2, True), n_docs, sigma, 2)
+                _gapped_index(rest, r_off, gap_id, min_docs, 2, True), n_docs, min_docs, 2)
             c_starts = r_pos[c_starts]
         if c_len.size == 0:
             break

@@ -20,7 +20,7 @@ def _number_mask(vocab: Sequence[str]) -> np.ndarray:
     return pc.utf8_is_digit(arr).to_numpy(zero_copy_only=False).astype(np.bool_)
 
 
-def _part_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, part_len: int,
+def _part_runs(tokens: np.ndarray, offsets: np.ndarray, min_docs: int, part_len: int,
                engine: str, vocab_size: int | None) -> tuple[tuple | None, dict, str]:
     """The covered runs of the parts: every position inside a phrase of ≥ L'
     (*part_len*) tokens with df ≥ σ, maximal or not, merged per document.
@@ -41,27 +41,27 @@ def _part_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, part_len: in
         from ..frequent_spans import frequent_spans
         from ..suffix import mine_suffix
 
-        parts = mine_suffix(tokens, offsets, sigma, part_len)
+        parts = mine_suffix(tokens, offsets, min_docs, part_len)
         if parts.n_phrases == 0:
             return None, {"part_phrases": 0}, "suffix"
         fs = frequent_spans(tokens, offsets, parts, part_len)
         return ((np.asarray(fs.run_offsets, np.int64), np.asarray(fs.starts, np.int64),
                  np.asarray(fs.ends, np.int64)), {"part_phrases": int(parts.n_phrases)}, "suffix")
     vs = max(vocab_size or 0, int(tokens.max(initial=0)) + 1)
-    packed = _packed_ngram_runs(tokens, offsets, sigma, part_len, vs)
+    packed = _packed_ngram_runs(tokens, offsets, min_docs, part_len, vs)
     if packed is not None:
         runs, kept = packed
         if kept == 0:
             return None, {"part_ngrams": 0}, "ngrams"
         return runs, {"part_ngrams": kept}, "ngrams"
-    pos, s_start, s_end = _frequent_ngrams(tokens, offsets, sigma, part_len, vs)
+    pos, s_start, s_end = _frequent_ngrams(tokens, offsets, min_docs, part_len, vs)
     counts = {"part_ngrams": int(s_start.size)}
     if s_start.size == 0:
         return None, counts, "ngrams"
     return KP.ngram_runs(offsets, pos, s_start, s_end, np.int64(part_len)), counts, "ngrams"
 
 
-def _survivors(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int, vocab_size: int
+def _survivors(tokens: np.ndarray, offsets: np.ndarray, min_docs: int, n: int, vocab_size: int
                ) -> tuple[np.ndarray, np.ndarray]:
     """The n-gram positions that bloomspan's filters keep (word df ≥ σ for every
     token, a one-sided counting filter): a superset of the occurrences of the
@@ -71,15 +71,15 @@ def _survivors(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int, voca
     from .. import _bloomspan_kernels as B
     from ..bloomspan import build_filter, default_filter_bytes, shard_survivors
 
-    word_ok = (B.word_df(tokens, offsets, vocab_size) >= sigma).astype(np.uint8)
+    word_ok = (B.word_df(tokens, offsets, vocab_size) >= min_docs).astype(np.uint8)
     use_filter = n >= 2
     if use_filter:
         filt, shift = build_filter(tokens, offsets, n,
-                                   default_filter_bytes(int(tokens.size), sigma), word_ok)
+                                   default_filter_bytes(int(tokens.size), min_docs), word_ok)
     else:
         filt, shift = np.zeros(1, dtype=np.uint8), 63
     pos, doc, _ = shard_survivors(tokens, offsets, n, word_ok, filt, shift, use_filter,
-                                  min(sigma, 255))
+                                  min(min_docs, 255))
     return pos, doc
 
 
@@ -92,7 +92,7 @@ _BUCKET_BITS = 12     # ~10^4 n-grams a bucket on 45 M tokens: its table stays i
 _PREFILTER_BITS = 22  # 512 KiB: most n-grams that are not frequent stop there
 
 
-def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
+def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, min_docs: int, n: int,
                        vocab_size: int) -> tuple[tuple, int] | None:
     """Covered runs of the n-grams with df ≥ σ when an n-gram of frequent words
     packs exactly into 64 bits (dense codes of the words with df ≥ σ, n · bits
@@ -109,11 +109,11 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: i
     ``((run_offsets, starts, ends), frequent n-grams)`` otherwise."""
     n_tok, n_docs = int(tokens.size), int(offsets.size - 1)
     empty = np.zeros(0, dtype=np.int64)
-    if sigma > n_docs or n_tok == 0:
+    if min_docs > n_docs or n_tok == 0:
         return (np.zeros(n_docs + 1, dtype=np.int64), empty, empty.copy()), 0
     from .. import _bloomspan_kernels as B
 
-    word_ok = B.word_df(tokens, offsets, vocab_size) >= sigma
+    word_ok = B.word_df(tokens, offsets, vocab_size) >= min_docs
     n_ok = int(np.count_nonzero(word_ok))
     bits = max(1, n_ok.bit_length())
     key_bits = n * bits
@@ -137,7 +137,7 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: i
     vals = np.empty(int(bucket_starts[-1]), dtype=np.uint64)
     KP.packed_scatter(*args, np.int64(bbits), np.int64(doc_bits), chunk_docs, fill, vals)
     del fill
-    mixes = KP.frequent_mixes(bucket_starts, vals, np.int64(sigma), np.int64(key_bits - bbits),
+    mixes = KP.frequent_mixes(bucket_starts, vals, np.int64(min_docs), np.int64(key_bits - bbits),
                               np.int64(doc_bits), even_bounds(bucket_starts, _chunk_count()))
     del vals
     tab, tb, bloom = KP.mix_table(mixes, np.int64(_PREFILTER_BITS))
@@ -146,7 +146,7 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: i
     return runs, int(mixes.size)
 
 
-def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int,
+def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, min_docs: int, n: int,
                      vocab_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every n-gram with df ≥ σ and all its occurrences, exactly: the seed
     stage of :func:`repetend.phrases.bloomspan.mine_bloomspan` (word df, a
@@ -157,12 +157,12 @@ def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, sigma: int, n: int
 
     empty = np.zeros(0, np.int64)
     n_tok, n_docs = int(tokens.size), int(offsets.size - 1)
-    if sigma > n_docs or n_tok == 0:
+    if min_docs > n_docs or n_tok == 0:
         return empty, empty, empty
-    pos, doc = _survivors(tokens, offsets, sigma, n, vocab_size)
+    pos, doc = _survivors(tokens, offsets, min_docs, n, vocab_size)
     keys = B.ngram_keys(tokens, pos, n)
     keys, pos, doc = B.radix_sort_occurrences(keys, pos, doc, 32 if n != 2 else 64)
-    s_start, s_end, _ = B.group_seeds(tokens, pos, doc, keys, n, sigma)
+    s_start, s_end, _ = B.group_seeds(tokens, pos, doc, keys, n, min_docs)
     return pos, s_start, s_end
 
 

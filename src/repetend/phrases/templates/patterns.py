@@ -61,7 +61,7 @@ def _final_keys(groups: set[bytes], gap_id: int, num_id: int, word_slots: int
 
 
 def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc: np.ndarray,
-           stats: tuple[np.ndarray, np.ndarray], gap_id: int, sigma: int, min_span: int,
+           stats: tuple[np.ndarray, np.ndarray], gap_id: int, min_docs: int, min_span: int,
            share: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Patterns made of two patterns, one of them short (median span < min_span),
     whose occurrences overlap, touch or are one gap apart, in the same order
@@ -95,7 +95,7 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
     bounds, df = KT.code_groups(code, docs)
     ucode = code[bounds[:-1]].astype(np.int64)
     uniq = np.stack([ucode // d_max // n_keys, ucode // d_max % n_keys, ucode % d_max], axis=1)
-    need = np.maximum(sigma, share * np.minimum(key_df[uniq[:, 0]], key_df[uniq[:, 1]]))
+    need = np.maximum(min_docs, share * np.minimum(key_df[uniq[:, 0]], key_df[uniq[:, 1]]))
     existing = {k.tobytes() for k in keys}
     out, out_pos = [], []
     for u in np.flatnonzero(df >= need):

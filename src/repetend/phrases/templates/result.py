@@ -109,8 +109,24 @@ def template_file(path: str | Path, stem: str) -> Path | None:
     return None
 
 
-def _read_table(f: Path, schema: pa.Schema, columns: list[str] | None = None) -> pa.Table:
-    """A template table from Parquet or JSON lines, in *schema*'s types."""
+def read_table(f: Path, schema: pa.Schema, columns: list[str] | None = None) -> pa.Table:
+    """A template table from Parquet or JSON lines, in *schema*'s types.
+
+    Parameters
+    ----------
+    f : Path
+        ``templates`` or ``template_occurrences`` file, ``.parquet`` or
+        ``.jsonl`` (:func:`template_file` finds it).
+    schema : pyarrow.Schema
+        :data:`TEMPLATE_SCHEMA` or :data:`OCCURRENCE_SCHEMA`: the column
+        types of a JSON lines file (an empty file gives an empty table).
+    columns : list of str, optional
+        Read only these columns.
+
+    Returns
+    -------
+    pyarrow.Table
+    """
     if f.suffix == ".parquet":
         import pyarrow.parquet as pq
 
@@ -135,8 +151,8 @@ def read_templates(path: str | Path) -> TemplateResult:
     known = {k: v for k, v in params.items() if k in TemplateConfig.__slots__}
     if params and "drop_nested" not in params:      # written before the nesting filter
         known["drop_nested"] = False
-    return TemplateResult(table=_read_table(f, TEMPLATE_SCHEMA),
-                          occurrences=_read_table(occ, OCCURRENCE_SCHEMA) if occ is not None
+    return TemplateResult(table=read_table(f, TEMPLATE_SCHEMA),
+                          occurrences=read_table(occ, OCCURRENCE_SCHEMA) if occ is not None
                           else OCCURRENCE_SCHEMA.empty_table(),
                           summary=summary, config=TemplateConfig(**known))
 
@@ -170,7 +186,7 @@ def template_spans(source: "TemplateResult | pa.Table | str | Path"
         f = template_file(p, "template_occurrences") if p.is_dir() else p
         if f is None or not f.is_file():
             raise InputError("no template_occurrences.parquet or .jsonl", path=str(p))
-        occ = _read_table(f, OCCURRENCE_SCHEMA, ["doc_index", "start", "end"])
+        occ = read_table(f, OCCURRENCE_SCHEMA, ["doc_index", "start", "end"])
     if occ.num_rows == 0:
         return {}
     d = occ.column("doc_index").to_numpy().astype(np.int64)

@@ -1,15 +1,16 @@
-"""Review of the session's user-facing changes: the template layer's memory plan
-under ``scan --reuse``, and the other new options, as a user meets them."""
+"""Rerunning ``scan`` into the same directory: what the template layer keeps,
+runs again or removes — a layer skipped or downgraded under the memory limit
+is not reused once there is room, a full layer is, and templates left by an
+earlier run do not survive a run without them."""
 
 from __future__ import annotations
 
 import json
 
-
 from click.testing import CliRunner
 
 from repetend.cli import main
-from repetend.phrases import api
+from repetend.phrases import find as phrase_find
 
 from test_templates_memory import LIMIT, _fake_anon, _store
 
@@ -24,12 +25,12 @@ def _scan(store, out, *extra):
 def test_reuse_does_not_keep_a_skipped_template_layer(tmp_path, monkeypatch):
     store = _store(tmp_path)
     out = tmp_path / "scan"
-    real = api.rss_now
+    real = phrase_find.rss_now
     _fake_anon(monkeypatch, 10, LIMIT)
     _, s = _scan(store, out, "--memory-limit", str(LIMIT))
     assert "templates_skipped" in s and "templates" not in s
     # room again (no limit): the skipped layer is not an answer to reuse
-    monkeypatch.setattr(api, "rss_now", real)
+    monkeypatch.setattr(phrase_find, "rss_now", real)
     r, s = _scan(store, out, "--reuse")
     assert "templates_skipped" not in s, r.output
     assert s["templates"]["memory_plan"]["mode"] == "default"
@@ -38,7 +39,7 @@ def test_reuse_does_not_keep_a_skipped_template_layer(tmp_path, monkeypatch):
 def test_reuse_does_not_keep_a_downgraded_template_layer(tmp_path, monkeypatch):
     store = _store(tmp_path)
     out = tmp_path / "scan"
-    need = api._TEMPLATE_BYTES_PER_TOKEN * store.n_tokens
+    need = phrase_find._TEMPLATE_BYTES_PER_TOKEN * store.n_tokens
     _fake_anon(monkeypatch, need - 1, LIMIT)
     _, s = _scan(store, out, "--memory-limit", str(LIMIT))
     assert s["templates"]["memory_plan"]["mode"] == "merge-only"
@@ -75,16 +76,3 @@ def test_no_templates_does_not_leave_the_previous_templates(tmp_path):
     _scan(store, out)
     _scan(store, out, "--no-templates")
     assert not (out / "phrases" / "templates.parquet").is_file()
-
-
-def test_read_templates_of_an_old_directory_says_not_nested_filtered(tmp_path):
-    from repetend.phrases.templates.result import read_templates
-
-    store = _store(tmp_path)
-    out = tmp_path / "scan"
-    _scan(store, out)
-    f = out / "phrases" / "templates_summary.json"
-    s = json.loads(f.read_text())
-    del s["parameters"]["drop_nested"]          # as written before the filter existed
-    f.write_text(json.dumps(s))
-    assert read_templates(out / "phrases").config.drop_nested is False

@@ -1,26 +1,25 @@
-"""Review (session 3): the rewritten template kernels against the code before them.
+"""The frequent spans, phrase tables and template tables of fuzz corpora
+against digests of the output of the code before the kernels were rewritten.
 
 A differential fuzz ran the old code (commit 3aedd7d) and the new one on the
 same random corpora (templates with number/word/gap slots, tiny and > 65,535-word
 vocabularies, σ up to 300, documents over 2^16 tokens, empty and identical
-documents, runs behind changing separators
-every TemplateConfig knob) and found
-the ``frequent_spans`` runs, the phrase tables and the template tables
+documents, runs behind changing separators, every TemplateConfig knob) and
+found the ``frequent_spans`` runs, the phrase tables and the template tables
 identical (``drop_nested=False``).  These tests keep a sample of those corpora
-with digests of the old code's output, plus the packing boundary (L'-gram keys
-of exactly 64 bits, 65,535 against 65,536 frequent words) against a naive count.
+with digests of the old code's output (the packing boundary, L'-gram keys of
+exactly 64 bits, is checked against a naive count in
+``test_templates_parts_kernels.py``).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import defaultdict
 
 import numpy as np
 import pytest
-from naive_phrases import naive_runs
 
-from repetend.phrases.api import find_phrases
+from repetend.phrases import find_phrases
 from repetend.phrases.frequent_spans import frequent_spans
 from repetend.phrases.templates import TemplateConfig, find_templates
 
@@ -260,46 +259,3 @@ def test_outputs_equal_the_code_before_the_rewrite(seed):
     (``drop_nested=False``, ``prune=False``: the nesting filter and the pruned
         gapped sequence are deliberate changes)."""
     assert case_digests(seed) == OLD_DIGESTS[seed]
-
-
-def _naive_ngram_cover(tokens, offsets, sigma, n):
-    docs = defaultdict(set)
-    for d in range(offsets.size - 1):
-        for p in range(offsets[d], offsets[d + 1] - n + 1):
-            docs[tuple(tokens[p:p + n].tolist())].add(d)
-    cov = np.zeros(tokens.size, dtype=bool)
-    for d in range(offsets.size - 1):
-        for p in range(offsets[d], offsets[d + 1] - n + 1):
-            if len(docs[tuple(tokens[p:p + n].tolist())]) >= sigma:
-                cov[p:p + n] = True
-    return naive_runs(cov, offsets), sum(1 for v in docs.values() if len(v) >= sigma)
-
-
-@pytest.mark.parametrize("n_words, nd", [(32768, 40), (65535, 40), (65536, 40), (40000, 4097)])
-def test_packed_4grams_at_the_64_bit_boundary(n_words, nd):
-    """4-grams of 16-bit codes are keys of exactly 64 bits (32,768 … 65,535
-    frequent words); one more word and the n-grams do not pack (None).  With
-    4,097 documents a bucket entry (mix below the bucket bits, then 13 bits of
-    document) fills 64 bits exactly."""
-    from repetend.phrases.templates import parts as P
-
-    rng = np.random.default_rng(n_words)
-    words = np.arange(n_words, dtype=np.int64)
-    block = rng.integers(0, n_words, size=9)
-    docs = []
-    chunks = np.array_split(rng.permutation(words), nd)
-    for i in range(nd):   # every word in exactly two documents: df = 2 = σ
-        docs.append(np.concatenate([chunks[i], block[: int(rng.integers(3, 10))],
-                                    chunks[(i + 1) % nd]]))
-    tokens = np.concatenate(docs).astype(np.int32)
-    offsets = np.zeros(nd + 1, dtype=np.int64)
-    np.cumsum([d.size for d in docs], out=offsets[1:])
-    got = P._packed_ngram_runs(tokens, offsets, 2, 4, n_words)
-    if n_words > 65535:
-        assert got is None
-        return
-    (run_offsets, starts, ends), kept = got
-    want_runs, want_kept = _naive_ngram_cover(tokens, offsets, 2, 4)
-    assert kept == want_kept
-    assert [(d, int(starts[i]), int(ends[i])) for d in range(nd)
-            for i in range(run_offsets[d], run_offsets[d + 1])] == want_runs

@@ -1,269 +1,37 @@
-"""The phrases API: :class:`PhraseConfig` in, :class:`PhraseResult` out.
+"""Finding phrases: :func:`find_phrases`, from a corpus and a :class:`PhraseConfig`
+to a :class:`~repetend.phrases.result.PhraseResult`.
 
 :func:`find_phrases` validates the corpus and the parameters, runs one engine
 (``bloomspan``, ``suffix``, or ``auto`` — see :mod:`repetend.phrases.auto`),
-puts the phrases in the canonical order (Ψ = length·df descending, then
-longer first, then lexicographic on token ids, so that both engines give
-bit-identical tables), and computes the coverage figures of seed 000, part 6.
-
-Output tables (``PhraseResult.write``):
-
-``phrases``      phrase_id, tokens (list<string>), text, df, occurrences, length, psi, example_doc_id
-``documents``    doc_index, doc_id, url, host, n_tokens, covered_tokens, boilerplate_share,
-                 frequent_tokens, frequent_share
-``hosts``        host, documents, tokens, covered_tokens, covered_share, frequent_tokens,
-                 frequent_share   (only when urls are known)
-``occurrences``  phrase_id, doc_index, doc_id, start, end   (token positions within the document)
-``spans``        doc_index, doc_id, start, end, phrase_id   (merged frequent spans, see below)
-
-Two coverage measures. ``covered``/``boilerplate_share`` is the seed's: the
-tokens inside an occurrence of a reported (maximal) phrase. ``frequent`` is
-the tokens inside *any* phrase of ≥ L tokens with df ≥ σ, maximal or not
-(:mod:`repetend.phrases.frequent_spans`): it also counts a shared block
-where it stands without the context that made a longer phrase maximal, so
-it is the answer to "how much of the corpus is template", the basis of the
-drop candidates, and what ``repetend clean`` removes by default.
-``summary.json`` parameters, engine, coverage, distribution, index eaters, drop candidates, timings
+puts the phrases in the canonical order (:func:`canonical_order`), builds the
+tables (:mod:`repetend.phrases.result`) and, unless ``templates`` is None,
+runs the template layer as far as the memory limit allows
+(:func:`run_templates`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import resource
-import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from .._atomic import write_json, write_jsonl, write_parquet
 from .._memory import MemoryBudget, format_size, parse_size, rss_now
 from ..errors import InputError, ParameterError
 from . import _coverage_kernels as CK
 from ._corpus_check import checked_offsets
 from ._raw import RawPhrases
-from .coverage import covered_per_document, share_distribution
+from .config import PhraseConfig
+from .coverage import covered_per_document
 from .frequent_spans import FrequentSpans, frequent_spans
+from .result import PhraseResult, hosts_table, phrase_summary, phrase_tables
 
-__all__ = ["PhraseConfig", "PhraseResult", "find_phrases", "canonical_order", "read_result"]
-
-Engine = Literal["auto", "bloomspan", "suffix"]
-ENGINES = ("auto", "bloomspan", "suffix")
-TABLES = ("phrases", "documents", "hosts", "occurrences", "spans")
-
-
-@dataclass(slots=True)
-class PhraseConfig:
-    """Parameters of boilerplate mining (seed 000, parts 2 and 6).
-
-    Attributes
-    ----------
-    min_docs : int
-        σ: a phrase is frequent when it occurs in at least this many documents.
-    min_len : int
-        L: report maximal frequent phrases of at least this many tokens.
-    engine : {"auto", "bloomspan", "suffix"}
-        Mining engine; all give the same phrases.
-    seed_len, filter_bytes : int or None
-        ``bloomspan`` only: seed length and counting-filter size (None: its default).
-    near_full_share : float
-        Documents whose boilerplate share is at least this are drop candidates.
-    top_k : int
-        How many index eaters (phrases by Ψ) the summary lists.
-    max_drop_candidates : int
-        Cap on the drop candidates listed in the summary (all are counted).
-    histogram_bins : int
-        Bins of the per-document share histogram over [0, 1].
-    templates : bool
-        Also find templates with variable parts (:mod:`repetend.phrases.templates`);
-        an extra layer that leaves the exact phrases as they are (needs σ ≥ 2).
-    max_gap : int
-        Templates: the longest variable part (slot) between fixed parts, in tokens.
-    template_min_span : int or None
-        Templates: the shortest template, in tokens (median occurrence span,
-        slots included); None: L.  Lower it for short signatures such as
-        «Posted by ▢ on ▢» (6 tokens).
-    template_parts : bool
-        Templates may have fixed parts shorter than ``min_len`` (the default;
-        :class:`~repetend.phrases.templates.TemplateConfig` ``short_parts``).
-        False only chains the exact phrases: about a third of the mining time
-        instead of 2-4 times it on natural text (``docs/templates.md``), for less coverage.
-    template_prune : bool
-        Templates: leave chains of covered runs too short to hold a template
-        out of the layer's gapped sequence
-        (:class:`~repetend.phrases.templates.TemplateConfig` ``prune``): 13-22 %
-        cheaper on natural text, a few joins lost; off by default.
-    memory_limit : int, str or None
-        Mine out of core (``bloomspan`` in shards over the memory-mapped store,
-        seeds spilled to disk) keeping private memory under this many bytes
-        (``"8G"`` works too); None mines in memory.
-    """
-
-    min_docs: int = 20
-    min_len: int = 10
-    engine: Engine = "auto"
-    seed_len: int | None = None
-    filter_bytes: int | None = None
-    near_full_share: float = 0.8
-    top_k: int = 20
-    max_drop_candidates: int = 1000
-    histogram_bins: int = 20
-    templates: bool = True
-    max_gap: int = 4
-    template_parts: bool = True
-    template_min_span: int | None = None
-    template_prune: bool = False
-    memory_limit: int | str | None = None
-
-    def validate(self) -> "PhraseConfig":
-        """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
-        def _int(name: str, lo: int) -> None:
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise ParameterError(f"{name} must be an integer, got {v!r}")
-            if v < lo:
-                raise ParameterError(f"{name} must be >= {lo}, got {v}")
-
-        _int("min_docs", 1)
-        _int("max_gap", 0)
-        if self.template_min_span is not None:
-            _int("template_min_span", 1)
-        _int("min_len", 1)
-        _int("top_k", 0)
-        _int("max_drop_candidates", 0)
-        _int("histogram_bins", 1)
-        if self.engine not in ENGINES:
-            raise ParameterError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
-        for name in ("seed_len", "filter_bytes"):
-            if getattr(self, name) is not None:
-                _int(name, 1)
-        if not (0.0 < float(self.near_full_share) <= 1.0):
-            raise ParameterError(
-                f"near_full_share must be in (0, 1], got {self.near_full_share}")
-        for name in ("templates", "template_parts", "template_prune"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ParameterError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        return self
-
-
-@dataclass
-class PhraseResult:
-    """Maximal frequent phrases with their coverage; see the module docstring
-    for the columns.  ``raw`` holds the phrases in canonical order (phrase i
-    of ``raw`` is ``phrase_id`` i)."""
-
-    phrases: pa.Table
-    documents: pa.Table
-    hosts: pa.Table | None
-    occurrences: pa.Table
-    summary: dict
-    config: PhraseConfig
-    raw: RawPhrases | None = field(default=None, repr=False)
-    n_tokens: int = 0
-    spans: pa.Table | None = None
-    templates: Any = None   # TemplateResult, when templates were looked for
-
-    @property
-    def n_phrases(self) -> int:
-        return self.phrases.num_rows
-
-    def table(self, name: str) -> pa.Table | None:
-        if name not in TABLES:
-            raise ParameterError(f"no table {name!r}; tables: {', '.join(TABLES)}")
-        return getattr(self, name)
-
-    def to_pandas(self, table: str = "phrases"):
-        """One table as a pandas DataFrame (``phrases`` by default)."""
-        t = self.table(table)
-        if t is None:
-            raise ParameterError(f"table {table!r} is empty: the corpus has no urls")
-        return t.to_pandas()
-
-    def coverage_mask(self) -> npt.NDArray[np.bool_]:
-        """Boolean mask over all token positions (needs ``raw``)."""
-        from .coverage import coverage_mask
-
-        if self.raw is None:
-            raise ParameterError("coverage_mask needs the raw phrases (a result read "
-                                 "from disk has only the tables)")
-        return coverage_mask(self.raw, self.n_tokens)
-
-    def write(self, out: str | Path, format: Literal["parquet", "jsonl"] = "parquet") -> Path:
-        """Write every table and ``summary.json`` into directory *out*, each file
-        atomically (an interrupted run leaves whole files only), templates
-        included, in *format*; the other format's tables are removed."""
-        if format not in ("parquet", "jsonl"):
-            raise ParameterError(f"format must be parquet or jsonl, got {format!r}")
-        out = Path(out)
-        if out.exists() and not out.is_dir():
-            raise InputError("output path exists and is not a directory", path=str(out))
-        out.mkdir(parents=True, exist_ok=True)
-        for name in TABLES:
-            # a table left by an earlier run — of the other format, or one this
-            # result has not (hosts) — would be read back with this one
-            t = getattr(self, name)
-            for fmt in ("parquet", "jsonl"):
-                if t is None or fmt != format:
-                    (out / f"{name}.{fmt}").unlink(missing_ok=True)
-            if t is None:
-                continue
-            if format == "parquet":
-                write_parquet(out / f"{name}.parquet", t)
-            else:
-                write_jsonl(out / f"{name}.jsonl", t)
-        if self.templates is not None:
-            self.templates.write(out, format)
-        elif "templates" not in self.summary:
-            # no layer this time (not asked, or skipped under the memory limit): a
-            # previous run's templates left here would reach the report and `clean`
-            # (a result read back has the summary's "templates" and keeps them)
-            for name in ("templates.parquet", "template_occurrences.parquet",
-                         "templates.jsonl", "template_occurrences.jsonl",
-                         "templates_summary.json"):
-                (out / name).unlink(missing_ok=True)
-        write_json(out / "summary.json", self.summary)
-        return out
-
-    def to_parquet(self, out: str | Path) -> Path:
-        """Same as ``write(out, "parquet")``."""
-        return self.write(out, "parquet")
-
-    @classmethod
-    def read(cls, path: str | Path) -> "PhraseResult":
-        """Read a result directory written by :meth:`write` (Parquet or JSONL)."""
-        return read_result(path)
-
-
-def read_result(path: str | Path) -> PhraseResult:
-    """Read a result directory written by :meth:`PhraseResult.write`."""
-    import pyarrow.json as pj
-    import pyarrow.parquet as pq
-
-    path = Path(path)
-    summary_file = path / "summary.json"
-    if not summary_file.is_file():
-        raise InputError("not a phrases result (no summary.json)", path=str(path))
-    summary = json.loads(summary_file.read_text(encoding="utf-8"))
-    tables: dict[str, pa.Table | None] = {}
-    for name in TABLES:
-        if (path / f"{name}.parquet").is_file():
-            tables[name] = pq.read_table(path / f"{name}.parquet")
-        elif (path / f"{name}.jsonl").is_file():
-            f = path / f"{name}.jsonl"
-            tables[name] = pj.read_json(f) if f.stat().st_size else pa.table({})
-        else:
-            tables[name] = None
-    params = summary.get("parameters", {})
-    known = {k: v for k, v in params.items() if k in PhraseConfig.__slots__}
-    return PhraseResult(phrases=tables["phrases"], documents=tables["documents"],
-                        hosts=tables["hosts"], occurrences=tables["occurrences"],
-                        summary=summary, config=PhraseConfig(**known),
-                        n_tokens=int(summary.get("tokens", 0)), spans=tables["spans"])
+__all__ = ["canonical_order", "find_phrases", "run_templates"]
 
 
 # -- corpus ----------------------------------------------------------------------
@@ -402,33 +170,6 @@ def _surface_texts(c: _Corpus, first_doc: np.ndarray, first_local: np.ndarray,
     return texts
 
 
-def phrase_tables(tokens_col, texts: list, lengths: np.ndarray, df: np.ndarray,
-                  counts: np.ndarray, first_doc: np.ndarray, phrase_of: np.ndarray,
-                  occ_doc: np.ndarray, occ_local: np.ndarray, doc_ids):
-    """The ``phrases`` and ``occurrences`` tables (local and Spark results):
-    ``tokens_col`` a list<string> column, ``doc_ids`` an Arrow string array;
-    occurrences by phrase, with document-local token starts."""
-    import pyarrow as pa
-
-    phrases = pa.table({
-        "phrase_id": pa.array(np.arange(lengths.shape[0], dtype=np.int64)),
-        "tokens": tokens_col,
-        "text": pa.array(texts, pa.string()),
-        "df": pa.array(df),
-        "occurrences": pa.array(counts),
-        "length": pa.array(lengths),
-        "psi": pa.array(lengths * df),
-        "example_doc_id": doc_ids.take(pa.array(first_doc)),
-    })
-    occurrences = pa.table({
-        "phrase_id": pa.array(phrase_of),
-        "doc_index": pa.array(occ_doc),
-        "doc_id": doc_ids.take(pa.array(occ_doc)),
-        "start": pa.array(occ_local),
-        "end": pa.array(occ_local + np.repeat(lengths, counts)),
-    })
-    return phrases, occurrences
-
 
 def _build_tables(c: _Corpus, raw: RawPhrases, cfg: PhraseConfig, fs: FrequentSpans):
     n_docs = c.doc_offsets.size - 1
@@ -487,84 +228,6 @@ def _build_tables(c: _Corpus, raw: RawPhrases, cfg: PhraseConfig, fs: FrequentSp
     return phrases, documents, hosts, occurrences, spans, covered, share, fshare, texts
 
 
-def hosts_table(documents: pa.Table) -> pa.Table:
-    """Per-host figures from the documents table (documents, tokens, covered and
-    frequent tokens and shares), most covered first."""
-    g = documents.group_by("host").aggregate([
-        ("doc_index", "count"), ("n_tokens", "sum"), ("covered_tokens", "sum"),
-        ("frequent_tokens", "sum")])
-    tok = g.column("n_tokens_sum").to_numpy()
-    cov = g.column("covered_tokens_sum").to_numpy()
-    fcov = g.column("frequent_tokens_sum").to_numpy()
-
-    def share(x):
-        return pa.array(np.divide(x, tok, out=np.zeros(tok.size, np.float64), where=tok > 0))
-
-    return pa.table({
-        "host": g.column("host"),
-        "documents": g.column("doc_index_count").cast(pa.int64()),
-        "tokens": pa.array(tok.astype(np.int64)),
-        "covered_tokens": pa.array(cov.astype(np.int64)),
-        "covered_share": share(cov),
-        "frequent_tokens": pa.array(fcov.astype(np.int64)),
-        "frequent_share": share(fcov),
-    }).sort_by([("covered_tokens", "descending"), ("host", "ascending")])
-
-
-def _peak_memory_bytes() -> int:
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(rss if sys.platform == "darwin" else rss * 1024)
-
-
-def phrase_summary(cfg: PhraseConfig, engine: str, reason: dict, n_tok: np.ndarray,
-                   covered: np.ndarray, share: np.ndarray, frequent_total: int,
-                   fshare: np.ndarray, *, n_spans: int, n_occurrences: int, psi: np.ndarray,
-                   df: np.ndarray, lengths: np.ndarray, occurrences: np.ndarray, texts: list,
-                   doc_ids, timings: dict, engine_stats: dict) -> dict:
-    """``summary.json`` of a phrase run (local or Spark): coverage, the index eaters
-    (the first ``top_k`` phrases, already in Ψ order), drop candidates by the
-    frequent-span share.  Per-document arrays are indexed by document; ``doc_ids[d]``
-    is a string."""
-    n_docs = int(n_tok.shape[0])
-    n_tokens = int(n_tok.sum())
-    nonempty = n_tok > 0
-    cov_total = int(covered.sum())
-    drop = np.flatnonzero(nonempty & (fshare >= cfg.near_full_share))
-    drop = drop[np.argsort(-fshare[drop], kind="stable")]
-    k = min(cfg.top_k, int(psi.shape[0]))
-    return {
-        "parameters": asdict(cfg),
-        "engine": engine,
-        "engine_choice": reason,
-        "documents": n_docs,
-        "empty_documents": int(np.count_nonzero(~nonempty)),
-        "tokens": n_tokens,
-        "covered_tokens": cov_total,
-        "covered_share": cov_total / n_tokens if n_tokens else 0.0,
-        "frequent_tokens": int(frequent_total),
-        "frequent_share": int(frequent_total) / n_tokens if n_tokens else 0.0,
-        "frequent_spans": int(n_spans),
-        "phrases": int(psi.shape[0]),
-        "occurrences": int(n_occurrences),
-        "document_share": share_distribution(share[nonempty], bins=cfg.histogram_bins),
-        "index_eaters": [
-            {"phrase_id": i, "psi": int(psi[i]), "df": int(df[i]), "length": int(lengths[i]),
-             "occurrences": int(occurrences[i]), "text": texts[i]} for i in range(k)],
-        "drop_candidates": {
-            "threshold": cfg.near_full_share,
-            "count": int(drop.size),
-            "measure": "frequent_share",
-            "documents": [{"doc_index": int(d), "doc_id": doc_ids[d],
-                           "share": float(fshare[d]), "boilerplate_share": float(share[d]),
-                           "n_tokens": int(n_tok[d])}
-                          for d in drop[:cfg.max_drop_candidates]],
-        },
-        "timings": timings,
-        "peak_memory_bytes": _peak_memory_bytes(),
-        "engine_stats": engine_stats,
-    }
-
-
 # Private bytes per corpus token the template layer needs at its peak, measured
 # (``docs/templates.md``, "Memory"): the default layer 31 B on the Debian
 # documentation store, 38 B on the Zipfian web corpus; merge-only 5.9 B and
@@ -580,7 +243,7 @@ def _template_plan(cfg: PhraseConfig, n_tokens: int, frequent_tokens: int) -> di
     is no limit or it fits; else merge-only (the exact phrases chained, no second
     mining run) when that fits; else none.  The layer runs in memory, so under
     ``memory_limit`` it must not be started blind on a corpus it cannot hold."""
-    asked = "default" if cfg.template_parts else "merge-only"
+    asked = "default" if cfg.templates.short_parts else "merge-only"
     plan: dict[str, Any] = {"asked": asked, "mode": asked}
     if cfg.memory_limit is None:
         return plan
@@ -607,25 +270,43 @@ def _template_plan(cfg: PhraseConfig, n_tokens: int, frequent_tokens: int) -> di
     return plan
 
 
+def _require_min_docs(cfg: PhraseConfig) -> None:
+    if cfg.min_docs is None:
+        raise ParameterError("min_docs must be an integer to mine phrases, got None "
+                             "(None means chosen from the corpus: the scan job chooses σ)")
+
+
 def run_templates(corpus, raw: RawPhrases, cfg: PhraseConfig, n_tokens: int,
                   frequent_tokens: int, spans: FrequentSpans | None = None
                   ) -> tuple[Any, dict]:
-    """The template layer over exact phrases *raw* of *corpus*, as *cfg* asks
-    and its memory limit allows (:func:`_template_plan`).
+    """The template layer over exact phrases *raw* of *corpus*, as
+    ``cfg.templates`` asks and ``cfg.memory_limit`` allows (:func:`_template_plan`).
+
+    The layer runs with ``cfg.templates``, its ``short_parts`` set by the plan
+    (False when only merge-only fits).
 
     Returns ``(TemplateResult or None, plan)``; the plan is also
     ``result.summary["memory_plan"]``, and None comes with ``plan["mode"] ==
     "skipped"`` and its reason.  Used by :func:`find_phrases` and by ``scan``
     after phrases mined on Spark (the raw positions are global token positions
-    of the local store)."""
-    from .templates import TemplateConfig, find_templates
+    of the local store).
 
+    Raises
+    ------
+    ParameterError
+        ``cfg.templates`` is None (no template layer asked for) or
+        ``cfg.min_docs`` is None.
+    """
+    from .templates import find_templates
+
+    if cfg.templates is None:
+        raise ParameterError("run_templates needs cfg.templates (a TemplateConfig), got None")
+    _require_min_docs(cfg)
     plan = _template_plan(cfg, n_tokens, frequent_tokens)
     if plan["mode"] == "skipped":
         return None, plan
-    tcfg = TemplateConfig(max_gap=cfg.max_gap, min_span=cfg.template_min_span,
-                          prune=bool(cfg.template_prune),
-                          short_parts=plan["mode"] == "default")
+    tcfg = replace(cfg.templates, prune=bool(cfg.templates.prune),
+                   short_parts=plan["mode"] == "default")
     budget = MemoryBudget(cfg.memory_limit) if cfg.memory_limit is not None else None
     with budget if budget is not None else contextlib.nullcontext():
         templates = find_templates(corpus, raw, cfg.min_docs, cfg.min_len, tcfg, spans=spans)
@@ -658,15 +339,17 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
     Raises
     ------
     ParameterError
-        A parameter is out of its domain (σ < 1, L < 1, unknown engine, …).
+        A parameter is out of its domain (σ < 1, L < 1, unknown engine, …), or
+        ``min_docs`` is None (the scan job chooses σ from the corpus; here it
+        must be given).
     InputError
         The corpus is empty or its arrays are inconsistent.
 
     Notes
     -----
-    Problem and definitions: seed 000, part 2 (MCFP); engines: part 3 step 3
-    (suffix array, FHK) and part 4 (BloomSpan); coverage and "index eaters":
-    part 6.
+    Problem and definitions: the BloomSpan paper, §2 (MCFP); engines: its §3
+    (the suffix-array method of Fischer, Heun & Kramer 2006) and §4
+    (BloomSpan); coverage and "index eaters": §6 (docs/references.md).
 
     Examples
     --------
@@ -680,8 +363,9 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
     if unknown:
         raise ParameterError(f"unknown parameter(s) {', '.join(unknown)}; PhraseConfig has "
                              f"{', '.join(PhraseConfig.__slots__)}")
-    cfg = PhraseConfig(**{**(asdict(config) if config is not None else {}), **overrides})
+    cfg = replace(config, **overrides) if config is not None else PhraseConfig(**overrides)
     cfg.validate()
+    _require_min_docs(cfg)
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
     c = _as_corpus(corpus)
@@ -720,7 +404,7 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
 
     templates = None
     template_plan = None
-    if cfg.templates and cfg.min_docs >= 2 and n_tokens:
+    if cfg.templates is not None and cfg.min_docs >= 2 and n_tokens:
         t0 = time.perf_counter()
         templates, template_plan = run_templates(
             c.store if c.store is not None else (c.tokens, c.doc_offsets), raw, cfg, n_tokens,

@@ -1,0 +1,140 @@
+"""Parameters of boilerplate mining: :class:`PhraseConfig` and the engine names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from ..errors import ParameterError
+from .templates.config import TemplateConfig
+
+__all__ = ["ENGINES", "Engine", "PhraseConfig"]
+
+Engine = Literal["auto", "bloomspan", "suffix"]
+ENGINES = ("auto", "bloomspan", "suffix")
+
+# The flat ``summary.json`` parameters of the template layer and the
+# TemplateConfig field each one stands for (:meth:`PhraseConfig.to_params`).
+_TEMPLATE_PARAMS = (("max_gap", "max_gap"), ("template_parts", "short_parts"),
+                    ("template_min_span", "min_span"), ("template_prune", "prune"))
+
+
+@dataclass(slots=True)
+class PhraseConfig:
+    """Parameters of boilerplate mining (the BloomSpan paper, §2 and §6).
+
+    Attributes
+    ----------
+    min_docs : int or None
+        σ: a phrase is frequent when it occurs in at least this many documents.
+        None means "chosen from the corpus" (the scan job resolves it before
+        mining); :func:`~repetend.phrases.find_phrases` needs an integer.
+    min_len : int
+        L: report maximal frequent phrases of at least this many tokens.
+    engine : {"auto", "bloomspan", "suffix"}
+        Mining engine; all give the same phrases.
+    seed_len, filter_bytes : int or None
+        ``bloomspan`` only: seed length and counting-filter size (None: its default).
+    near_full_share : float
+        Documents whose boilerplate share is at least this are drop candidates.
+    top_k : int
+        How many index eaters (phrases by Ψ) the summary lists.
+    max_drop_candidates : int
+        Cap on the drop candidates listed in the summary (all are counted).
+    histogram_bins : int
+        Bins of the per-document share histogram over [0, 1].
+    templates : TemplateConfig or None
+        Also find templates with variable parts (:mod:`repetend.phrases.templates`)
+        with these parameters; an extra layer that leaves the exact phrases as
+        they are (needs σ ≥ 2).  None: no template layer.  ``True`` and
+        ``False`` are accepted for convenience and become ``TemplateConfig()``
+        and None.  Its ``short_parts`` is the layer asked for: True (the
+        default) lets templates have fixed parts shorter than ``min_len``;
+        False only chains the exact phrases, about a third of the mining time
+        instead of 2-4 times it on natural text (``docs/templates.md``), for
+        less coverage.  Under ``memory_limit`` the layer may be run merge-only
+        or skipped (:func:`~repetend.phrases.run_templates`).
+    memory_limit : int, str or None
+        Mine out of core (``bloomspan`` in shards over the memory-mapped store,
+        seeds spilled to disk) keeping private memory under this many bytes
+        (``"8G"`` works too); None mines in memory.
+    """
+
+    min_docs: int | None = 20
+    min_len: int = 10
+    engine: Engine = "auto"
+    seed_len: int | None = None
+    filter_bytes: int | None = None
+    near_full_share: float = 0.8
+    top_k: int = 20
+    max_drop_candidates: int = 1000
+    histogram_bins: int = 20
+    templates: TemplateConfig | None = field(default_factory=TemplateConfig)
+    memory_limit: int | str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.templates, (bool, np.bool_)):
+            self.templates = TemplateConfig() if self.templates else None
+
+    def validate(self) -> "PhraseConfig":
+        """Raise :class:`~repetend.errors.ParameterError` on a value out of its
+        domain, the nested :class:`TemplateConfig` included."""
+        def _int(name: str, lo: int) -> None:
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ParameterError(f"{name} must be an integer, got {v!r}")
+            if v < lo:
+                raise ParameterError(f"{name} must be >= {lo}, got {v}")
+
+        if self.min_docs is not None:
+            _int("min_docs", 1)
+        _int("min_len", 1)
+        _int("top_k", 0)
+        _int("max_drop_candidates", 0)
+        _int("histogram_bins", 1)
+        if self.engine not in ENGINES:
+            raise ParameterError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        for name in ("seed_len", "filter_bytes"):
+            if getattr(self, name) is not None:
+                _int(name, 1)
+        if not (0.0 < float(self.near_full_share) <= 1.0):
+            raise ParameterError(
+                f"near_full_share must be in (0, 1], got {self.near_full_share}")
+        if self.templates is not None:
+            if not isinstance(self.templates, TemplateConfig):
+                raise ParameterError("templates must be a TemplateConfig, True, False or None, "
+                                     f"got {self.templates!r}")
+            self.templates.validate()
+        return self
+
+    def to_params(self) -> dict[str, Any]:
+        """The flat parameters ``summary.json`` records (and :meth:`from_params`
+        reads): the fields in order, ``templates`` as True/False followed by
+        ``max_gap``, ``template_parts``, ``template_min_span`` and
+        ``template_prune`` (TemplateConfig's ``max_gap``, ``short_parts``,
+        ``min_span``, ``prune``; its defaults when there is no layer)."""
+        tcfg = self.templates if self.templates is not None else TemplateConfig()
+        params: dict[str, Any] = {
+            "min_docs": self.min_docs, "min_len": self.min_len, "engine": self.engine,
+            "seed_len": self.seed_len, "filter_bytes": self.filter_bytes,
+            "near_full_share": self.near_full_share, "top_k": self.top_k,
+            "max_drop_candidates": self.max_drop_candidates,
+            "histogram_bins": self.histogram_bins, "templates": self.templates is not None}
+        for flat, name in _TEMPLATE_PARAMS:
+            params[flat] = getattr(tcfg, name)
+        params["memory_limit"] = self.memory_limit
+        return params
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any]) -> "PhraseConfig":
+        """The config of flat parameters as :meth:`to_params` gives them
+        (``summary.json`` of a phrases result); unknown keys are ignored."""
+        known = {k: v for k, v in params.items()
+                 if k in cls.__slots__ and k != "templates"}
+        templates = None
+        if params.get("templates", True):
+            templates = TemplateConfig(**{name: params[flat] for flat, name in _TEMPLATE_PARAMS
+                                          if flat in params})
+        return cls(**known, templates=templates)
