@@ -21,7 +21,8 @@ from .auto import choose_engine
 from .config import PhraseConfig
 from .coverage import coverage_mask, covered_per_document, share_distribution
 from .find import canonical_order, find_phrases, run_templates
-from .result import PhraseResult, hosts_table, phrase_summary, phrase_tables, read_result
+from .result import (PhraseResult, hosts_table, phrase_summary, phrase_tables, read_result,
+                     template_layer_cut)
 from .suffix import mine_suffix
 
 __all__ = sorted([
@@ -40,4 +41,5 @@ __all__ = sorted([
     "read_result",
     "run_templates",
     "share_distribution",
+    "template_layer_cut",
 ])

@@ -53,7 +53,7 @@ from .bloomspan import (_BLOCK, _Clock, _as_int, _empty, _validate, count_filter
                         default_filter_bytes, default_seed_len, shard_survivors,
                         word_ok_shards)
 
-__all__ = ["mine_bloomspan_ooc", "mine_bloomspan_store", "open_store_arrays", "plan_shards"]
+__all__ = ["mine_bloomspan_ooc", "mine_bloomspan_store", "plan_shards"]
 
 # private bytes per token of a shard in the survivor pass (bitmask 1/8, and per
 # survivor: pos 8 + doc 4 + key 8 + partition 8 + argsort 8 + gathered copies 12)
@@ -331,7 +331,7 @@ def mine_bloomspan_store(store, min_docs: int, min_len: int, *, memory_limit: in
     and the df column of ``vocab.parquet`` are read: the vocabulary strings
     are not loaded) or an open :class:`repetend.corpus.store.TokenStore`.
     """
-    from ..corpus.store import TokenStore
+    from ..corpus.store import TokenStore, open_store_arrays
     if isinstance(store, TokenStore):
         tokens, offsets, df = store.tokens, store.doc_offsets, store.df
     else:
@@ -340,17 +340,3 @@ def mine_bloomspan_store(store, min_docs: int, min_len: int, *, memory_limit: in
     kwargs.setdefault("vocab_size", max(int(df.shape[0]), 1))
     return mine_bloomspan_ooc(tokens, offsets, min_docs, min_len,
                               memory_limit=memory_limit, **kwargs)
-
-
-def open_store_arrays(path: str | os.PathLike):
-    """(memory-mapped tokens, doc_offsets, token df) of a store directory."""
-    import pyarrow.parquet as pq
-
-    from ..errors import InputError
-    path = Path(path)
-    if not (path / "meta.json").is_file():
-        raise InputError("not a repetend token store (no meta.json)", path=str(path))
-    tokens = np.load(path / "tokens.npy", mmap_mode="r")
-    offsets = np.load(path / "doc_offsets.npy")
-    df = pq.read_table(path / "vocab.parquet", columns=["df"]).column("df").to_numpy()
-    return tokens, offsets, np.asarray(df, dtype=np.int32)

@@ -46,7 +46,7 @@ from .config import PhraseConfig
 from .coverage import share_distribution
 
 __all__ = ["TABLES", "PhraseResult", "hosts_table", "phrase_summary", "phrase_tables",
-           "read_result"]
+           "read_result", "template_layer_cut"]
 
 TABLES = ("phrases", "documents", "hosts", "occurrences", "spans")
 
@@ -163,6 +163,16 @@ def read_result(path: str | Path) -> PhraseResult:
                         hosts=tables["hosts"], occurrences=tables["occurrences"],
                         summary=summary, config=config,
                         n_tokens=int(summary.get("tokens", 0)), spans=tables["spans"])
+
+
+def template_layer_cut(summary: dict) -> bool:
+    """Whether the memory limit cut the template layer of the phrases run whose
+    ``summary.json`` is *summary*: skipped (``templates_skipped``), or merge-only
+    where the default layer was asked (``templates.memory_plan``)."""
+    if "templates_skipped" in summary:
+        return True
+    plan = (summary.get("templates") or {}).get("memory_plan") or {}
+    return plan.get("mode", plan.get("asked")) != plan.get("asked")
 
 
 def phrase_tables(tokens_col, texts: list, lengths: np.ndarray, df: np.ndarray,
