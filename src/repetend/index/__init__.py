@@ -4,7 +4,7 @@
 keeps MinHash signatures, sorted memory-mappable LSH band tables, shingle sets
 for exact verification, document metadata, the original texts and the known
 boilerplate phrases of a scan, in append-only segments under a versioned,
-atomically replaced manifest.  See ``docs/index.md``.
+atomically replaced manifest.  See ``docs/persistent-index.md``.
 """
 
 from __future__ import annotations

@@ -164,7 +164,7 @@ class AddResult:
 
 @dataclass
 class QueryResult:
-    """One answer per query document (JSON-ready dicts; schema in ``docs/index.md``)."""
+    """One answer per query document (JSON-ready dicts; schema in ``docs/persistent-index.md``)."""
 
     documents: list[dict]
     summary: dict = field(default_factory=dict)

@@ -1,8 +1,9 @@
 """The main job: tokenize, mine phrases, find near-duplicates, write the report.
 
 Everything one run produces goes into a scan directory, laid out by
-:mod:`repetend.scandir`.  Every stage can be skipped, and with ``reuse`` a stage whose output exists with
-the same parameters is not run again.
+:mod:`repetend.scandir`.  Every stage can be skipped (its config None), and
+with ``reuse`` a stage whose output exists with the same parameters is not run
+again (:mod:`repetend.jobs.reuse`).
 """
 
 from __future__ import annotations
@@ -164,11 +165,11 @@ def choose_min_docs(store: TokenStore) -> tuple[int, str]:
         if len(known) >= max(1, n // 2):
             per_host = known.map(known.value_counts())
             s = float(np.median(per_host.to_numpy()))
-            sigma = int(min(200, max(3, math.floor(s / 4))))
-            return sigma, (f"urls known: median site size {s:g} pages → σ = clamp(⌊{s:g}/4⌋, 3, 200)"
-                           f" = {sigma}")
-    sigma = int(min(200, max(5, round(0.002 * n))))
-    return sigma, f"no urls: {n} documents → σ = clamp(round(0.002·{n}), 5, 200) = {sigma}"
+            min_docs = int(min(200, max(3, math.floor(s / 4))))
+            return min_docs, (f"urls known: median site size {s:g} pages → σ = clamp(⌊{s:g}/4⌋, 3, 200)"
+                           f" = {min_docs}")
+    min_docs = int(min(200, max(5, round(0.002 * n))))
+    return min_docs, f"no urls: {n} documents → σ = clamp(round(0.002·{n}), 5, 200) = {min_docs}"
 
 
 def _peak_rss_mb() -> float:
@@ -177,14 +178,14 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def _params(config: ScanConfig, min_docs: int, sigma_reason: str, unit: str) -> dict:
+def _params(config: ScanConfig, min_docs: int, min_docs_rule: str, unit: str) -> dict:
     """The scan's parameters as recorded in ``summary.json`` and the stage stamps
     (flat, as they always were: reuse keys of older scan directories match)."""
     pc = config.phrases or PhraseConfig()
     tc = pc.templates or TemplateConfig()
     dc = config.dups or NearDupConfig()
     return {
-        "min_docs": min_docs, "min_docs_rule": sigma_reason, "min_len": pc.min_len,
+        "min_docs": min_docs, "min_docs_rule": min_docs_rule, "min_len": pc.min_len,
         "engine": "spark" if config.spark_master is not None else pc.engine,
         "templates": pc.templates is not None,
         "template_parts": tc.short_parts, "max_gap": tc.max_gap,
@@ -272,12 +273,12 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
         raise InputError("the corpus has no documents", path=", ".join(input_list) or None)
 
     asked = pcfg0.min_docs if pcfg0 is not None else None
-    min_docs, sigma_reason = ((asked, "given") if asked is not None else choose_min_docs(store))
+    min_docs, min_docs_rule = ((asked, "given") if asked is not None else choose_min_docs(store))
     fingerprint = {"documents": store.n_docs, "tokens": store.n_tokens,
                    "store": str(Path(store_path).resolve()) if store_path else None,
                    "inputs": json.loads(json.dumps(inputs_stamp(input_list, config.input_options)))
                    if input_list and not isinstance(inputs, TokenStore) else None}
-    params = _params(config, min_docs, sigma_reason, store.unit)
+    params = _params(config, min_docs, min_docs_rule, store.unit)
     result = ScanResult(out=out, store=store, summary={})
     spark = None
     spark_cols: dict = {}

@@ -1,6 +1,6 @@
 """A small HTTP service over a :class:`~repetend.index.NearDupIndex` (Starlette, ASGI).
 
-Endpoints (JSON in, JSON out; schemas in ``docs/index.md``):
+Endpoints (JSON in, JSON out; schemas in ``docs/persistent-index.md``):
 
 ``GET  /health``  ``{"status": "ok", "documents": N, "generation": G}``
 ``GET  /stats``   the index's :meth:`~repetend.index.NearDupIndex.stats`
