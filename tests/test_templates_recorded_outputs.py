@@ -254,7 +254,7 @@ OLD_DIGESTS = {
 
 
 @pytest.mark.parametrize("seed", sorted(OLD_DIGESTS))
-def test_outputs_equal_the_code_before_the_rewrite(seed):
+def test_outputs_equal_the_recorded_digests(seed):
     """Spans, phrase coverage and templates as the pre-rewrite code gave them
     (``drop_nested=False``, ``prune=False``: the nesting filter and the pruned
         gapped sequence are deliberate changes)."""
