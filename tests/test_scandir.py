@@ -82,3 +82,29 @@ def test_the_report_draws_the_recall_the_scan_measured(two_scans, tmp_path):
     (copy / DUPS / SUMMARY).write_text(json.dumps(dsum))
     page = build_report(copy, tmp_path / "r2.html").read_text(encoding="utf-8")
     assert "Green points" not in page and "The measured share of pairs found per bin" in page
+
+
+def test_a_stage_from_other_files_of_the_same_size_is_refused(tmp_path):
+    """Two corpora with the same documents and tokens, different files: the stamp's
+    input files tell them apart."""
+    texts = [f"page {i} shared footer words here and there again and again" for i in range(12)]
+    runs = {}
+    for name in ("a", "b"):
+        src = tmp_path / f"{name}.jsonl"
+        src.write_text("".join(json.dumps({"id": f"{name}{i}", "text": t}) + "\n"
+                               for i, t in enumerate(texts)))
+        runs[name] = tmp_path / f"s{name}"
+        scan([src], runs[name], ScanConfig(phrases=PhraseConfig(min_docs=3, min_len=4,
+                                                                templates=False),
+                                           dups=None, report=False))
+    mixed = tmp_path / "mixed"
+    shutil.copytree(runs["a"], mixed)
+    summary = json.loads((mixed / SUMMARY).read_text())
+    summary["store"] = str(mixed / "store")
+    (mixed / SUMMARY).write_text(json.dumps(summary))
+    shutil.rmtree(mixed / PHRASES)
+    shutil.copytree(runs["b"] / PHRASES, mixed / PHRASES)
+    assert open_scan(runs["a"], verify=True).verify() == []
+    assert open_scan(mixed).verify() == [
+        "phrases/ was made from other input files than the token store "
+        "(their paths, sizes or modification times differ)"]

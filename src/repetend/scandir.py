@@ -109,12 +109,14 @@ class ScanDir:
 
     def verify(self) -> list[str]:
         """What does not belong together: each stage whose stamp names another
-        corpus (documents, tokens) than the directory's token store, one line
-        each (empty: the parts agree, or they carry no stamps to check)."""
+        corpus than the directory's token store (documents, tokens, or the input
+        files the store was read from), one line each (empty: the parts agree, or
+        they carry no stamps to check)."""
         problems = []
         if self.store is None:
             return problems
         have = {"documents": self.store.n_docs, "tokens": self.store.n_tokens}
+        read_from = read_json(self.store_path() / INPUTS_STAMP) or None
         for stage, summary in ((PHRASES, self.phrases_summary), (DUPS, self.dups_summary)):
             corpus = ((summary or {}).get(STAMP_KEY) or {}).get("corpus") or {}
             made = {k: corpus.get(k) for k in have if corpus.get(k) is not None}
@@ -123,6 +125,9 @@ class ScanDir:
                     f"{stage}/ was made from another corpus ({made.get('documents')} documents, "
                     f"{made.get('tokens')} tokens) than the token store "
                     f"({have['documents']} documents, {have['tokens']} tokens)")
+            elif read_from is not None and corpus.get("inputs") not in (None, read_from):
+                problems.append(f"{stage}/ was made from other input files than the token store "
+                                f"(their paths, sizes or modification times differ)")
         return problems
 
     def table(self, rel: str, columns: list[str] | None = None) -> pa.Table | None:
