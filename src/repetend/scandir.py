@@ -35,7 +35,8 @@ from .corpus.store import TokenStore, is_store
 from .errors import InputError
 
 __all__ = ["DUPS", "INPUTS_STAMP", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY", "ScanDir",
-           "open_scan", "read_json", "read_stamp", "write_stamp"]
+           "open_scan", "phrases_summary_file", "read_json", "read_stamp", "templates_dir",
+           "write_stamp"]
 
 SUMMARY = "summary.json"
 STORE = "store"
@@ -54,6 +55,29 @@ def read_json(path: Path) -> dict:
         return {}
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid JSON: {exc}", path=str(path)) from exc
+
+
+def templates_dir(root: str | Path) -> Path | None:
+    """The directory under *root* (a scan directory, or a phrases result) that
+    holds the template tables (``templates.parquet`` or ``.jsonl``): ``phrases/``,
+    ``templates/`` or *root* itself; None when there is none."""
+    from .phrases.templates import template_file
+
+    for sub in (PHRASES, "templates", "."):
+        d = Path(root) / sub
+        if template_file(d, "templates") is not None:
+            return d
+    return None
+
+
+def phrases_summary_file(root: str | Path) -> Path | None:
+    """The phrases ``summary.json`` of *root* (a scan directory, or a phrases
+    result itself); None when there is none."""
+    for sub in (PHRASES, "."):
+        f = Path(root) / sub / SUMMARY
+        if f.is_file():
+            return f
+    return None
 
 
 def read_stamp(stage_dir: Path) -> dict | None:

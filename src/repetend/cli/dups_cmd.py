@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import input_kwargs, input_options, load_corpus
+from .options import input_kwargs, input_options, load_corpus, neardup_config
 
 __all__ = ["COMMANDS", "dups", "lsh_params_cmd", "format_dups_summary", "format_lsh_params"]
 
@@ -111,25 +111,15 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
 @click.option("--out-format", "--output-format", "out_format", type=click.Choice(["parquet", "jsonl"]),
               default="parquet", show_default=True, help="Format of the result tables.")
 @input_options
-def dups(inputs, method, threshold, shingle, num_perm, bands, rows, hash_, memory_limit, scheme,
-         bbits, seed,
-         max_bucket, min_shingles, containment, stopwords, stem, hamming, simhash_blocks,
-         simhash_weights, out, out_format, quiet, **opts):
+def dups(inputs, stopwords, stem, out, out_format, quiet, **opts):
     """Find near-duplicate documents in INPUT... (a corpus or a token store).
 
     Writes OUT/pairs, clusters, containment, candidates (.parquet or .jsonl;
     at most 200,000 candidate rows, sampled) and summary.json, each atomically.
     """
-    from ..neardup import NearDupConfig, find_near_duplicates
-    from ..neardup.minhash import DEFAULT_SEED
+    from ..neardup import find_near_duplicates
 
-    cfg = NearDupConfig(method=method, threshold=threshold, shingle=shingle, num_perm=num_perm,
-                        bands=bands, rows=rows, hash=hash_, scheme=scheme, bbits=bbits,
-                        seed=DEFAULT_SEED if seed is None else seed,
-                        max_bucket=max_bucket or None, min_shingles=min_shingles,
-                        containment=containment, stopwords=stopwords, stem=stem, hamming=hamming,
-                        simhash_blocks=simhash_blocks, simhash_weights=simhash_weights,
-                        memory_limit=memory_limit).validate()
+    cfg = neardup_config({**opts, "stopwords": stopwords, "stem": stem}).validate()
     if stem or stopwords:  # a wrong language, file or missing extra fails before the corpus is read
         from ..neardup.normalize import load_stopwords, stemmer_language
 

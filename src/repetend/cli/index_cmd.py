@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .options import input_kwargs, input_options, load_corpus
+from .options import input_kwargs, input_options, load_corpus, neardup_config
 
 __all__ = ["COMMANDS", "index", "query", "serve", "format_add_summary"]
 
@@ -85,18 +85,12 @@ def index() -> None:
               help="Build in segments of this many documents (bounds memory; same pairs).")
 @click.option("--overwrite", is_flag=True, help="Replace an existing index at --out.")
 @input_options
-def build_cmd(inputs, out, phrases, threshold, shingle, num_perm, bands, rows, hash_, scheme, bbits,
-              seed, max_bucket, min_shingles, containment, report, postings, postings_max_df,
-              segment_docs, overwrite, quiet, **opts):
+def build_cmd(inputs, out, phrases, report, postings, postings_max_df, segment_docs, overwrite,
+              quiet, **opts):
     """Build an index from INPUT... (a corpus or a token store) into --out."""
     from ..index import NearDupIndex
-    from ..neardup import NearDupConfig
-    from ..neardup.minhash import DEFAULT_SEED
 
-    cfg = NearDupConfig(threshold=threshold, shingle=shingle, num_perm=num_perm, bands=bands,
-                        rows=rows, hash=hash_, scheme=scheme, bbits=bbits,
-                        seed=DEFAULT_SEED if seed is None else seed, max_bucket=max_bucket or None,
-                        min_shingles=min_shingles, containment=containment).validate()
+    cfg = neardup_config(opts).validate()
     store = load_corpus(inputs, quiet=quiet, **input_kwargs(opts))
     idx = NearDupIndex.build(store, out, cfg, phrases=phrases, postings=postings,
                              postings_max_df=postings_max_df, overwrite=overwrite,

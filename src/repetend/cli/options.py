@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-__all__ = ["INPUT_KEYS", "input_kwargs", "input_options", "load_corpus", "phrase_config",
-           "scan_config", "template_config", "template_options"]
+__all__ = ["INPUT_KEYS", "input_kwargs", "input_options", "load_corpus", "neardup_config",
+           "phrase_config", "scan_config", "template_config", "template_options"]
 
 
 def input_options(fn):
@@ -100,16 +100,39 @@ def phrase_config(kw: dict, **extra):
                         templates=template_config(kw), memory_limit=kw["memory_limit"], **extra)
 
 
+# NearDupConfig fields that a command's options carry under the same name
+_NEARDUP_KEYS = ("method", "threshold", "shingle", "num_perm", "bands", "rows", "scheme", "bbits",
+                 "min_shingles", "containment", "stopwords", "stem", "hamming", "simhash_blocks",
+                 "simhash_weights", "memory_limit")
+
+
+def neardup_config(kw: dict):
+    """The :class:`~repetend.neardup.NearDupConfig` of the near-duplicate options
+    among *kw* (``dups``, ``index build``): ``--hash`` is ``hash``, no ``--seed``
+    the default seed, ``--max-bucket 0`` no cap; options a command lacks keep
+    their defaults."""
+    from ..neardup import NearDupConfig
+    from ..neardup.minhash import DEFAULT_SEED
+
+    args = {k: kw[k] for k in _NEARDUP_KEYS if k in kw}
+    if "hash_" in kw:
+        args["hash"] = kw["hash_"]
+    if "seed" in kw:
+        args["seed"] = DEFAULT_SEED if kw["seed"] is None else kw["seed"]
+    if "max_bucket" in kw:
+        args["max_bucket"] = kw["max_bucket"] or None
+    return NearDupConfig(**args)
+
+
 def scan_config(kw: dict):
     """The :class:`~repetend.jobs.ScanConfig` of ``repetend scan``'s options."""
     from ..jobs import ScanConfig
-    from ..neardup import NearDupConfig
 
     spark = kw["spark_master"] or ("local[2]" if kw["engine"] == "spark" else None)
     return ScanConfig(
         phrases=None if kw["no_phrases"] else phrase_config({**kw, "memory_limit": None}),
-        dups=None if kw["no_dups"] else NearDupConfig(
-            method=kw["dups_method"], threshold=kw["threshold"], shingle=kw["shingle"],
-            num_perm=kw["num_perm"]),
+        dups=None if kw["no_dups"] else neardup_config(
+            {"method": kw["dups_method"], "threshold": kw["threshold"], "shingle": kw["shingle"],
+             "num_perm": kw["num_perm"]}),
         report=not kw["no_report"], reuse=kw["reuse"], spark_master=spark,
         memory_limit=kw["memory_limit"], input_options=input_kwargs(kw))

@@ -16,10 +16,9 @@ import html
 import json
 from pathlib import Path
 
+from ..scandir import phrases_summary_file, templates_dir
+
 __all__ = ["find_templates_dir", "templates_section_html"]
-
-_SUBDIRS = ("phrases", "templates", ".")
-
 
 def _e(x) -> str:
     return html.escape(str(x), quote=True)
@@ -27,31 +26,23 @@ def _e(x) -> str:
 
 def find_templates_dir(scan_dir: str | Path) -> Path | None:
     """The directory of a scan that holds ``templates.parquet`` (or
-    ``templates.jsonl``, from ``phrases --out-format jsonl``); None: none."""
-    from ..phrases.templates.result import template_file
-
-    root = Path(scan_dir)
-    for sub in _SUBDIRS:
-        d = root / sub
-        if template_file(d, "templates") is not None:
-            return d
-    return None
+    ``templates.jsonl``, from ``phrases --out-format jsonl``); None: none
+    (:func:`repetend.scandir.templates_dir`)."""
+    return templates_dir(scan_dir)
 
 
 def templates_skipped(scan_dir: str | Path) -> str | None:
     """Why the scan in *scan_dir* has no templates although they were asked for
     (the layer did not fit the memory limit), from the phrases summary; None
     when they were not skipped."""
-    root = Path(scan_dir)
-    for sub in ("phrases", "."):
-        f = root / sub / "summary.json"
-        if f.is_file():
-            try:
-                skipped = json.loads(f.read_text(encoding="utf-8")).get("templates_skipped")
-            except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
-                return None
-            return (skipped or {}).get("reason") if isinstance(skipped, dict) else None
-    return None
+    f = phrases_summary_file(scan_dir)
+    if f is None:
+        return None
+    try:
+        skipped = json.loads(f.read_text(encoding="utf-8")).get("templates_skipped")
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        return None
+    return (skipped or {}).get("reason") if isinstance(skipped, dict) else None
 
 
 def _slot_html(slot: dict) -> str:
