@@ -103,6 +103,8 @@ BAD_OPTIONS = [
     (["--memory-limit", "1M"], "--memory-limit 1M is too small"),   # was refused after tokenizing
     (["--unit", "code", "--lang", "no-such-language"], "unknown code language"),
     (["--no-phrases", "--no-dups", "--shingle", "-3"], "Invalid value for '--shingle'"),
+    (["--no-dups", "--threshold", "1.5"], "threshold must be in (0, 1]"),   # a skipped stage too
+    (["--no-phrases", "--engine", "bogus"], "Invalid value for '--engine'"),
 ]
 
 
@@ -324,3 +326,26 @@ def test_template_prune_reaches_the_layer_and_the_reuse_key(corpus, tmp_path):
     assert r.exit_code == 0, r.output
     s = json.loads((tmp_path / "p" / "templates_summary.json").read_text())
     assert s["parameters"]["prune"] is True and s["short_tokens_dropped"] >= 0
+
+
+def test_the_command_line_maps_options_to_nested_configs():
+    """scan's options become one PhraseConfig (with its TemplateConfig) and one
+    NearDupConfig; --engine spark alone means Spark's local mode."""
+    from repetend.cli.options import scan_config
+    from repetend.cli.scan_cmd import scan as scan_cmd
+
+    def config(*args):
+        return scan_config(scan_cmd.make_context("scan", ["c.jsonl", "-o", "o", *args]).params)
+
+    cfg = config("--min-docs", "7", "--max-gap", "2", "--template-prune", "--method", "allpairs",
+                 "--threshold", "0.6", "--memory-limit", "2G", "--unit", "char")
+    assert (cfg.phrases.min_docs, cfg.phrases.templates.max_gap, cfg.phrases.templates.prune) \
+        == (7, 2, True)
+    assert (cfg.dups.method, cfg.dups.threshold, cfg.memory_limit) == ("allpairs", 0.6, "2G")
+    assert cfg.input_options["unit"] == "char" and cfg.spark_master is None
+    assert config().phrases.min_docs is None               # σ chosen from the corpus
+    assert config("--no-templates", "--no-dups").phrases.templates is None
+    assert config("--no-dups").dups is None and config("--no-phrases").phrases is None
+    assert config("--engine", "spark").spark_master == "local[2]"
+    assert config("--engine", "spark").phrases.engine == "auto"
+    assert config("--spark-master", "spark://h:7077").spark_master == "spark://h:7077"

@@ -26,7 +26,7 @@ def two_scans(tmp_path_factory):
         corpus = weblike(pages, seed=seed).write(root / f"c{name}")["corpus"]
         outs[name] = (corpus, root / f"s{name}")
         scan([corpus], outs[name][1], ScanConfig(phrases=PhraseConfig(min_docs=4, templates=False),
-                                                 dups=NearDupConfig(threshold=0.5), report=False))
+                                                 dups=NearDupConfig(threshold=0.5)))
     return outs
 
 
@@ -55,6 +55,13 @@ def test_a_stage_from_another_corpus_is_refused(two_scans, tmp_path, stage):
     with pytest.raises(InputError, match="mixes two runs"):
         clean_corpus([corpus_a], mixed, tmp_path / "clean.jsonl")
     assert not (tmp_path / "clean.jsonl").exists() and not (tmp_path / "r.html").exists()
+
+
+def test_a_scan_without_its_report_measures_no_recall(two_scans, tmp_path):
+    corpus_a, _ = two_scans["a"]
+    scan([corpus_a], tmp_path / "s", ScanConfig(phrases=None, dups=NearDupConfig(threshold=0.5),
+                                                report=False))
+    assert "measured_recall" not in json.loads((tmp_path / "s" / DUPS / SUMMARY).read_text())
 
 
 def test_stages_without_stamps_are_not_judged(two_scans, tmp_path):
@@ -108,3 +115,51 @@ def test_a_stage_from_other_files_of_the_same_size_is_refused(tmp_path):
     assert open_scan(mixed).verify() == [
         "phrases/ was made from other input files than the token store "
         "(their paths, sizes or modification times differ)"]
+
+
+def test_a_scan_of_another_scans_store_verifies(two_scans, tmp_path):
+    """`scan OUT1/store -o OUT2`: the stages name OUT1's store, whose own stamp lists
+    the original files; the report and clean accept OUT2."""
+    corpus_a, out_a = two_scans["a"]
+    out2 = tmp_path / "again"
+    scan([str(out_a / "store")], out2, ScanConfig(phrases=PhraseConfig(min_docs=4,
+                                                                      templates=False),
+                                                  dups=NearDupConfig(threshold=0.5)))
+    assert open_scan(out2, verify=True).verify() == []
+    assert (out2 / "report.html").is_file()
+    clean_corpus([corpus_a], out2, tmp_path / "clean.jsonl")
+
+
+def test_a_skipped_stage_of_another_corpus_is_removed(two_scans, tmp_path):
+    """A rerun with --no-dups into a directory scanned from another corpus: the old
+    dups/ no longer belongs and goes; one of the same corpus stays."""
+    corpus_a, _ = two_scans["a"]
+    corpus_b, out_b = two_scans["b"]
+    out = tmp_path / "rerun"
+    shutil.copytree(out_b, out)
+    summary = json.loads((out / SUMMARY).read_text())
+    summary["store"] = str(out / "store")
+    (out / SUMMARY).write_text(json.dumps(summary))
+    cfg = ScanConfig(phrases=PhraseConfig(min_docs=4, templates=False), dups=None)
+    scan([corpus_b], out, cfg)            # same corpus: its dups/ stays
+    assert (out / DUPS).is_dir()
+    scan([corpus_a], out, cfg)            # another corpus: the stale dups/ goes
+    assert not (out / DUPS).exists()
+    assert open_scan(out, verify=True).verify() == []
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert 'id="dups"' not in page and "not in this scan (no <code>dups/</code>)" in page
+
+
+def test_the_job_measures_recall_only_from_a_complete_candidate_list(two_scans, tmp_path):
+    from repetend.jobs.scan import _measured_recall
+
+    _, out = two_scans["a"]
+    store = open_scan(out).store
+    assert _measured_recall(store, out / DUPS) is not None
+    copy = tmp_path / "dups"
+    shutil.copytree(out / DUPS, copy)
+    dsum = json.loads((copy / SUMMARY).read_text())
+    for change in ({"candidates_sampled": True}, {"candidates_written": dsum["candidates"] - 1},
+                   {"pairs_not_enumerated": 5}, {"bands": None, "parameters": {}}):
+        (copy / SUMMARY).write_text(json.dumps({**dsum, **change}))
+        assert _measured_recall(store, copy) is None, change

@@ -35,8 +35,8 @@ from .corpus.store import TokenStore, is_store
 from .errors import InputError
 
 __all__ = ["DUPS", "INPUTS_STAMP", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY", "ScanDir",
-           "open_scan", "phrases_summary_file", "read_json", "read_stamp", "templates_dir",
-           "write_stamp"]
+           "open_scan", "phrases_summary_file", "read_json", "read_stamp", "stage_mismatch",
+           "templates_dir", "write_stamp"]
 
 SUMMARY = "summary.json"
 STORE = "store"
@@ -77,6 +77,22 @@ def phrases_summary_file(root: str | Path) -> Path | None:
         f = Path(root) / sub / SUMMARY
         if f.is_file():
             return f
+    return None
+
+
+def stage_mismatch(corpus: dict, have: dict, read_from: dict | None = None) -> str | None:
+    """Why a stage stamped with *corpus* (its ``scan_parameters["corpus"]``) does not
+    belong with a store of *have* (``documents``, ``tokens``) read from the input
+    files *read_from* (its ``inputs.json``, when known); None when it does, or
+    when the stamp holds nothing to compare."""
+    made = {k: corpus.get(k) for k in ("documents", "tokens") if corpus.get(k) is not None}
+    if any(made[k] != have[k] for k in made):
+        return (f"was made from another corpus ({made.get('documents')} documents, "
+                f"{made.get('tokens')} tokens) than the token store "
+                f"({have['documents']} documents, {have['tokens']} tokens)")
+    if read_from is not None and corpus.get("inputs") not in (None, read_from):
+        return ("was made from other input files than the token store "
+                "(their paths, sizes or modification times differ)")
     return None
 
 
@@ -140,19 +156,20 @@ class ScanDir:
         if self.store is None:
             return problems
         have = {"documents": self.store.n_docs, "tokens": self.store.n_tokens}
-        read_from = read_json(self.store_path() / INPUTS_STAMP) or None
         for stage, summary in ((PHRASES, self.phrases_summary), (DUPS, self.dups_summary)):
             corpus = ((summary or {}).get(STAMP_KEY) or {}).get("corpus") or {}
-            made = {k: corpus.get(k) for k in have if corpus.get(k) is not None}
-            if any(made[k] != have[k] for k in made):
-                problems.append(
-                    f"{stage}/ was made from another corpus ({made.get('documents')} documents, "
-                    f"{made.get('tokens')} tokens) than the token store "
-                    f"({have['documents']} documents, {have['tokens']} tokens)")
-            elif read_from is not None and corpus.get("inputs") not in (None, read_from):
-                problems.append(f"{stage}/ was made from other input files than the token store "
-                                f"(their paths, sizes or modification times differ)")
+            problem = stage_mismatch(corpus, have, self._read_from())
+            if problem:
+                problems.append(f"{stage}/ {problem}")
         return problems
+
+    def _read_from(self) -> dict | None:
+        """The input files of the store, when this scan tokenized them into its
+        own ``store/`` (a store given as the input has its own, older stamp)."""
+        own = self.root / STORE
+        if self.store_path().resolve() != own.resolve():
+            return None
+        return read_json(own / INPUTS_STAMP) or None
 
     def table(self, rel: str, columns: list[str] | None = None) -> pa.Table | None:
         return _table(self.root / rel, columns)

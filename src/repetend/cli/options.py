@@ -44,13 +44,11 @@ INPUT_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on
 
 
 def load_corpus(inputs, *, out=None, quiet=False, **opts):
-    """The token store of *inputs* (:func:`repetend.corpus.load_store`), with a
-    tokenizing progress bar on stderr unless *quiet*."""
-    from .._progress import Progress
-    from ..corpus.load import load_store
+    """The token store of *inputs*, with a tokenizing progress bar on stderr
+    unless *quiet* (:func:`repetend.corpus.load.load_corpus`)."""
+    from ..corpus import load
 
-    with Progress("tokenize", unit="B", quiet=quiet) as bar:
-        return load_store(inputs, out=out, progress=bar.update, **opts)
+    return load.load_corpus(inputs, out=out, quiet=quiet, **opts)
 
 
 def input_kwargs(kw: dict) -> dict:
@@ -129,10 +127,16 @@ def scan_config(kw: dict):
     from ..jobs import ScanConfig
 
     spark = kw["spark_master"] or ("local[2]" if kw["engine"] == "spark" else None)
+    pcfg = phrase_config({**kw, "memory_limit": None})
+    ncfg = neardup_config({"method": kw["dups_method"], "threshold": kw["threshold"],
+                           "shingle": kw["shingle"], "num_perm": kw["num_perm"]})
+    if kw["no_phrases"]:   # a skipped stage's options are still checked, as the others
+        pcfg.validate()
+    if kw["no_dups"]:
+        ncfg.validate()
+        if ncfg.method == "minhash":
+            ncfg.banding()
     return ScanConfig(
-        phrases=None if kw["no_phrases"] else phrase_config({**kw, "memory_limit": None}),
-        dups=None if kw["no_dups"] else neardup_config(
-            {"method": kw["dups_method"], "threshold": kw["threshold"], "shingle": kw["shingle"],
-             "num_perm": kw["num_perm"]}),
+        phrases=None if kw["no_phrases"] else pcfg, dups=None if kw["no_dups"] else ncfg,
         report=not kw["no_report"], reuse=kw["reuse"], spark_master=spark,
         memory_limit=kw["memory_limit"], input_options=input_kwargs(kw))

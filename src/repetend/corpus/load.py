@@ -9,7 +9,7 @@ from .readers import read_corpus
 from .record import ReadStats
 from .store import TokenStore, build_store, is_store
 
-__all__ = ["load_store"]
+__all__ = ["load_corpus", "load_store"]
 
 _READ_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html")
 
@@ -31,3 +31,16 @@ def load_store(inputs: Sequence[str | os.PathLike], *, out: str | os.PathLike | 
                           **{k: options[k] for k in _READ_KEYS if k in options})
     return build_store(records, out=out, unit=options.get("unit", "word"),
                        lang=options.get("lang"), read_stats=stats, progress=progress)
+
+
+def load_corpus(inputs: Sequence[str | os.PathLike], *, out: str | os.PathLike | None = None,
+                quiet: bool = True, **options) -> TokenStore:
+    """:func:`load_store` with a tokenizing progress bar on stderr unless *quiet*
+    (no bar when *inputs* is one token store: nothing to tokenize)."""
+    from .._progress import Progress
+
+    inputs = list(inputs)
+    if len(inputs) == 1 and is_store(inputs[0]):
+        return TokenStore.open(inputs[0])
+    with Progress("tokenize", unit="B", quiet=quiet) as bar:
+        return load_store(inputs, out=out, progress=bar.update, **options)

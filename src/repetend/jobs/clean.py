@@ -40,7 +40,7 @@ import pyarrow.compute as pc
 from .._atomic import atomic_dir, atomic_path
 from ..errors import InputError, ParameterError
 from ..clean import apply_cuts, make_writer, open_output, plan_cuts
-from ..scandir import open_scan
+from ..scandir import DUPS, PHRASES, open_scan
 
 __all__ = ["CleanConfig", "CleanResult", "clean_corpus"]
 
@@ -217,7 +217,7 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
     # what goes
     drop_reason: dict[int, str] = {}
     if cfg.remove_duplicates:
-        cl = scan.table("dups/clusters.parquet")
+        cl = scan.table(f"{DUPS}/clusters.parquet")
         if cl is None:
             res.notes.append("the scan has no duplicate clusters (dups/ missing): no duplicates removed")
         elif cl.num_rows:
@@ -229,13 +229,13 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
                 if not r and int(c) in rep_of:
                     drop_reason[int(d)] = f"duplicate_of:{doc_ids[rep_of[int(c)]]}"
     share = None
-    frequent = cfg.spans == "frequent" and scan.table("phrases/spans.parquet", ["doc_index"]) is not None
+    frequent = cfg.spans == "frequent" and scan.table(f"{PHRASES}/spans.parquet", ["doc_index"]) is not None
     if cfg.spans == "frequent" and not frequent and cfg.remove_boilerplate:
         res.notes.append("the scan has no frequent spans (phrases/spans.parquet; an older scan): "
                          "removing the maximal phrases' occurrences")
     share_col = "frequent_share" if frequent else "boilerplate_share"
     if cfg.min_share is not None or cfg.remove_boilerplate:
-        dt = scan.table("phrases/documents.parquet", ["doc_index", share_col])
+        dt = scan.table(f"{PHRASES}/documents.parquet", ["doc_index", share_col])
         if dt is None:
             if cfg.min_share is not None:
                 raise InputError("--min-share needs the phrase stage (phrases/documents.parquet)",
@@ -249,11 +249,11 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
             if cfg.min_share is not None:
                 for d in np.flatnonzero(share >= float(cfg.min_share) - 1e-12):
                     drop_reason.setdefault(int(d), "min_share")
-    span_table = "phrases/spans.parquet" if frequent else "phrases/occurrences.parquet"
+    span_table = f"{PHRASES}/spans.parquet" if frequent else f"{PHRASES}/occurrences.parquet"
     cut_table = None
     if cfg.remove_boilerplate:
         cut_table = scan.table(span_table, ["phrase_id", "doc_index", "start", "end"])
-        tpl = (scan.table("phrases/template_occurrences.parquet",
+        tpl = (scan.table(f"{PHRASES}/template_occurrences.parquet",
                           ["template_id", "doc_index", "start", "end"]) if cfg.templates else None)
         if tpl is not None and tpl.num_rows:
             # template spans (slots included) join the cuts; they carry no phrase id

@@ -55,7 +55,7 @@ def compare_with_truth(res, truth: dict) -> list[str]:
     id_to_index = {d: i for i, d in enumerate(store.doc_ids)}
 
     if res.summary["stages"]["phrases"]:
-        sigma = params["min_docs"]
+        min_docs = params["min_docs"]
         block_docs = Counter(s["block"] for d in truth["docs"] for s in d["spans"]
                              if s["block"] is not None)
         for tables, what in ((("occurrences",), "maximal-phrase occurrences"),
@@ -74,7 +74,7 @@ def compare_with_truth(res, truth: dict) -> list[str]:
                     hit = int(m[s["start"]:s["end"]].sum()) if m is not None else 0
                     planted += s["end"] - s["start"]
                     found += hit
-                    if block_docs[s["block"]] >= sigma:
+                    if block_docs[s["block"]] >= min_docs:
                         findable += s["end"] - s["start"]
                         findable_found += hit
                 if m is not None:
@@ -82,7 +82,7 @@ def compare_with_truth(res, truth: dict) -> list[str]:
             lines.append(
                 f"  boilerplate by {what}: {found / max(planted, 1):.1%} of the planted template "
                 f"characters found ({findable_found / max(findable, 1):.1%} of those in blocks on "
-                f"≥ σ = {sigma} pages); precision {found / max(covered, 1):.1%} (marked characters "
+                f"≥ σ = {min_docs} pages); precision {found / max(covered, 1):.1%} (marked characters "
                 f"that lie in planted blocks)")
 
     if res.summary["stages"]["dups"]:

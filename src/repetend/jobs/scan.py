@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,8 +24,8 @@ from ..corpus.store import TokenStore
 from ..errors import ParameterError
 from ..neardup import NearDupConfig
 from ..phrases import PhraseConfig
-from ..phrases.templates import TemplateConfig
-from ..scandir import DUPS, INPUTS_STAMP, PHRASES, REPORT, STORE, SUMMARY, read_json, write_stamp
+from ..scandir import (DUPS, INPUTS_STAMP, PHRASES, REPORT, STORE, SUMMARY, read_json, read_stamp,
+                       stage_mismatch, write_stamp)
 from .reuse import inputs_stamp, same_inputs, same_params, templates_cut
 
 __all__ = ["ScanConfig", "ScanResult", "choose_min_docs", "scan"]
@@ -181,16 +182,14 @@ def _peak_rss_mb() -> float:
 def _params(config: ScanConfig, min_docs: int, min_docs_rule: str, unit: str) -> dict:
     """The scan's parameters as recorded in ``summary.json`` and the stage stamps
     (flat, as they always were: reuse keys of older scan directories match)."""
-    pc = config.phrases or PhraseConfig()
-    tc = pc.templates or TemplateConfig()
+    pp = (config.phrases or PhraseConfig()).to_params()
     dc = config.dups or NearDupConfig()
     return {
-        "min_docs": min_docs, "min_docs_rule": min_docs_rule, "min_len": pc.min_len,
-        "engine": "spark" if config.spark_master is not None else pc.engine,
-        "templates": pc.templates is not None,
-        "template_parts": tc.short_parts, "max_gap": tc.max_gap,
-        "template_min_span": tc.min_span,
-        "template_prune": tc.prune, "dups_method": dc.method,
+        "min_docs": min_docs, "min_docs_rule": min_docs_rule, "min_len": pp["min_len"],
+        "engine": "spark" if config.spark_master is not None else pp["engine"],
+        **{k: pp[k] for k in ("templates", "template_parts", "max_gap", "template_min_span",
+                              "template_prune")},
+        "dups_method": dc.method,
         "threshold": dc.threshold, "shingle": dc.shingle, "num_perm": dc.num_perm,
         "unit": unit,
     }
@@ -257,13 +256,11 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
             store = TokenStore.open(store_dir)
             store_path = store_dir
         else:
-            from .._progress import Progress
             from ..corpus import load as corpus_load
 
             say("tokenizing …")
-            with Progress("tokenize", unit="B", quiet=quiet) as bar:
-                store = corpus_load.load_store(input_list, out=store_dir, progress=bar.update,
-                                                **config.input_options)
+            store = corpus_load.load_corpus(input_list, out=store_dir, quiet=quiet,
+                                            **config.input_options)
             write_json(store_dir / INPUTS_STAMP, inputs_stamp(input_list, config.input_options))
             store_path = store_dir
     timings["tokenize"] = time.perf_counter() - t0
@@ -279,6 +276,7 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
                    "inputs": json.loads(json.dumps(inputs_stamp(input_list, config.input_options)))
                    if input_list and not isinstance(inputs, TokenStore) else None}
     params = _params(config, min_docs, min_docs_rule, store.unit)
+    _drop_stale_stages(out, config, store, fingerprint, say)
     result = ScanResult(out=out, store=store, summary={})
     spark = None
     spark_cols: dict = {}
@@ -340,7 +338,7 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
             else:
                 res = find_near_duplicates(store, ncfg)
             res.write(ddir)
-            recall = _measured_recall(store, ddir)
+            recall = _measured_recall(store, ddir) if config.report else None
             if recall is not None:
                 res.summary["measured_recall"] = recall
             write_stamp(ddir, dparams, **({"measured_recall": recall} if recall is not None else {}))
@@ -376,6 +374,20 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
     return result
 
 
+def _drop_stale_stages(out: Path, config: ScanConfig, store: TokenStore, fingerprint: dict,
+                       say: Callable[[str], None]) -> None:
+    """A stage not run this time whose directory was made from another corpus (an
+    earlier scan into the same directory) no longer belongs to it: removed, so
+    that the report and ``clean`` never read it as this corpus's."""
+    have = {"documents": store.n_docs, "tokens": store.n_tokens}
+    for stage, cfg in ((PHRASES, config.phrases), (DUPS, config.dups)):
+        stamp = read_stamp(out / stage) if cfg is None else None
+        if stamp is not None and stage_mismatch(stamp.get("corpus") or {}, have,
+                                                fingerprint.get("inputs")):
+            say(f"removing {stage}/: made from another corpus, and not run this time")
+            shutil.rmtree(out / stage)
+
+
 def _spark_phrases(spark, input_list: list[str], pcfg: PhraseConfig, store: TokenStore,
                    spark_cols: dict, say: Callable[[str], None]):
     """Phrases mined on Spark, with the template layer run here, on the local store."""
@@ -403,8 +415,10 @@ def _measured_recall(store: TokenStore, ddir: Path) -> dict | None:
     candidate list is complete and the corpus small enough for an exact join."""
     import pyarrow.parquet as pq
 
-    from ..neardup.recall import measured_recall
+    from ..neardup.recall import RECALL_MAX_TOKENS, measured_recall
 
+    if store.n_tokens > RECALL_MAX_TOKENS:
+        return None
     dsum = read_json(ddir / SUMMARY)
     params = dsum.get("parameters") or {}
     k = params.get("shingle") or dsum.get("shingle_k")

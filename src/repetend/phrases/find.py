@@ -170,7 +170,6 @@ def _surface_texts(c: _Corpus, first_doc: np.ndarray, first_local: np.ndarray,
     return texts
 
 
-
 def _build_tables(c: _Corpus, raw: RawPhrases, cfg: PhraseConfig, fs: FrequentSpans):
     n_docs = c.doc_offsets.size - 1
     P = raw.n_phrases
@@ -305,7 +304,7 @@ def run_templates(corpus, raw: RawPhrases, cfg: PhraseConfig, n_tokens: int,
     plan = _template_plan(cfg, n_tokens, frequent_tokens)
     if plan["mode"] == "skipped":
         return None, plan
-    tcfg = replace(cfg.templates, prune=bool(cfg.templates.prune),
+    tcfg = replace(cfg.templates, prune=bool(cfg.templates.prune),   # np.bool_ is no JSON
                    short_parts=plan["mode"] == "default")
     budget = MemoryBudget(cfg.memory_limit) if cfg.memory_limit is not None else None
     with budget if budget is not None else contextlib.nullcontext():

@@ -36,7 +36,7 @@ from ..errors import ParameterError
 from . import plots
 from .assets import CSS, JS, script_hash
 from ..neardup.recall import RECALL_FLOOR, RECALL_MAX_TOKENS
-from ..scandir import ScanDir, open_scan
+from ..scandir import DUPS, PHRASES, ScanDir, open_scan
 
 __all__ = ["ReportCaps", "build_report"]
 
@@ -212,7 +212,7 @@ def _phrase_examples(scan: ScanDir, phrase_ids: np.ndarray, k: int) -> dict[int,
     """Up to *k* occurrences in distinct documents for each wanted phrase,
     taken from the first row groups of occurrences.parquet that hold them."""
     out: dict[int, list[tuple[int, int, int]]] = {int(p): [] for p in phrase_ids}
-    pf = scan.parquet_file("phrases/occurrences.parquet")
+    pf = scan.parquet_file(f"{PHRASES}/occurrences.parquet")
     if pf is None or k == 0 or not out:
         return out
     wanted = pa.array(np.asarray(phrase_ids, dtype=np.int64))
@@ -238,7 +238,7 @@ def _phrase_examples(scan: ScanDir, phrase_ids: np.ndarray, k: int) -> dict[int,
 
 
 def _phrases_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict) -> str:
-    t = scan.table("phrases/phrases.parquet")
+    t = scan.table(f"{PHRASES}/phrases.parquet")
     n_all = t.num_rows
     facts["n_phrases"] = n_all
     n_tok = scan.store.n_tokens if scan.store is not None else (scan.summary.get("corpus") or {}).get("tokens")
@@ -304,7 +304,7 @@ def _doc_snippet(texts: _Texts, d: int, n: int = 160) -> str:
 
 
 def _coverage_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict) -> str:
-    t = scan.table("phrases/documents.parquet")
+    t = scan.table(f"{PHRASES}/documents.parquet")
     if t is None:
         return _section("coverage", "Boilerplate share per document",
                         '<p class="note">No phrases/documents.parquet in the scan.</p>')
@@ -356,7 +356,7 @@ def _coverage_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dic
 
 
 def _hosts_section(scan: ScanDir, caps: ReportCaps) -> str:
-    t = scan.table("phrases/hosts.parquet")
+    t = scan.table(f"{PHRASES}/hosts.parquet")
     if t is None or t.num_rows == 0:
         return _section("hosts", "Sites", '<p class="note">No per-host table: the documents have no urls '
                         "(give --url-field to scan to get one).</p>")
@@ -405,8 +405,8 @@ def _dups_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict) -
     params = dsum.get("parameters") or {}
     parts = []
     n_docs = _n_docs(scan)
-    cl = scan.table("dups/clusters.parquet")
-    pairs = scan.table("dups/pairs.parquet")
+    cl = scan.table(f"{DUPS}/clusters.parquet")
+    pairs = scan.table(f"{DUPS}/pairs.parquet")
     if cl is not None and cl.num_rows:
         size = pc.cast(cl.column("cluster_size"), pa.int64()).to_numpy(zero_copy_only=False)
         in_cl = size >= 2
@@ -494,7 +494,7 @@ def _dups_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict) -
     else:
         parts.append('<p class="note">No duplicate clusters.</p>')
     # containment pairs apart
-    ct = scan.table("dups/containment.parquet")
+    ct = scan.table(f"{DUPS}/containment.parquet")
     if ct is not None and ct.num_rows:
         cab = pc.cast(ct.column("containment_ab"), pa.float64()).to_numpy(zero_copy_only=False)
         cba = pc.cast(ct.column("containment_ba"), pa.float64()).to_numpy(zero_copy_only=False)
@@ -534,9 +534,9 @@ def _measured_recall(scan: ScanDir):
 def _lsh_section(scan: ScanDir, caps: ReportCaps) -> str | None:
     dsum = scan.dups_summary or {}
     params = dsum.get("parameters") or {}
-    cand = scan.table("dups/candidates.parquet")
+    cand = scan.table(f"{DUPS}/candidates.parquet")
     if cand is None:
-        cand = scan.table("dups/pairs.parquet", ["a_index", "b_index", "jaccard"])
+        cand = scan.table(f"{DUPS}/pairs.parquet", ["a_index", "b_index", "jaccard"])
         label = "verified pairs (no candidates.parquet in the scan)"
     else:
         label = "LSH candidate pairs"
@@ -546,14 +546,16 @@ def _lsh_section(scan: ScanDir, caps: ReportCaps) -> str | None:
     b, r = params.get("bands") or dsum.get("bands"), params.get("rows") or dsum.get("rows")
     if b and r:
         measured = _measured_recall(scan) if label == "LSH candidate pairs" else None
+        floor = ((dsum.get("measured_recall") or {}).get("floor") or RECALL_FLOOR)
         svg = plots.s_curve(int(b), int(r), candidate_j=jac, measured=measured,
                             threshold=params.get("threshold", dsum.get("threshold")))
-        extra = (f" Green points: of all pairs of documents with Jaccard ≥ {RECALL_FLOOR:g} (an exact "
+        extra = (f" Green points: of all pairs of documents with Jaccard ≥ {floor:g} (an exact "
                  "all-pairs join over the same shingles), the share in each bin that LSH made candidates, "
                  "with its binomial standard error — the curve should predict them."
                  if measured is not None else
                  " (The measured share of pairs found per bin is drawn for corpora up to "
-                 f"{RECALL_MAX_TOKENS:,} tokens whose candidate list is complete.)")
+                 f"{RECALL_MAX_TOKENS:,} tokens whose candidate list is complete, measured by "
+                 "the scan that ran the near-duplicate stage with its report.)")
         figs.append(_figure(svg, "Blue: the probability that a pair of Jaccard similarity s shares at least one "
                             "band (Indyk & Motwani 1998). Orange bars: the real candidate pairs of this corpus by their "
                             "true Jaccard similarity — candidates to the left of the red line were rejected "
