@@ -8,6 +8,7 @@ the mapping of options to configs, are in :mod:`repetend.cli.options`.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import sys
 import warnings
@@ -20,6 +21,23 @@ __all__ = ["main"]
 
 _MODULES = ("tokenize_cmd", "synth_cmd", "phrases_cmd", "dups_cmd", "report_cmd", "clean_cmd",
             "scan_cmd", "index_cmd")
+
+
+# file-system errors a user causes and can fix (a path under a regular file, a full
+# disk, no permission): one line naming the path, not a traceback
+_USER_ERRNOS = {errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ENOSPC, errno.EDQUOT,
+                errno.EACCES, errno.EPERM, errno.EROFS, errno.ENAMETOOLONG, errno.ENOENT,
+                errno.EMFILE, errno.EFBIG}
+
+
+def _os_message(exc: OSError) -> str:
+    what = exc.strerror or str(exc)
+    path = exc.filename
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST) and path is not None:
+        what += " (a part of the output path is a file, not a directory)"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        what += " (free some space or choose another --out; the earlier outputs are kept)"
+    return f"{path}: {what}" if path is not None else what
 
 
 class _Group(click.Group):
@@ -45,6 +63,11 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except RepetendError as exc:
             click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        except OSError as exc:
+            if exc.errno not in _USER_ERRNOS:
+                raise
+            click.echo(f"error: {_os_message(exc)}", err=True)
             sys.exit(2)
         except KeyboardInterrupt:  # pragma: no cover - interactive
             click.echo("interrupted", err=True)

@@ -17,6 +17,7 @@ is recovered by tokenizing that one document again (:meth:`TokenStore.token_span
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from dataclasses import dataclass, field
@@ -299,8 +300,14 @@ class _Sink:
             self.tok_parts.append(ids)
             self.text_parts.append(text)
         else:
-            ids.astype(np.int32, copy=False).tofile(self.tok_f)
-            self.text_f.write(text)
+            try:
+                # write() through the file object: a full disk raises OSError(ENOSPC)
+                # with the path (ndarray.tofile says only "requested and written")
+                self.tok_f.write(ids.astype(np.int32, copy=False).tobytes())
+                self.text_f.write(text)
+            except OSError as exc:
+                raise OSError(exc.errno or errno.ENOSPC, exc.strerror or "could not write "
+                              "everything (is the disk full?)", str(self.dir)) from exc
         self.n_bytes += len(text)
 
     def __enter__(self) -> "_Sink":

@@ -1,0 +1,77 @@
+"""File-system faults a user causes end in one `error:` line naming the path and
+exit status 2, never a traceback: an output path under a regular file, a full disk."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import uuid
+
+import pytest
+from click.testing import CliRunner
+
+from repetend.cli import main
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    path = tmp_path_factory.mktemp("c") / "c.jsonl"
+    path.write_text("".join(json.dumps({"id": f"d{i}", "text": f"page {i} shared footer words "
+                                        "here and there for everyone " * 3}) + "\n"
+                            for i in range(40)))
+    return path
+
+
+def _commands(corpus, out):
+    return [
+        ["tokenize", str(corpus), "-o", out, "-q"],
+        ["scan", str(corpus), "-o", out, "--min-docs", "3", "-q"],
+        ["phrases", str(corpus), "-o", out, "--min-docs", "3", "-q"],
+        ["dups", str(corpus), "-o", out, "-q"],
+        ["index", "build", str(corpus), "-o", out, "-q"],
+        ["synth", "synthetic1", "--out", out],
+    ]
+
+
+@pytest.mark.parametrize("i", range(6))
+def test_an_output_under_a_regular_file_is_one_line(corpus, tmp_path, i):
+    (tmp_path / "file").write_text("keep me")
+    args = _commands(corpus, str(tmp_path / "file" / "sub"))[i]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2, (args, r.output)
+    assert "Traceback" not in r.output and isinstance(r.exception, SystemExit)
+    assert "error: " in r.output and str(tmp_path / "file") in r.output
+    assert (tmp_path / "file").read_text() == "keep me"
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 1 MiB tmpfs (needs root and mount; skipped where the platform refuses)."""
+    mnt = tmp_path / f"small-{uuid.uuid4().hex[:6]}"
+    mnt.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small filesystem needs root")
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)],
+                       capture_output=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.decode(errors='replace').strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+
+
+def test_a_full_disk_is_one_line_and_leaves_no_half_output(small_disk, tmp_path):
+    big = tmp_path / "big.jsonl"
+    big.write_text("".join(json.dumps({"id": f"d{i}", "text": f"document {i} " + "word " * 400})
+                           + "\n" for i in range(600)))    # ~1.4 MB of text: over 1 MiB
+    for args in (["tokenize", str(big), "-o", str(small_disk / "store"), "-q"],
+                 ["scan", str(big), "-o", str(small_disk / "scan"), "-q"]):
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 2, (args, r.output)
+        assert "error: " in r.output and "No space left on device" in r.output, r.output
+        assert "Traceback" not in r.output
+    leftovers = [p.name for p in small_disk.rglob("*") if p.is_file()]
+    assert leftovers == [], leftovers
