@@ -75,3 +75,27 @@ def test_a_full_disk_is_one_line_and_leaves_no_half_output(small_disk, tmp_path)
         assert "Traceback" not in r.output
     leftovers = [p.name for p in small_disk.rglob("*") if p.is_file()]
     assert leftovers == [], leftovers
+
+
+@pytest.mark.parametrize("args", [["lsh-params", "--num-perm", "100000000"],
+                                  ["dups", "x.jsonl", "-o", "o", "--num-perm", "100000000"],
+                                  ["scan", "x.jsonl", "-o", "o", "--num-perm", "9000"],
+                                  ["index", "build", "x.jsonl", "-o", "o", "-K", "0"]])
+def test_the_signature_length_is_bounded(args):
+    """--num-perm 10^8 once grew past 9.8 GB in the banding search: every command
+    refuses it at once, with the bound in the message (and in --help)."""
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2 and "1<=x<=8192" in r.output, r.output
+
+
+def test_the_command_line_bound_is_the_library_bound():
+    from repetend.errors import ParameterError
+    from repetend.neardup import NearDupConfig, lsh_params
+    from repetend.neardup.lsh import MAX_NUM_PERM
+
+    assert MAX_NUM_PERM == 8192
+    NearDupConfig(num_perm=MAX_NUM_PERM).validate()
+    with pytest.raises(ParameterError, match="num_perm must be in 1..8192"):
+        NearDupConfig(num_perm=MAX_NUM_PERM + 1).validate()
+    with pytest.raises(ParameterError, match="num_perm must be in 1..8192"):
+        lsh_params(0.8, 10**8)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import ParameterError
-from .lsh import check_banding, lsh_params
+from .lsh import MAX_NUM_PERM, check_banding, lsh_params
 from .minhash import DEFAULT_SEED
 
 __all__ = ["METHODS", "Method", "NearDupConfig"]
@@ -78,8 +78,8 @@ class NearDupConfig:
             raise ParameterError(f"containment threshold must be in (0, 1], got {self.containment}")
         if int(self.shingle) < 1:
             raise ParameterError(f"shingle size k must be >= 1, got {self.shingle}")
-        if int(self.num_perm) < 1:
-            raise ParameterError(f"num_perm must be >= 1, got {self.num_perm}")
+        if not 1 <= int(self.num_perm) <= MAX_NUM_PERM:
+            raise ParameterError(f"num_perm must be in 1..{MAX_NUM_PERM}, got {self.num_perm}")
         if self.bbits is not None and not 1 <= int(self.bbits) <= 64:
             raise ParameterError(f"bbits must be in 1..64, got {self.bbits}")
         if self.hash not in ("splitmix64", "crc32"):

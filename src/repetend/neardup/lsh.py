@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LSHCandidates",
     "LSHParams",
+    "MAX_NUM_PERM",
     "band_keys",
     "banding_params",
     "bucket_pairs",
@@ -67,6 +68,11 @@ __all__ = [
     "safe_min_shingles",
     "set_fingerprints",
 ]
+
+# The longest MinHash signature accepted: 8 bytes a document per value, and the
+# banding search looks at every (bands, rows) pair up to it (K = 10^8 grew past
+# 9.8 GB); datasketch's and the papers' signatures are 64-512 values.
+MAX_NUM_PERM = 8192
 
 
 def s_curve(s: npt.ArrayLike, bands: int, rows: int):
@@ -144,8 +150,8 @@ def check_jaccard_threshold(threshold: float) -> None:
 
 def check_banding(num_perm: int, bands: int | None, rows: int | None) -> tuple[int | None, int | None]:
     """Validate a user's bands/rows against K; fill the missing one when the other is given."""
-    if int(num_perm) < 1:
-        raise ParameterError(f"num_perm must be >= 1, got {num_perm}")
+    if not 1 <= int(num_perm) <= MAX_NUM_PERM:
+        raise ParameterError(f"num_perm must be in 1..{MAX_NUM_PERM}, got {num_perm}")
     for name, v in (("bands", bands), ("rows", rows)):
         if v is not None and int(v) < 1:
             raise ParameterError(f"{name} must be >= 1, got {v}")
@@ -193,8 +199,8 @@ def lsh_params(threshold: float, num_perm: int, fp_weight: float = 0.5, fn_weigh
     verify), which ``repetend lsh-params`` prints beside datasketch's choice.
     """
     check_jaccard_threshold(threshold)
-    if int(num_perm) < 1:
-        raise ParameterError(f"num_perm must be >= 1, got {num_perm}")
+    if not 1 <= int(num_perm) <= MAX_NUM_PERM:
+        raise ParameterError(f"num_perm must be in 1..{MAX_NUM_PERM}, got {num_perm}")
     if min_recall is not None and not 0.0 <= min_recall <= 1.0:
         raise ParameterError(f"min_recall must be in [0, 1], got {min_recall}")
     bs, rs = [], []
