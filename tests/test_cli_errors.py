@@ -99,3 +99,22 @@ def test_the_command_line_bound_is_the_library_bound():
         NearDupConfig(num_perm=MAX_NUM_PERM + 1).validate()
     with pytest.raises(ParameterError, match="num_perm must be in 1..8192"):
         lsh_params(0.8, 10**8)
+
+
+@pytest.mark.parametrize("command", [["dups"], ["phrases", "--min-docs", "2"], ["index", "build"]])
+def test_skipped_records_are_counted_and_no_document_is_an_error(tmp_path, command):
+    """phrases, dups and index build say how many records the readers skipped (as
+    tokenize and scan do), and a corpus of which nothing could be read is an error,
+    not "0 documents" and exit 0."""
+    some = tmp_path / "some.jsonl"
+    some.write_text('{"id": "a", "text": "one two three four five six"}\nnot json\n'
+                    '{"id": "c", "text": "one two three four five six"}\n')
+    r = CliRunner().invoke(main, [*command, str(some), "-o", str(tmp_path / "o1"), "-q"])
+    assert r.exit_code == 0, r.output
+    assert "warning: 1 malformed records skipped; first: " in r.output and "line 2" in r.output
+    none = tmp_path / "none.jsonl"
+    none.write_bytes("\ufeff".encode("utf-16-le") + '{"id": "a"}\n'.encode("utf-16-le"))
+    r = CliRunner().invoke(main, [*command, str(none), "-o", str(tmp_path / "o2"), "-q"])
+    assert r.exit_code == 2, r.output
+    assert "error: " in r.output and "the corpus has no documents" in r.output
+    assert not (tmp_path / "o2").exists()

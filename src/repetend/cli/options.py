@@ -43,12 +43,42 @@ INPUT_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on
               "unit", "lang")
 
 
-def load_corpus(inputs, *, out=None, quiet=False, **opts):
+def load_corpus(inputs, *, out=None, quiet=False, check=True, **opts):
     """The token store of *inputs*, with a tokenizing progress bar on stderr
-    unless *quiet* (:func:`repetend.corpus.load.load_corpus`)."""
-    from ..corpus import load
+    unless *quiet* (:func:`repetend.corpus.load.load_corpus`).
 
-    return load.load_corpus(inputs, out=out, quiet=quiet, **opts)
+    With *check* (the default), records the readers skipped are counted on one
+    ``warning:`` line on stderr (quiet or not: nothing is lost silently), and a
+    corpus with no document is an error naming the inputs."""
+    from ..corpus import load
+    from ..corpus.store import is_store
+    from ..errors import InputError
+
+    inputs = list(inputs)
+    tokenized = not (len(inputs) == 1 and is_store(inputs[0]))
+    store = load.load_corpus(inputs, out=out, quiet=quiet, **opts)
+    if check:
+        issues = read_issues(store.summary.get("read") or {}) if tokenized else None
+        if issues and store.n_docs:
+            click.echo(f"warning: {issues}", err=True)
+        if store.n_docs == 0:
+            raise InputError("the corpus has no documents" + (f" ({issues})" if issues else ""),
+                             path=", ".join(str(i) for i in inputs) or None)
+    return store
+
+
+def read_issues(read: dict) -> str | None:
+    """One line of what the readers skipped or repaired (a store's ``read`` counts),
+    with the first message; None when nothing was."""
+    parts = [f"{read[k]:,} {label}" for k, label in (
+        ("malformed", "malformed records skipped"), ("empty", "empty documents"),
+        ("invalid_utf8", "with invalid UTF-8 (replaced)"),
+        ("skipped_binary", "binary files skipped"),
+        ("skipped_non_response", "WARC records not HTML responses")) if read.get(k)]
+    if not parts:
+        return None
+    errors = read.get("errors") or []
+    return ", ".join(parts) + (f"; first: {errors[0]}" if errors else "")
 
 
 def input_kwargs(kw: dict) -> dict:

@@ -94,7 +94,7 @@ def tokenize(inputs, out: Path, as_json: bool, quiet: bool, **opts):
     from ..corpus.readers import expand_inputs
 
     expand_inputs(inputs, opts.get("fmt"), opts.get("glob"))  # bad paths fail before any work
-    store = load_corpus(inputs, out=out, quiet=quiet, **opts)
+    store = load_corpus(inputs, out=out, quiet=quiet, check=False, **opts)   # counts below
     summary = dict(store.summary)
     write_json(out / "summary.json", summary)
     if as_json:
