@@ -22,10 +22,13 @@ long (occurrences, pairs, candidates), filtered or capped while reading.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -34,9 +37,9 @@ from ._atomic import write_json
 from .corpus.store import TokenStore, is_store
 from .errors import InputError
 
-__all__ = ["DUPS", "INPUTS_STAMP", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY", "ScanDir",
+__all__ = ["DUPS", "INPUTS_STAMP", "LOCK", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY", "ScanDir",
            "open_scan", "phrases_summary_file", "read_json", "read_stamp", "stage_mismatch",
-           "templates_dir", "write_stamp"]
+           "templates_dir", "write_stamp", "writer_lock"]
 
 SUMMARY = "summary.json"
 STORE = "store"
@@ -45,6 +48,7 @@ PHRASES = "phrases"
 DUPS = "dups"
 REPORT = "report.html"
 STAMP_KEY = "scan_parameters"    # the stage stamp inside a stage's summary.json
+LOCK = ".scan.lock"              # flock()ed by the scan writing the directory
 
 
 def read_json(path: Path) -> dict:
@@ -94,6 +98,29 @@ def stage_mismatch(corpus: dict, have: dict, read_from: dict | None = None) -> s
         return ("was made from other input files than the token store "
                 "(their paths, sizes or modification times differ)")
     return None
+
+
+@contextlib.contextmanager
+def writer_lock(root: str | Path) -> Iterator[None]:
+    """Hold the scan directory *root* for one writer (``flock`` on its ``.scan.lock``,
+    released by the kernel when the process ends, killed or not).  A second scan
+    into the same directory stops at once with an error naming the holder, rather
+    than interleave its files with the first one's."""
+    p = Path(root)
+    fd = os.open(p / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
+            raise InputError(f"another repetend scan (pid {holder}) is writing into this "
+                             "directory; wait for it to finish or choose another --out",
+                             path=str(p)) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        yield
+    finally:
+        os.close(fd)   # closing the descriptor releases the lock
 
 
 def read_stamp(stage_dir: Path) -> dict | None:

@@ -25,7 +25,7 @@ from ..errors import ParameterError
 from ..neardup import NearDupConfig
 from ..phrases import PhraseConfig
 from ..scandir import (DUPS, INPUTS_STAMP, PHRASES, REPORT, STORE, SUMMARY, read_json, read_stamp,
-                       stage_mismatch, write_stamp)
+                       stage_mismatch, write_stamp, writer_lock)
 from .reuse import inputs_stamp, same_inputs, same_params, templates_cut
 
 __all__ = ["ScanConfig", "ScanResult", "choose_min_docs", "scan"]
@@ -235,6 +235,16 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
     if out.exists() and not out.is_dir():
         raise ParameterError(f"--out {out} exists and is not a directory")
     out.mkdir(parents=True, exist_ok=True)
+    with writer_lock(out):
+        return _write_scan(inputs, out, config, command=command, quiet=quiet, say=say)
+
+
+def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, quiet: bool,
+                say: Callable[[str], None]) -> ScanResult:
+    """The stages of :func:`scan`, run while it holds the directory's writer lock."""
+    from ..corpus.store import is_store
+
+    pcfg0, ncfg0 = config.phrases, config.dups
     timings: dict[str, float] = {}
 
     # -- 1. the token store --------------------------------------------------------
