@@ -73,8 +73,8 @@ def test_a_full_disk_is_one_line_and_leaves_no_half_output(small_disk, tmp_path)
         assert r.exit_code == 2, (args, r.output)
         assert "error: " in r.output and "No space left on device" in r.output, r.output
         assert "Traceback" not in r.output
-    leftovers = [p.name for p in small_disk.rglob("*") if p.is_file()]
-    assert leftovers == [], leftovers
+    leftovers = [p.name for p in small_disk.rglob("*") if p.is_file() and p.name != ".scan.lock"]
+    assert leftovers == [], leftovers          # the scan's lock file (empty of data) stays
 
 
 @pytest.mark.parametrize("args", [["lsh-params", "--num-perm", "100000000"],
@@ -118,3 +118,25 @@ def test_skipped_records_are_counted_and_no_document_is_an_error(tmp_path, comma
     assert r.exit_code == 2, r.output
     assert "error: " in r.output and "the corpus has no documents" in r.output
     assert not (tmp_path / "o2").exists()
+
+
+def test_an_output_inside_the_input_directory_is_not_read_back(tmp_path):
+    """scan DIR -o DIR/scan: the next scan of DIR reads the 8 pages, not the scan's
+    files (a scan directory is skipped, with or without its lock file); clean
+    --out DIR/cleaned is refused (its copies and log would be read back)."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(8):
+        (tree / f"p{i}.txt").write_text(f"page {i} shared footer words here and there again")
+    for out in ("scan", "scan2"):
+        r = CliRunner().invoke(main, ["scan", str(tree), "-o", str(tree / out), "--min-docs", "3",
+                                      "-q"])
+        assert r.exit_code == 0, r.output
+        assert "corpus: 8 documents" in r.output
+    (tree / "scan" / ".scan.lock").unlink()          # a scan directory from before the lock
+    r = CliRunner().invoke(main, ["tokenize", str(tree), "-o", str(tmp_path / "st"), "-q"])
+    assert r.exit_code == 0 and "8 documents" in r.output, r.output
+    r = CliRunner().invoke(main, ["clean", "--scan", str(tree / "scan2"), "-o",
+                                  str(tree / "cleaned"), "-q"])
+    assert r.exit_code == 2 and "is inside the input directory" in r.output, r.output
+    assert not (tree / "cleaned").exists()

@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ._atomic import write_json
+from .corpus.read_text import SCAN_DIR_MARKER
 from .corpus.store import TokenStore, is_store
 from .errors import InputError
 
@@ -48,7 +49,8 @@ PHRASES = "phrases"
 DUPS = "dups"
 REPORT = "report.html"
 STAMP_KEY = "scan_parameters"    # the stage stamp inside a stage's summary.json
-LOCK = ".scan.lock"              # flock()ed by the scan writing the directory
+LOCK = SCAN_DIR_MARKER           # flock()ed by the scan writing the directory; the
+                                 # directory reader skips a directory that has it
 
 
 def read_json(path: Path) -> dict:

@@ -78,8 +78,8 @@ class TextDirReader(Reader):
 
 
 def _tree_files(root: Path, pattern: str | None) -> list[Path]:
-    """Files under *root* in path order, without hidden directories or token stores
-    (a store written into the tree it was read from is not read back)."""
+    """Files under *root* in path order, without hidden directories, token stores or
+    scan directories (output written into the tree it was read from is not read back)."""
     if pattern:
         return [f for f in sorted(root.glob(pattern), key=lambda f: f.parts)
                 if f.is_file() and not any(p.startswith(".") for p in f.relative_to(root).parts)]
@@ -87,13 +87,24 @@ def _tree_files(root: Path, pattern: str | None) -> list[Path]:
     for dirpath, dirnames, filenames in os.walk(root):
         d = Path(dirpath)
         dirnames[:] = [n for n in dirnames if not n.startswith(".")
-                       and not _looks_like_store(d / n)]
+                       and not _looks_like_store(d / n) and not _looks_like_scan(d / n)]
         for n in filenames:
             f = d / n
             if not n.startswith(".") and f.is_file():
                 found.append((f.relative_to(root).parts, f))
     found.sort()  # by path components: a/one.md before b.txt
     return [f for _, f in found]
+
+
+# the writer-lock file a scan keeps in its directory (repetend.scandir.LOCK)
+SCAN_DIR_MARKER = ".scan.lock"
+
+
+def _looks_like_scan(d: Path) -> bool:
+    """A scan directory written into the tree it was read from (its lock file, or,
+    before scans kept one, a summary.json beside a token store)."""
+    return (d / SCAN_DIR_MARKER).is_file() or (
+        (d / "summary.json").is_file() and _looks_like_store(d / "store"))
 
 
 def _looks_like_store(d: Path) -> bool:

@@ -116,11 +116,19 @@ class _Occurrences:
         return self.start[a:b], self.end[a:b], self.pid[a:b]
 
 
-def _check_output(out: Path, files) -> None:
+def _check_output(out: Path, files, inputs=()) -> None:
     """Refuse an output that would destroy something: an input, a directory that
     holds an input, or a non-empty directory (a text-tree output replaces the
-    directory as a whole)."""
+    directory as a whole); and one inside an input directory, which the next read
+    of that directory would take for more documents (the cleaned copies and their
+    removal log)."""
     target = out.resolve()
+    for given in inputs:
+        d = Path(given)
+        if d.is_dir() and d.resolve() in target.parents:
+            raise InputError(f"the output is inside the input directory {given}: the next scan "
+                             "of it would read the cleaned copies back as documents; choose an "
+                             "--out outside it", path=str(out))
     for path, _ in files:
         p = Path(path).resolve()
         if p == target or target in p.parents:
@@ -207,7 +215,7 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
     files = expand_inputs(inputs, opts.get("fmt"), opts.get("glob"))
     out_fmt, notes = _input_format(files)
     out = Path(out)
-    _check_output(out, files)
+    _check_output(out, files, inputs)
     log_path = out.with_name(out.name + ".removed.jsonl")
     res = CleanResult(out=out, log=log_path, out_format="jsonl" if out_fmt == "records-jsonl" else out_fmt,
                       notes=notes)
