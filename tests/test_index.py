@@ -682,3 +682,41 @@ def test_drop_candidates_keep_the_first_copy(tmp_path):
     assert all(d["doc_index"] >= 45 and d["duplicate_of_index"] < d["doc_index"] for d in drop)
     out = r.write(tmp_path / "rep")
     assert pq.read_table(out / "drop.parquet").num_rows == len(drop)
+
+
+def test_refresh_after_an_overwrite_build_reads_the_new_phrases(tmp_path):
+    """A reader (the service) of an index that `build --overwrite` replaced sees the
+    new index's phrase table, although both builds name it phrases-000000."""
+    write_phrases(tmp_path / "p1", [["aa", "bb", "cc"]])
+    write_phrases(tmp_path / "p2", [["xx", "yy"]])
+    NearDupIndex.build(["some text here"], tmp_path / "i", phrases=tmp_path / "p1")
+    reader = NearDupIndex.open(tmp_path / "i")
+    NearDupIndex.build(["other text there"], tmp_path / "i", phrases=tmp_path / "p2",
+                       overwrite=True)
+    assert reader.refresh()
+    found = reader.query("aa bb cc xx yy").documents[0]["phrases"]
+    assert [f["phrase"] for f in found] == ["xx yy"]
+    assert reader.text(0) == "other text there"
+
+
+def test_overwrite_builds_aside_and_swaps(tmp_path, monkeypatch):
+    """While `build --overwrite` runs, the old index stays in place and answers; the
+    new one is written in a temporary sibling that carries the build marker."""
+    from repetend.index import format as F
+
+    old = corpus(16, n=30)
+    NearDupIndex.build(old, tmp_path / "i")
+    seen = []
+
+    def pause(stage):
+        if stage == "swap":  # the new index is complete beside the old one
+            aside = [p for p in tmp_path.iterdir() if p.name.startswith(".i.")]
+            seen.append((NearDupIndex.open(tmp_path / "i").n_docs,
+                         [(p / F.BUILDING).is_file() and F.is_index(p) for p in aside]))
+
+    monkeypatch.setattr(F, "test_pause", pause)
+    idx = NearDupIndex.build(["a new text of its own"], tmp_path / "i", overwrite=True)
+    assert seen == [(30, [True])]
+    assert idx.n_docs == 1 and idx.path == tmp_path / "i"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["i"]
+    assert not (tmp_path / "i" / F.BUILDING).exists()

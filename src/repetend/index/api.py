@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import shutil
 import time
 from dataclasses import asdict, dataclass, field, replace
@@ -34,8 +35,8 @@ from ..neardup.pairs import Pairs
 from ..neardup.shingles import shingle_sets
 from . import build as B
 from .align import KnownPhrases, Tokens, load_phrases, shared_fragments, tokens_of
-from .format import (FORMAT_VERSION, KIND, new_segment_name, read_manifest, write_manifest,
-                     writer_lock)
+from .format import (FORMAT_VERSION, KIND, is_index, new_segment_name, read_manifest, recover,
+                     replacing, write_manifest, writer_lock)
 from .segments import Segment, SegmentData, open_segment, write_segment
 
 __all__ = ["AddResult", "NearDupIndex", "QueryResult"]
@@ -260,14 +261,31 @@ class NearDupIndex:
                postings: bool = False, postings_max_df: int = 1000, overwrite: bool = False,
                **overrides) -> "NearDupIndex":
         """An empty index at *out* with these settings (``postings``: also keep a
-        shingle → document table, see :meth:`query`)."""
+        shingle → document table, see :meth:`query`).
+
+        The index is written in a temporary sibling of *out* and swapped in at the
+        end (:func:`.format.replacing`): with ``overwrite`` a kill at any moment
+        leaves the old index or the new one."""
+        out, init = cls._prepare(out, config, unit=unit, lang=lang, phrases=phrases,
+                                 postings=postings, postings_max_df=postings_max_df,
+                                 overwrite=overwrite, **overrides)
+        with replacing(out) as tmp:
+            init(tmp)
+        return cls.open(out)
+
+    @classmethod
+    def _prepare(cls, out, config, *, unit, lang, phrases, postings, postings_max_df,
+                 overwrite, **overrides):
+        """Check the settings and the target; return the target and a function that
+        writes the empty index into a directory and opens it there."""
         if int(postings_max_df) < 1:
             raise ParameterError(f"postings_max_df must be >= 1, got {postings_max_df}")
         cfg = _check_config(replace(config or NearDupConfig(), **overrides))
         out = Path(out)
+        recover(out)  # a build killed between its two renames: the old index is back
         if out.exists():
-            if (out / "MANIFEST.json").is_file() and overwrite:
-                shutil.rmtree(out)
+            if is_index(out) and overwrite:
+                pass  # replaced by the swap at the end of the build
             elif out.is_dir() and not any(out.iterdir()):
                 pass
             else:
@@ -276,8 +294,6 @@ class NearDupIndex:
                                                                   if overwrite else ""))
         known = load_phrases(phrases) if phrases is not None else None
         bands, rows = cfg.banding()
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "segments").mkdir(exist_ok=True)
         manifest = {
             "format_version": FORMAT_VERSION, "kind": KIND, "generation": 0,
             "config": asdict(cfg), "unit": unit, "lang": lang, "bands": bands, "rows": rows,
@@ -288,15 +304,22 @@ class NearDupIndex:
             "segments": [], "n_docs": 0, "phrases": None,
             "postings": {"max_df": int(postings_max_df)} if postings else None,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "build_id": secrets.token_hex(8),
         }
-        if known is not None:
-            name = "phrases-000000"
-            known.save(out / name)
-            manifest["phrases"] = name
-            manifest["n_phrases"] = known.n
-        with writer_lock(out):
-            write_manifest(out, manifest)
-        return cls.open(out)
+
+        def init(where: Path) -> "NearDupIndex":
+            (where / "segments").mkdir(exist_ok=True)
+            m = dict(manifest)
+            if known is not None:
+                name = "phrases-000000"
+                known.save(where / name)
+                m["phrases"] = name
+                m["n_phrases"] = known.n
+            with writer_lock(where):
+                write_manifest(where, m)
+            return cls.open(where)
+
+        return out, init
 
     @classmethod
     def build(cls, data, out: str | Path, config: NearDupConfig | None = None, *,
@@ -330,15 +353,21 @@ class NearDupIndex:
             unit, lang = data.unit, data.lang
         if segment_docs is not None and int(segment_docs) < 1:
             raise ParameterError(f"segment_docs must be >= 1, got {segment_docs}")
-        idx = cls.create(out, config, unit=unit, lang=lang, phrases=phrases, postings=postings,
-                         postings_max_df=postings_max_df, overwrite=overwrite, **overrides)
-        if segment_docs is None:
-            idx.last_add = idx.add(data, ids=ids, urls=urls)
-            return idx
-        store = idx._as_store(data, ids, urls)
-        parts = [idx.add(_slice_store(store, a, min(a + int(segment_docs), store.n_docs)))
-                 for a in range(0, store.n_docs, int(segment_docs))]
-        idx.last_add = _combine(parts)
+        out, init = cls._prepare(out, config, unit=unit, lang=lang, phrases=phrases,
+                                 postings=postings, postings_max_df=postings_max_df,
+                                 overwrite=overwrite, **overrides)
+        with replacing(out) as tmp:  # built aside, swapped in at the end
+            idx = init(tmp)
+            if segment_docs is None:
+                last = idx.add(data, ids=ids, urls=urls)
+            else:
+                store = idx._as_store(data, ids, urls)
+                last = _combine([idx.add(_slice_store(store, a, min(a + int(segment_docs),
+                                                                    store.n_docs)))
+                                 for a in range(0, store.n_docs, int(segment_docs))])
+            del idx  # its snapshot maps the temporary path
+        idx = cls.open(out)
+        idx.last_add = last
         return idx
 
     # -- shape -------------------------------------------------------------------
@@ -384,7 +413,7 @@ class NearDupIndex:
         snap = _load_snapshot(self.path, self._snap)
         # never step back: a reload that read the manifest before a concurrent add in
         # this process committed must not replace the add's newer snapshot
-        rebuilt = snap.manifest.get("created") != self._snap.manifest.get("created")
+        rebuilt = _build_of(snap.manifest) != _build_of(self._snap.manifest)
         if rebuilt or int(snap.manifest["generation"]) >= self.generation:
             self._snap = snap
         return self
@@ -772,14 +801,26 @@ def _manifest_stamp(path: Path):
     return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
+def _build_of(manifest: dict) -> tuple:
+    """What tells two builds at one path apart (``build_id`` is absent in indexes
+    written before it existed)."""
+    return manifest.get("created"), manifest.get("build_id")
+
+
 def _load_snapshot(path: Path, previous: _Snapshot | None = None, attempts: int = 5) -> _Snapshot:
     """Read the manifest and map its segments; segments (immutable) and phrase tables
     already mapped by *previous* are reused, not opened again."""
     last: Exception | None = None
-    known = {s.name: s.data for s in previous.segments} if previous is not None else {}
     for _ in range(attempts):
         stamp = _manifest_stamp(path)
+        if stamp is None:  # between a build's two renames: wait for it, or undo a killed one
+            recover(path)
+            stamp = _manifest_stamp(path)
         m = read_manifest(path)
+        # segment names are random, phrase table names are not: reuse those of the
+        # same build only (an overwrite build puts another index at this path)
+        same = previous is not None and _build_of(previous.manifest) == _build_of(m)
+        known = {s.name: s.data for s in previous.segments} if same else {}
         try:
             segs = []
             base = 0
@@ -791,7 +832,7 @@ def _load_snapshot(path: Path, previous: _Snapshot | None = None, attempts: int 
                 base += d.n_docs
             if not m.get("phrases"):
                 ph = None
-            elif previous is not None and previous.manifest.get("phrases") == m["phrases"]:
+            elif same and previous.manifest.get("phrases") == m["phrases"]:
                 ph = previous.phrases
             else:
                 ph = KnownPhrases.open(path / m["phrases"])
