@@ -101,7 +101,7 @@ def build_cmd(inputs, out, phrases, report, postings, postings_max_df, segment_d
 
 
 @index.command("add")
-@click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("index_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--report", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write the pairs involving the new documents here.")
@@ -119,7 +119,7 @@ def add_cmd(index_dir, inputs, report, quiet, **opts):
 
 
 @index.command("merge")
-@click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("index_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--last", type=click.IntRange(min=2), default=None,
               help="Merge only the LAST newest segments (default: all).")
 def merge_cmd(index_dir, last):
@@ -131,7 +131,7 @@ def merge_cmd(index_dir, last):
 
 
 @index.command("phrases")
-@click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("index_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("phrases_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
                 required=False)
 @click.option("--remove", is_flag=True, help="Remove the known phrases.")
@@ -148,7 +148,7 @@ def phrases_cmd(index_dir, phrases_dir, remove):
 
 
 @index.command("info")
-@click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("index_dir", type=click.Path(file_okay=False, path_type=Path))
 def info_cmd(index_dir):
     """Print the index's settings and segments as JSON."""
     from ..index import NearDupIndex
@@ -157,7 +157,7 @@ def info_cmd(index_dir):
 
 
 @click.command("query")
-@click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("index_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("inputs", nargs=-1)
 @click.option("--text", "texts", multiple=True, help="A document given inline (repeatable).")
 @click.option("--threshold", "-t", type=float, default=None, help="Resemblance threshold (default: the index's).")
