@@ -208,24 +208,41 @@ def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phr
 @click.command("serve")
 @click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="Interface to listen on (loopback by default).")
+              help="Interface to listen on (loopback by default). Any other address needs "
+                   "--token or --read-only.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--token", envvar="REPETEND_TOKEN", show_envvar=True, default=None, metavar="TOKEN",
+              help="Require 'Authorization: Bearer TOKEN' on every request except GET /health "
+                   "(prefer the environment variable: a command line is visible to other users).")
 @click.option("--max-body-bytes", type=click.IntRange(min=1), default=4 * 1024 * 1024, show_default=True,
               help="Larger request bodies get 413.")
 @click.option("--max-docs", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Most documents per request (more: 413).")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=500_000, show_default=True,
+              help="Most tokens in all texts of one request (more: 413).")
+@click.option("--max-matches", type=click.IntRange(min=1), default=20_000, show_default=True,
+              help="Most 'limit' x texts of one query (more: 413, before any work).")
+@click.option("--max-answer-bytes", type=click.IntRange(min=1), default=16 * 1024 * 1024,
+              show_default=True, help="Most bytes of one query's answer (more: 413).")
+@click.option("--query-seconds", type=click.FloatRange(min=0, min_open=True), default=10.0,
+              show_default=True, help="Time budget of one query (longer: 503).")
 @click.option("--read-only", is_flag=True, help="Disable POST /add.")
 @click.option("--max-segments", type=click.IntRange(min=1), default=8, show_default=True,
               help="After an /add leaving more segments, merge the newest ones in the background.")
-def serve(index_dir, host, port, max_body_bytes, max_docs, read_only, max_segments):
+def serve(index_dir, host, port, token, max_body_bytes, max_docs, max_tokens, max_matches,
+          max_answer_bytes, query_seconds, read_only, max_segments):
     """Serve INDEX_DIR over HTTP: POST /query, POST /add, GET /health, GET /stats."""
     from ..index import NearDupIndex
-    from ..serve import run
+    from ..serve import check_bind, run
 
+    warning = check_bind(host, port, token=token, read_only=read_only)
     idx = NearDupIndex.open(index_dir)
+    if warning is not None:
+        click.echo(f"warning: {warning}", err=True)
     click.echo(f"serving {index_dir} ({_n(idx.n_docs)} documents) on http://{host}:{port}", err=True)
     run(idx, host=host, port=port, max_body_bytes=max_body_bytes, max_docs=max_docs,
-        allow_add=not read_only, max_segments=max_segments)
+        allow_add=not read_only, max_segments=max_segments, token=token, max_tokens=max_tokens,
+        max_matches=max_matches, max_answer_bytes=max_answer_bytes, query_seconds=query_seconds)
 
 
 COMMANDS = [index, query, serve]

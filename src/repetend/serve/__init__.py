@@ -1,9 +1,15 @@
 """``repetend serve``: the index as a small HTTP service (needs the ``serve`` extra:
-starlette, uvicorn; httpx for the tests and the load benchmark)."""
+starlette, uvicorn; httpx for the tests and the load benchmark).
+
+:func:`check_bind` (who may listen where) needs no optional dependency; the app
+and the server import Starlette and uvicorn when called.
+"""
 
 from __future__ import annotations
 
-__all__ = ["create_app", "run"]
+from .access import check_bind, is_loopback
+
+__all__ = ["check_bind", "create_app", "is_loopback", "run"]
 
 
 def create_app(index, **kwargs):
@@ -17,7 +23,10 @@ def create_app(index, **kwargs):
 
 
 def run(index, host: str = "127.0.0.1", port: int = 8000, **kwargs) -> None:
-    """Serve *index* with uvicorn (blocking)."""
+    """Serve *index* with uvicorn (blocking); *kwargs* go to :func:`create_app`.
+
+    Does not check the bind: call :func:`check_bind` first (``repetend serve`` does).
+    """
     from ..errors import require
 
     uvicorn = require("uvicorn", "serve", "repetend serve")

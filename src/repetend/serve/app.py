@@ -11,42 +11,102 @@ Endpoints (JSON in, JSON out; schemas in ``docs/persistent-index.md``):
                   → ``{"summary": …, "pairs": [...], "containment": [...]}``
 
 Every request body is bounded (``max_body_bytes``; larger → 413, also when
-the client streams without a Content-Length), as is the number of documents
-per request (``max_docs`` → 413).  Malformed JSON → 400, a body of the wrong
-shape or a parameter out of range → 422, each with ``{"error": message}``;
-an unexpected failure of a query is reported as 500 only as a last resort.
+the client streams without a Content-Length), as is its JSON nesting
+(``max_depth``, checked on the bytes before parsing → 400), the number of
+documents per request (``max_docs`` → 413) and the total tokens of its texts
+(``max_tokens`` → 413).  A query's answer is bounded too: ``limit`` × texts at
+most ``max_matches`` (→ 413 before any work), the serialized answer at most
+``max_answer_bytes`` (→ 413), and its time at most ``query_seconds`` (→ 503).
+Malformed JSON → 400, a body of the wrong shape or a parameter out of range →
+422, each with ``{"error": message}``; an unexpected failure of a query is
+reported as 500 only as a last resort.  With a ``token``, every request except
+``GET /health`` needs ``Authorization: Bearer <token>`` (→ 401).
+
+Work off the event loop: a query runs in a worker thread in chunks of texts
+(the time budget is checked between chunks, and the handler answers 503 at the
+deadline without waiting for the chunk), and its answer is serialized there
+too, one document at a time, so ``/health`` stays responsive meanwhile.
 
 Consistency: a query takes the index's current snapshot once (one attribute
 read) and answers from it (after a ``stat`` of the manifest: a batch added by
 another process, e.g. ``repetend index add``, is picked up); ``/add`` runs one at a time (an asyncio lock, plus
 the on-disk writer lock) in a worker thread and replaces the snapshot when the
 new manifest is in place, so concurrent queries see the index either before
-or after the batch, never half of it.
+or after the batch, never half of it.  A query answered in several chunks checks
+that every chunk saw the same generation and starts again if an ``/add`` of this
+server landed in between.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
+import re
+import threading
+import time
 from pathlib import Path
+
+import anyio
 
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.middleware import Middleware
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..errors import RepetendError
+from .access import check_token, token_matches
 
-__all__ = ["create_app", "MAX_BODY_BYTES", "MAX_DOCS"]
+__all__ = sorted(["create_app", "MAX_ANSWER_BYTES", "MAX_BODY_BYTES", "MAX_DEPTH", "MAX_DOCS",
+                  "MAX_MATCHES", "MAX_TOKENS", "QUERY_SECONDS", "json_depth_exceeds"])
 
 log = logging.getLogger("repetend.serve")
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 MAX_DOCS = 1000
+MAX_DEPTH = 64                      # JSON nesting (the bodies need 3)
+MAX_TOKENS = 500_000                # total tokens of one request's texts
+MAX_MATCHES = 20_000                # limit × texts of one query (the defaults: 20 × 1000)
+MAX_ANSWER_BYTES = 16 * 1024 * 1024  # serialized answer of one query
+QUERY_SECONDS = 10.0                # time of one query
+
+_JSON_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.S)
+
+
+def json_depth_exceeds(body: bytes, max_depth: int) -> bool:
+    """Whether the JSON text *body* nests arrays/objects deeper than *max_depth*.
+
+    A scan of the bytes (strings skipped, brackets counted) that stops at the first
+    bracket too deep, so that ``json.loads`` never recurses on a hostile body; a body
+    with at most *max_depth* brackets in all is not scanned.  Exact for valid JSON;
+    on invalid JSON it may over-count (``json.loads`` rejects that anyway).
+
+    Parameters
+    ----------
+    body : bytes
+    max_depth : int
+
+    Returns
+    -------
+    bool
+    """
+    if body.count(b"[") + body.count(b"{") <= max_depth:
+        return False
+    depth = 0
+    for m in _JSON_TOKENS.finditer(body):
+        c = m.group()[0]
+        if c == 0x5B or c == 0x7B:
+            depth += 1
+            if depth > max_depth:
+                return True
+        elif c == 0x5D or c == 0x7D:
+            depth -= 1
+    return False
 
 
 class _HTTPError(Exception):
@@ -60,7 +120,7 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-async def _read_json(request: Request, max_bytes: int):
+async def _read_json(request: Request, max_bytes: int, max_depth: int = MAX_DEPTH):
     length = request.headers.get("content-length")
     if length is not None:
         try:
@@ -76,6 +136,8 @@ async def _read_json(request: Request, max_bytes: int):
             raise _HTTPError(413, f"request body exceeds the limit of {max_bytes} bytes")
     if not body:
         raise _HTTPError(400, "empty request body; send a JSON object")
+    if json_depth_exceeds(bytes(body), max_depth):
+        raise _HTTPError(400, f"JSON nested deeper than {max_depth} levels")
     try:
         obj = json.loads(bytes(body).decode("utf-8"))
     except UnicodeDecodeError:
@@ -120,17 +182,86 @@ def _strings(v, key: str, max_docs: int) -> list[str]:
 _QUERY_KEYS = {"text", "texts", "ids", "threshold", "containment", "fragments", "phrases", "limit",
                "min_shared"}
 
+_DUMP = dict(ensure_ascii=False, allow_nan=False, separators=(",", ":"))  # as JSONResponse
+
+
+class _OutOfTime(Exception):
+    """Raised in a worker thread whose request has run out of time (nobody waits for it)."""
+
+
+class _BearerAuth:
+    """ASGI middleware: every HTTP request but ``GET``/``HEAD /health`` carries the token."""
+
+    def __init__(self, app, token: str):
+        self.app = app
+        self.token = token.encode("ascii")
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and not (scope["path"] == "/health"
+                                            and scope["method"] in ("GET", "HEAD")):
+            header = next((v for k, v in scope["headers"] if k == b"authorization"), None)
+            if not token_matches(header, self.token):
+                what = "missing" if header is None else "wrong"
+                resp = JSONResponse({"error": f"unauthorized: {what} 'Authorization: Bearer <token>' "
+                                              f"header"}, status_code=401,
+                                    headers={"WWW-Authenticate": 'Bearer realm="repetend"'})
+                await resp(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def _merge_summaries(parts: list[dict]) -> dict:
+    """One query summary for the chunks of one request (counts added, largest kept)."""
+    s = dict(parts[0])
+    if len(parts) == 1:
+        return s
+    for key in ("documents", "candidates", "lsh_candidates", "milliseconds"):
+        if key in s:
+            s[key] = sum(p[key] for p in parts)
+    if isinstance(s.get("lookup"), dict):
+        s["lookup"] = {k: (max if k.startswith("largest") else sum)(p["lookup"][k] for p in parts)
+                       for k in s["lookup"]}
+    s["milliseconds"] = round(s.get("milliseconds", 0.0), 3)
+    return s
+
 
 def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = MAX_DOCS,
-               allow_add: bool = True, max_segments: int | None = 8) -> Starlette:
+               allow_add: bool = True, max_segments: int | None = 8, token: str | None = None,
+               max_tokens: int = MAX_TOKENS, max_matches: int = MAX_MATCHES,
+               max_answer_bytes: int = MAX_ANSWER_BYTES, query_seconds: float = QUERY_SECONDS,
+               max_depth: int = MAX_DEPTH, warm_up: bool = True) -> Starlette:
     """The ASGI app serving *index* (a :class:`NearDupIndex` or the path of one).
 
     After an ``/add`` that leaves more than ``max_segments`` segments, the newest
     segments are merged in the background (after the answer is sent, still
     serialised with other adds); queries keep answering from their snapshot.
-    """
-    from ..index import NearDupIndex
 
+    Parameters
+    ----------
+    index : NearDupIndex or path
+    max_body_bytes, max_docs : bounds of a request body and of its documents (413)
+    allow_add : False disables ``POST /add`` (403)
+    max_segments : merge the newest segments in the background above this many
+    token : with a token, every request except ``GET /health`` needs
+        ``Authorization: Bearer <token>`` (401), compared in constant time
+    max_tokens : most tokens in all texts of one request (413)
+    max_matches : most ``limit`` × texts of one query (413, before any work)
+    max_answer_bytes : most bytes of a query's serialized answer (413)
+    query_seconds : time budget of one query (503 when exceeded)
+    max_depth : deepest JSON nesting of a body (400)
+    warm_up : at start-up (the ASGI lifespan), run one query and one alignment of a
+        long text so that the compiled kernels are loaded (or compiled, the first time
+        on a machine) before the first request, not inside its time budget
+    """
+    from ..index import NearDupIndex, shared_fragments, tokens_of
+
+    token = check_token(token)
+    for name, v in (("max_tokens", max_tokens), ("max_matches", max_matches),
+                    ("max_answer_bytes", max_answer_bytes), ("max_depth", max_depth)):
+        if isinstance(v, bool) or int(v) < 1:
+            raise RepetendError(f"{name} must be >= 1, got {v}")
+    if not float(query_seconds) > 0:
+        raise RepetendError(f"query_seconds must be > 0, got {query_seconds}")
     if not isinstance(index, NearDupIndex):
         index = NearDupIndex.open(Path(index))
     add_lock = asyncio.Lock()
@@ -148,10 +279,90 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
                 return _error(500, f"internal error ({type(exc).__name__}); see the server log")
         return wrapped
 
-    def _refresh_and_query(texts, ids, kw):
+    def count_tokens(texts, stop=None):
+        total = 0
+        for t in texts:
+            if stop is not None and stop():
+                raise _OutOfTime
+            total += int(tokens_of(t, index.unit, index.lang).hashes.size)
+            if total > max_tokens:
+                raise _HTTPError(413, f"the texts of this request hold more than {max_tokens:,} tokens; "
+                                      f"the limit is {max_tokens:,} (--max-tokens)")
+        return total
+
+    def run_query(texts, ids, kw, stop):
+        """In a worker thread: token budget, the query in chunks, the answer as bytes."""
+        count_tokens(texts, stop)
         if not add_lock.locked():  # see batches added by another process (one stat)
             index.refresh()
-        return index.query(texts, ids=ids, **kw)
+        for _attempt in range(3):
+            docs, parts, i, size = [], [], 0, 8
+            while i < len(texts):
+                if stop():
+                    raise _OutOfTime
+                t0 = time.perf_counter()
+                r = index.query(texts[i:i + size], ids=None if ids is None else ids[i:i + size], **kw)
+                dt = time.perf_counter() - t0
+                docs.extend(r.documents)
+                parts.append(r.summary)
+                i += size
+                size = min(size * 2, 256) if dt < 0.1 else max(size // 2, 1) if dt > 0.5 else size
+            gens = {(p["generation"], p["index_documents"]) for p in parts}
+            if len(gens) <= 1:
+                break
+        else:
+            raise _HTTPError(503, "the index changed during the query three times; try again")
+        if not parts:  # no texts: still one answer of the index's shape
+            r = index.query([], ids=ids, **kw)
+            parts = [r.summary]
+        out = bytearray(b'{"documents":[')
+        for j, d in enumerate(docs):
+            if stop():
+                raise _OutOfTime
+            if j:
+                out += b","
+            out += json.dumps(d, **_DUMP).encode("utf-8")
+            if len(out) > max_answer_bytes:
+                raise _HTTPError(413, f"the answer exceeds {max_answer_bytes:,} bytes (--max-answer-bytes); "
+                                      f"ask for fewer texts, a smaller 'limit' or 'fragments': false")
+        out += b'],"summary":' + json.dumps(_merge_summaries(parts), **_DUMP).encode("utf-8") + b"}"
+        if len(out) > max_answer_bytes:
+            raise _HTTPError(413, f"the answer exceeds {max_answer_bytes:,} bytes (--max-answer-bytes)")
+        return bytes(out)
+
+    async def in_time(fn, *args, seconds: float):
+        """Run *fn(*args, stop)* in a worker thread; 503 when *seconds* pass first (the
+        thread is told to stop at its next check and its result is dropped)."""
+        cancelled = threading.Event()
+        deadline = time.monotonic() + seconds
+
+        def stop() -> bool:
+            return cancelled.is_set() or time.monotonic() > deadline
+
+        with anyio.move_on_after(max(deadline - time.monotonic(), 0.0)):
+            try:
+                return await anyio.to_thread.run_sync(fn, *args, stop, abandon_on_cancel=True)
+            except _OutOfTime:
+                pass
+        cancelled.set()
+        raise _HTTPError(503, f"the query took longer than the {query_seconds:g} s budget "
+                              f"(--query-seconds); send fewer texts, a smaller 'limit' or 'fragments': false")
+
+    def warm() -> None:
+        words = [f"w{i % 97}" for i in range(600)]
+        short, long = (tokens_of(" ".join(words[:n]), index.unit, index.lang) for n in (50, 600))
+        for other in (short, long):  # both alignment paths (a short and a long other text)
+            shared_fragments(short, other, int(index.config.shingle), unit=index.unit, lang=index.lang)
+        text = index.text(0) if index.n_docs else long.text
+        index.query([text], fragments=True, phrases=True, min_shared=1)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        if warm_up:
+            t0 = time.perf_counter()
+            await anyio.to_thread.run_sync(warm)
+            log.info("kernels ready in %.1f s", time.perf_counter() - t0)
+        yield
 
     async def health(request: Request):
         return JSONResponse({"status": "ok", "documents": index.n_docs,
@@ -161,7 +372,8 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
         return JSONResponse(index.stats())
 
     async def query(request: Request):
-        obj = await _read_json(request, max_body_bytes)
+        started = time.monotonic()
+        obj = await _read_json(request, max_body_bytes, max_depth)
         unknown = set(obj) - _QUERY_KEYS
         if unknown:
             raise _HTTPError(422, f"unknown field(s) {', '.join(sorted(unknown))}; "
@@ -182,13 +394,19 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
                   limit=_opt(obj, "limit", int, 20), min_shared=_opt(obj, "min_shared", int, 3))
         if kw["limit"] > 1000:
             raise _HTTPError(422, "'limit' must be at most 1000")
-        res = await run_in_threadpool(_refresh_and_query, texts, ids, kw)
-        return JSONResponse(res.to_json())
+        if ids is not None and len(ids) != len(texts):
+            raise _HTTPError(422, f"{len(ids)} ids for {len(texts)} texts")
+        if kw["limit"] >= 1 and kw["limit"] * len(texts) > max_matches:
+            raise _HTTPError(413, f"'limit' × texts = {kw['limit'] * len(texts):,} exceeds {max_matches:,} "
+                                  f"(--max-matches); send fewer texts or a smaller 'limit'")
+        left = query_seconds - (time.monotonic() - started)
+        body = await in_time(run_query, texts, ids, kw, seconds=left)
+        return Response(body, media_type="application/json")
 
     async def add(request: Request):
         if not allow_add:
             raise _HTTPError(403, "this server was started with adding disabled")
-        obj = await _read_json(request, max_body_bytes)
+        obj = await _read_json(request, max_body_bytes, max_depth)
         docs = obj.get("documents")
         if set(obj) - {"documents"}:
             raise _HTTPError(422, "unknown field(s) " + ", ".join(sorted(set(obj) - {"documents"})))
@@ -210,6 +428,7 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
             texts.append(d["text"])
             ids.append(d.get("id"))
             urls.append(d.get("url"))
+        await run_in_threadpool(count_tokens, texts)
         async with add_lock:
             base = index.n_docs
             ids = [x if x is not None else str(base + i) for i, x in enumerate(ids)]
@@ -217,8 +436,13 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
         task = None
         if max_segments is not None and index.n_segments > max_segments:
             task = BackgroundTask(compact)
-        return JSONResponse({"summary": res.summary, "pairs": res.pairs.to_pylist(),
-                             "containment": res.containment.to_pylist()}, background=task)
+
+        def answer() -> bytes:
+            return json.dumps({"summary": res.summary, "pairs": res.pairs.to_pylist(),
+                               "containment": res.containment.to_pylist()}, **_DUMP).encode("utf-8")
+
+        body = await run_in_threadpool(answer)
+        return Response(body, media_type="application/json", background=task)
 
     async def compact():
         async with add_lock:
@@ -236,6 +460,8 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
               Route("/stats", guard(stats), methods=["GET"]),
               Route("/query", guard(query), methods=["POST"]),
               Route("/add", guard(add), methods=["POST"])]
-    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed})
+    middleware = [Middleware(_BearerAuth, token=token)] if token is not None else []
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
+                    exception_handlers={404: not_found, 405: not_allowed})
     app.state.index = index
     return app
