@@ -206,7 +206,7 @@ def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phr
 
 
 @click.command("serve")
-@click.argument("index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("index_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Interface to listen on (loopback by default). Any other address needs "
                    "--token or --read-only.")
