@@ -140,3 +140,33 @@ def test_an_output_inside_the_input_directory_is_not_read_back(tmp_path):
                                   str(tree / "cleaned"), "-q"])
     assert r.exit_code == 2 and "is inside the input directory" in r.output, r.output
     assert not (tree / "cleaned").exists()
+
+
+def test_a_damaged_store_or_index_file_is_one_line(corpus, tmp_path):
+    """`truncate -s 5000 tokens.npy`, another store's doc_offsets.npy, `truncate -s 100`
+    on a segment's band_keys.npy: one error line naming the directory and what to
+    rebuild (was: a ValueError traceback, or documents read from the wrong arrays)."""
+    import numpy as np
+
+    store = tmp_path / "store"
+    assert CliRunner().invoke(main, ["tokenize", str(corpus), "-o", str(store), "-q"]).exit_code == 0
+    good = (store / "doc_offsets.npy").read_bytes()
+    np.save(store / "doc_offsets.npy", np.array([0, 5, 9], dtype=np.int64))
+    for args in (["info", str(store)], ["phrases", str(store), "-o", str(tmp_path / "p"), "-q"]):
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 2 and "damaged token store (its arrays do not agree" in r.output, \
+            r.output
+    (store / "doc_offsets.npy").write_bytes(good)
+    os.truncate(store / "tokens.npy", 200)
+    r = CliRunner().invoke(main, ["dups", str(store), "-o", str(tmp_path / "d"), "-q"])
+    assert r.exit_code == 2 and "error: " in r.output and "damaged token store" in r.output
+    assert "tokenize the corpus again" in r.output and "Traceback" not in r.output
+
+    idx = tmp_path / "idx"
+    assert CliRunner().invoke(main, ["index", "build", str(corpus), "-o", str(idx),
+                                     "-q"]).exit_code == 0
+    keys = next(idx.glob("segments/*/band_keys.npy"))
+    os.truncate(keys, 100)
+    r = CliRunner().invoke(main, ["query", str(idx), "--text", "page 3 shared footer words"])
+    assert r.exit_code == 2 and "damaged index segment" in r.output and "rebuild" in r.output, \
+        r.output

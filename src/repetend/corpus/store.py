@@ -231,25 +231,47 @@ class TokenStore:
                 f"repetend (format {FORMAT_VERSION}); tokenize the corpus again",
                 path=str(path))
         mode = "r" if mmap else None
-        vocab_t = pq.read_table(path / "vocab.parquet")
-        blob_path = path / "text.bin"
-        if blob_path.stat().st_size:
-            blob = np.memmap(blob_path, dtype=np.uint8, mode="r") if mmap else np.fromfile(blob_path, np.uint8)
-        else:
-            blob = np.empty(0, np.uint8)
-        return cls(
-            tokens=np.load(path / "tokens.npy", mmap_mode=mode),
-            doc_offsets=np.load(path / "doc_offsets.npy"),
-            vocab=vocab_t.column("token").to_pylist(),
-            df=vocab_t.column("df").to_numpy().astype(np.int32),
-            docs=pq.read_table(path / "docs.parquet"),
-            text_blob=blob,
-            text_offsets=np.load(path / "text_offsets.npy"),
-            unit=meta.get("unit", "word"),
-            lang=meta.get("lang"),
-            summary=meta.get("summary", {}),
-            path=path,
-        )
+        try:
+            vocab_t = pq.read_table(path / "vocab.parquet")
+            blob_path = path / "text.bin"
+            if blob_path.stat().st_size:
+                blob = (np.memmap(blob_path, dtype=np.uint8, mode="r") if mmap
+                        else np.fromfile(blob_path, np.uint8))
+            else:
+                blob = np.empty(0, np.uint8)
+            store = cls(
+                tokens=np.load(path / "tokens.npy", mmap_mode=mode),
+                doc_offsets=np.load(path / "doc_offsets.npy"),
+                vocab=vocab_t.column("token").to_pylist(),
+                df=vocab_t.column("df").to_numpy().astype(np.int32),
+                docs=pq.read_table(path / "docs.parquet"),
+                text_blob=blob,
+                text_offsets=np.load(path / "text_offsets.npy"),
+                unit=meta.get("unit", "word"),
+                lang=meta.get("lang"),
+                summary=meta.get("summary", {}),
+                path=path,
+            )
+        except (ValueError, EOFError, pa.ArrowInvalid, FileNotFoundError) as exc:
+            raise InputError(f"damaged token store ({exc}); tokenize the corpus again",
+                             path=str(path)) from exc
+        _check_shape(store, path)
+        return store
+
+
+def _check_shape(store: "TokenStore", path: Path) -> None:
+    """The arrays of an opened store agree with each other (a file cut short or
+    replaced by another store's would otherwise be read as documents)."""
+    off, toff = np.asarray(store.doc_offsets), np.asarray(store.text_offsets)
+    n = store.docs.num_rows
+    ok = (off.shape == (n + 1,) and toff.shape == (n + 1,)
+          and (n == 0 or (int(off[0]) == 0 and int(off[-1]) == store.tokens.shape[0]
+                          and int(toff[-1]) == store.text_blob.shape[0]))
+          and store.df.shape[0] == len(store.vocab))
+    if not ok:
+        raise InputError("damaged token store (its arrays do not agree: tokens, offsets, "
+                         "documents or vocabulary cut short); tokenize the corpus again",
+                         path=str(path))
 
 
 def _write_vocab(dirpath: Path, vocab: list[str], df: np.ndarray, counts: np.ndarray | None) -> None:

@@ -130,13 +130,17 @@ def open_segment(path: Path, name: str, n_docs: int) -> SegmentData:
     """Memory-map a segment; checks that it holds the documents the manifest says."""
     if not (path / "meta.json").is_file():
         raise FileNotFoundError(str(path))
-    arrays = {n: _load(path / f"{n}.npy") for n in _ARRAYS
-              if n not in _OPTIONAL or (path / f"{n}.npy").is_file()}
-    blob_path = path / "text.bin"
-    text = (np.memmap(blob_path, dtype=np.uint8, mode="r") if blob_path.stat().st_size
-            else np.empty(0, np.uint8))
-    # one chunk per column: take() on a many-chunk column would copy it on every lookup
-    docs = pq.read_table(path / "docs.parquet").combine_chunks()
+    try:
+        arrays = {n: _load(path / f"{n}.npy") for n in _ARRAYS
+                  if n not in _OPTIONAL or (path / f"{n}.npy").is_file()}
+        blob_path = path / "text.bin"
+        text = (np.memmap(blob_path, dtype=np.uint8, mode="r") if blob_path.stat().st_size
+                else np.empty(0, np.uint8))
+        # one chunk per column: take() on a many-chunk column would copy it on every lookup
+        docs = pq.read_table(path / "docs.parquet").combine_chunks()
+    except (ValueError, EOFError, pa.ArrowInvalid) as exc:
+        raise InputError(f"damaged index segment {name} ({exc}); rebuild the index "
+                         "(repetend index build … --overwrite)", path=str(path)) from exc
     data = SegmentData(docs=docs, text=text, **arrays)
     if data.n_docs != int(n_docs) or data.docs.num_rows != int(n_docs):
         raise InputError(f"segment {name} holds {data.n_docs} documents, the manifest says "
