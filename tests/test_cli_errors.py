@@ -93,7 +93,9 @@ def test_the_command_line_bound_is_the_library_bound():
     from repetend.neardup import NearDupConfig, lsh_params
     from repetend.neardup.lsh import MAX_NUM_PERM
 
-    assert MAX_NUM_PERM == 8192
+    from repetend.cli.options import NUM_PERM
+
+    assert NUM_PERM.min == 1 and NUM_PERM.max == MAX_NUM_PERM == 8192
     NearDupConfig(num_perm=MAX_NUM_PERM).validate()
     with pytest.raises(ParameterError, match="num_perm must be in 1..8192"):
         NearDupConfig(num_perm=MAX_NUM_PERM + 1).validate()

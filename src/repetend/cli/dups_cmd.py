@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import input_kwargs, input_options, load_corpus, neardup_config
+from .options import NUM_PERM, input_kwargs, input_options, load_corpus, neardup_config
 
 __all__ = ["COMMANDS", "dups", "lsh_params_cmd", "format_dups_summary", "format_lsh_params"]
 
@@ -73,7 +73,7 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
               help="Jaccard resemblance threshold, in (0, 1].")
 @click.option("--shingle", "-k", type=int, default=5, show_default=True,
               help="Shingle size in tokens.")
-@click.option("--num-perm", "-K", type=click.IntRange(1, 8192), default=128, show_default=True,
+@click.option("--num-perm", "-K", type=NUM_PERM, default=128, show_default=True,
               help="MinHash signature length.")
 @click.option("--bands", "-b", type=int, default=None, help="LSH bands (default: chosen for the threshold).")
 @click.option("--rows", "-r", type=int, default=None, help="LSH rows per band.")
@@ -163,7 +163,7 @@ def format_lsh_params(p, other=None, num_perm: int | None = None,
 @click.command("lsh-params")
 @click.option("--threshold", "-t", type=float, default=0.8, show_default=True,
               help="Target Jaccard resemblance.")
-@click.option("--num-perm", "-K", type=click.IntRange(1, 8192), default=128, show_default=True, help="Signature length.")
+@click.option("--num-perm", "-K", type=NUM_PERM, default=128, show_default=True, help="Signature length.")
 @click.option("--bands", "-b", type=int, default=None, help="Show this banding instead of choosing.")
 @click.option("--rows", "-r", type=int, default=None, help="Rows per band (with --bands).")
 @click.option("--fp-weight", type=float, default=0.5, show_default=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .options import input_kwargs, input_options, load_corpus, neardup_config
+from .options import NUM_PERM, input_kwargs, input_options, load_corpus, neardup_config
 
 __all__ = ["COMMANDS", "index", "query", "serve", "format_add_summary"]
 
@@ -59,7 +59,7 @@ def index() -> None:
 @click.option("--threshold", "-t", type=float, default=0.8, show_default=True,
               help="Jaccard resemblance threshold, in (0, 1].")
 @click.option("--shingle", "-k", type=int, default=5, show_default=True, help="Shingle size in tokens.")
-@click.option("--num-perm", "-K", type=click.IntRange(1, 8192), default=128, show_default=True, help="MinHash signature length.")
+@click.option("--num-perm", "-K", type=NUM_PERM, default=128, show_default=True, help="MinHash signature length.")
 @click.option("--bands", "-b", type=int, default=None, help="LSH bands (default: chosen for the threshold).")
 @click.option("--rows", "-r", type=int, default=None, help="LSH rows per band.")
 @click.option("--hash", "hash_", type=click.Choice(["splitmix64", "crc32"]), default="splitmix64",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-__all__ = ["INPUT_KEYS", "input_kwargs", "input_options", "load_corpus", "neardup_config",
+__all__ = ["INPUT_KEYS", "NUM_PERM", "input_kwargs", "input_options", "load_corpus", "neardup_config",
            "phrase_config", "scan_config", "template_config", "template_options"]
 
 
@@ -38,6 +38,10 @@ def input_options(fn):
         fn = o(fn)
     return fn
 
+
+# --num-perm of every command: repetend.neardup.lsh.MAX_NUM_PERM (a test keeps them equal;
+# importing the library here would slow down `repetend --help`)
+NUM_PERM = click.IntRange(1, 8192)
 
 INPUT_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html",
               "unit", "lang")

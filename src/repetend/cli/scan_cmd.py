@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from .options import input_options, scan_config, template_options
+from .options import NUM_PERM, input_options, scan_config, template_options
 
 __all__ = ["COMMANDS"]
 
@@ -78,7 +78,7 @@ def _scan_options(fn):
                      help="Jaccard threshold for near-duplicates."),
         click.option("--shingle", type=click.IntRange(min=1), default=5, show_default=True,
                      help="Shingle size k (tokens)."),
-        click.option("--num-perm", type=click.IntRange(1, 8192), default=128, show_default=True,
+        click.option("--num-perm", type=NUM_PERM, default=128, show_default=True,
                      help="MinHash signature length K."),
         click.option("--no-phrases", is_flag=True, help="Skip boilerplate mining."),
         click.option("--no-dups", is_flag=True, help="Skip near-duplicate detection."),

@@ -325,7 +325,7 @@ class _Sink:
             try:
                 # write() through the file object: a full disk raises OSError(ENOSPC)
                 # with the path (ndarray.tofile says only "requested and written")
-                self.tok_f.write(ids.astype(np.int32, copy=False).tobytes())
+                self.tok_f.write(np.ascontiguousarray(ids, dtype=np.int32).data)
                 self.text_f.write(text)
             except OSError as exc:
                 raise OSError(exc.errno or errno.ENOSPC, exc.strerror or "could not write "

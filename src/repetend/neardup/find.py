@@ -191,6 +191,15 @@ def _out_of_core(data, cfg: NearDupConfig, say) -> NearDupResult:
                          cfg, data.docs.column("doc_id"), lengths, None)
 
 
+def _verified(sets, a, b, t: float, timings: dict, say):
+    """Candidate pairs (a[i], b[i]) with their exact Jaccard, and those at least *t*."""
+    tv = time.perf_counter()
+    say(f"verifying {len(a):,} candidates exactly")
+    candidates = verify_pairs(sets, a, b)
+    timings["verify"] = time.perf_counter() - tv
+    return candidates, candidates.select(candidates.jaccard >= t)
+
+
 def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=None,
                          **overrides) -> NearDupResult:
     """Find near-duplicate documents: verified pairs, clusters, containment pairs.
@@ -286,11 +295,7 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
         cand = lsh_candidates(sig, sizes, bands, rows, max_bucket=cfg.max_bucket,
                               min_shingles=int(cfg.min_shingles), sets=sets, threshold=t)
         timings["lsh"] = time.perf_counter() - tl
-        tv = time.perf_counter()
-        say(f"verifying {len(cand):,} candidates exactly")
-        candidates = verify_pairs(sets, cand.a, cand.b)
-        timings["verify"] = time.perf_counter() - tv
-        pairs = candidates.select(candidates.jaccard >= t)
+        candidates, pairs = _verified(sets, cand.a, cand.b, t, timings, say)
         summary.update(minhash_summary(cfg, t, bands, rows, cand.stats),
                        signature_bytes=sig.nbytes)
     elif cfg.method == "allpairs":
@@ -316,11 +321,7 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
         hc = hamming_candidates(fps, int(cfg.hamming), valid=sizes > 0, blocks=cfg.simhash_blocks,
                                 max_group=cfg.max_bucket, sizes=sizes)
         timings["tables"] = time.perf_counter() - tl
-        tv = time.perf_counter()
-        say(f"verifying {len(hc):,} candidates exactly")
-        candidates = verify_pairs(sets, hc.a, hc.b)
-        timings["verify"] = time.perf_counter() - tv
-        pairs = candidates.select(candidates.jaccard >= t)
+        candidates, pairs = _verified(sets, hc.a, hc.b, t, timings, say)
         summary.update({"hamming": int(cfg.hamming), "simhash": hc.stats,
                         "simhash_weights": cfg.simhash_weights, "fingerprint_bytes": int(fps.nbytes),
                         "capped_buckets": hc.stats["capped_groups"],
