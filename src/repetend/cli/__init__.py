@@ -75,6 +75,10 @@ class _Group(click.Group):
     def _invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:   # a bad option value or a missing argument: one line
+            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            click.echo(f"error: {exc.format_message().rstrip('.')} (see '{where} --help')", err=True)
+            sys.exit(exc.exit_code)
         except RepetendError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
