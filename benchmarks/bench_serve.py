@@ -13,8 +13,9 @@ Each request is ``POST /query`` of one text with fragments on (the default answe
 half of them an indexed passage with a few words edited (near-duplicates to align),
 half a fresh passage (licence and header boilerplate still matches); the server is
 ``repetend serve --read-only`` in a subprocess on 127.0.0.1 (``--workers`` uvicorn
-processes), driven by ``--clients`` concurrent keep-alive clients (httpx, asyncio)
-for ``--seconds`` seconds each.
+processes), driven by ``--clients`` concurrent keep-alive connections (a lean
+asyncio HTTP/1.1 client, :func:`drive`) for ``--seconds`` seconds each; the figures
+also print the CPU the load generator itself took.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -88,47 +90,102 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-async def drive(base: str, bodies: list[dict], clients: int, seconds: float):
-    import httpx
+async def _one(reader, writer, request: bytes) -> int:
+    """Send one keep-alive request; read the answer (Content-Length framed); its status."""
+    writer.write(request)
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    await reader.readexactly(length)
+    return status, length
 
+
+async def drive(base: str, bodies: list[dict], clients: int, seconds: float):
+    """*clients* keep-alive connections, each sending the next body as soon as its answer
+    is read, for *seconds*.  A lean HTTP/1.1 client on asyncio streams: the requests are
+    encoded beforehand, so that the generator, on the same cores, takes little of them
+    (httpx at 32 connections took half a core and slowed the figures it measured)."""
+    host, port = base.removeprefix("http://").split(":")
+    reqs = []
+    for b in bodies:
+        data = json.dumps(b).encode("utf-8")
+        reqs.append(b"POST /query HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: %d\r\n\r\n%s" % (host.encode(), len(data), data))
     lat: list[float] = []
     status: dict[int, int] = {}
-    nxt = {"i": 0}
+    nxt = {"i": 0, "bytes": 0}
     deadline = time.perf_counter() + seconds
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
 
-    async def worker(c):
-        while time.perf_counter() < deadline:
-            body = bodies[nxt["i"] % len(bodies)]
-            nxt["i"] += 1
-            t = time.perf_counter()
-            r = await c.post("/query", json=body)
-            lat.append((time.perf_counter() - t) * 1000)
-            status[r.status_code] = status.get(r.status_code, 0) + 1
+    async def worker():
+        reader, writer = await asyncio.open_connection(host, int(port), limit=2**26)
+        try:
+            while time.perf_counter() < deadline:
+                req = reqs[nxt["i"] % len(reqs)]
+                nxt["i"] += 1
+                t = time.perf_counter()
+                code, size = await _one(reader, writer, req)
+                lat.append((time.perf_counter() - t) * 1000)
+                nxt["bytes"] += size
+                status[code] = status.get(code, 0) + 1
+        finally:
+            writer.close()
 
-    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as c:
-        t0 = time.perf_counter()
-        await asyncio.gather(*(worker(c) for _ in range(clients)))
-        wall = time.perf_counter() - t0
-    return lat, status, wall
+    t0 = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(clients)))
+    status["mean_answer_bytes"] = nxt["bytes"] // max(len(lat), 1)
+    return lat, status, time.perf_counter() - t0
 
 
-def start_server(idx: Path, workers: int):
-    import httpx
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of processes *pids* (Linux /proc) so far."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def server_pids(proc) -> list[int]:
+    """The server process and its children (uvicorn workers)."""
+    pids = [proc.pid]
+    try:
+        for t in Path(f"/proc/{proc.pid}/task").iterdir():
+            kids = (t / "children").read_text().split()
+            pids += [int(k) for k in kids]
+    except OSError:
+        pass
+    return pids
+
+
+def start_server(idx: Path, workers: int, threads: int | None):
+    import urllib.error
+    import urllib.request
 
     port = free_port()
     cmd = [sys.executable, "-m", "repetend.cli.index_cmd", "serve", str(idx), "--host", "127.0.0.1",
            "--port", str(port), "--read-only"]
     if workers > 1:
         cmd += ["--workers", str(workers)]
+    if threads is not None:
+        cmd += ["--query-threads", str(threads)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     t0 = time.perf_counter()
     while True:
         try:
-            if httpx.get(base + "/health", timeout=2).status_code == 200:
-                return proc, base
-        except httpx.HTTPError:
+            with urllib.request.urlopen(base + "/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc, base
+        except (urllib.error.URLError, OSError):
             pass
         if proc.poll() is not None or time.perf_counter() - t0 > 300:
             raise SystemExit("service did not start: " + proc.stderr.read().decode()[-800:])
@@ -143,6 +200,8 @@ def main() -> None:
     ap.add_argument("--clients", type=int, nargs="+", default=[8, 32])
     ap.add_argument("--seconds", type=float, default=30.0, help="per client count")
     ap.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+    ap.add_argument("--query-threads", type=int, default=None,
+                    help="repetend serve --query-threads (default: the server's)")
     ap.add_argument("--postings", action="store_true", help="build with shingle postings")
     ap.add_argument("--corpus", type=Path, default=DEBIAN, help="the Debian JSONL corpus")
     ap.add_argument("--work", type=Path, default=None, help="work directory (kept; reused)")
@@ -174,15 +233,23 @@ def main() -> None:
                 bodies.append({"text": edited(docs[int(rng.integers(0, len(docs)))], rng)})
             else:
                 bodies.append({"text": fresh[int(rng.integers(0, len(fresh)))]})
-        proc, base = start_server(idx, args.workers)
+        proc, base = start_server(idx, args.workers, args.query_threads)
         try:
             asyncio.run(drive(base, bodies[:20], 2, 5.0))   # warm the page cache and the kernels
             for clients in args.clients:
                 load = os.getloadavg()[0]
+                r0 = resource.getrusage(resource.RUSAGE_SELF)
+                pids = server_pids(proc)
+                s0 = cpu_seconds(pids)
                 lat, status, wall = asyncio.run(drive(base, bodies, clients, args.seconds))
-                print(f"== {clients} clients, {args.workers} worker(s): {len(lat):,} requests in "
+                r1 = resource.getrusage(resource.RUSAGE_SELF)
+                gen = (r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime) / wall
+                srv = (cpu_seconds(pids) - s0) / wall
+                print(f"== {clients} clients, {args.workers} worker(s), query threads "
+                      f"{args.query_threads or 'default'}: {len(lat):,} requests in "
                       f"{wall:.1f} s = {len(lat) / wall:.0f} requests/s; latency {pct(lat)}; "
-                      f"statuses {status}; load average before {load:.1f}")
+                      f"statuses {status}; server {srv:.2f} cores, generator {gen:.2f}; "
+                      f"load average before {load:.1f}")
         finally:
             proc.terminate()
             try:

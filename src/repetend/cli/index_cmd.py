@@ -231,11 +231,14 @@ def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phr
 @click.option("--add-seconds", type=SECONDS, default=60.0, show_default=True,
               help="Time budget of one POST /add, waiting for an earlier one included "
                    "(longer: 503, and nothing is added).")
+@click.option("--query-threads", type=click.IntRange(1, SERVE_MAX["query_threads"]), default=None,
+              help="Compute at most this many queries at once; the others wait, in their time "
+                   "budget (default: one thread each, up to 40).")
 @click.option("--read-only", is_flag=True, help="Disable POST /add.")
 @click.option("--max-segments", type=click.IntRange(1, SERVE_MAX["max_segments"]), default=8, show_default=True,
               help="After an /add leaving more segments, merge the newest ones in the background.")
 def serve(index_dir, host, port, token, max_body_bytes, max_docs, max_tokens, max_matches,
-          max_answer_bytes, query_seconds, add_seconds, read_only, max_segments):
+          max_answer_bytes, query_seconds, add_seconds, query_threads, read_only, max_segments):
     """Serve INDEX_DIR over HTTP: POST /query, POST /add, GET /health, GET /stats."""
     from ..index import NearDupIndex
     from ..serve import check_bind, run
@@ -248,7 +251,7 @@ def serve(index_dir, host, port, token, max_body_bytes, max_docs, max_tokens, ma
     run(idx, host=host, port=port, max_body_bytes=max_body_bytes, max_docs=max_docs,
         allow_add=not read_only, max_segments=max_segments, token=token, max_tokens=max_tokens,
         max_matches=max_matches, max_answer_bytes=max_answer_bytes, query_seconds=query_seconds,
-        add_seconds=add_seconds)
+        add_seconds=add_seconds, query_threads=query_threads)
 
 
 COMMANDS = [index, query, serve]

@@ -76,6 +76,7 @@ MAX_MATCHES = 20_000                # limit × texts of one query (the defaults:
 MAX_ANSWER_BYTES = 16 * 1024 * 1024  # serialized answer of one query
 QUERY_SECONDS = 10.0                # time of one query
 ADD_SECONDS = 60.0                  # time of one /add (waiting for an earlier one included)
+QUERY_THREADS = None                # queries computed at once (None: anyio's 40 worker threads)
 
 _JSON_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.S)
 
@@ -231,7 +232,7 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
                allow_add: bool = True, max_segments: int | None = 8, token: str | None = None,
                max_tokens: int = MAX_TOKENS, max_matches: int = MAX_MATCHES,
                max_answer_bytes: int = MAX_ANSWER_BYTES, query_seconds: float = QUERY_SECONDS,
-               add_seconds: float = ADD_SECONDS,
+               add_seconds: float = ADD_SECONDS, query_threads: int | None = QUERY_THREADS,
                max_depth: int = MAX_DEPTH, warm_up: bool = True) -> Starlette:
     """The ASGI app serving *index* (a :class:`NearDupIndex` or the path of one).
 
@@ -252,6 +253,8 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
     max_answer_bytes : most bytes of a query's serialized answer (413)
     query_seconds : time budget of one query (503 when exceeded); the query itself
         stops at its next check (:meth:`NearDupIndex.query`'s ``timeout``)
+    query_threads : at most this many queries are computed at once, the others wait
+        (in their time budget); None: as many as anyio's worker threads (40)
     add_seconds : time budget of one ``/add``, waiting for an earlier add included
         (503 when exceeded, and nothing is added: :meth:`NearDupIndex.add`'s ``timeout``)
     max_depth : deepest JSON nesting of a body (400)
@@ -272,6 +275,11 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
     for name, v in (("query_seconds", query_seconds), ("add_seconds", add_seconds)):
         if isinstance(v, bool) or not 0 < float(v) <= MAX_SECONDS:
             raise RepetendError(f"{name} must be in (0, {MAX_SECONDS:g}], got {v}")
+    if query_threads is not None and (isinstance(query_threads, bool)
+                                      or not 1 <= int(query_threads) <= SERVE_MAX["query_threads"]):
+        raise RepetendError(f"query_threads must be in 1..{SERVE_MAX['query_threads']}, "
+                            f"got {query_threads}")
+    limiter = None if query_threads is None else anyio.CapacityLimiter(int(query_threads))
     if not isinstance(index, NearDupIndex):
         index = NearDupIndex.open(Path(index))
     add_lock = asyncio.Lock()
@@ -357,7 +365,8 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
 
         with anyio.move_on_after(max(deadline - time.monotonic(), 0.0)):
             try:
-                return await anyio.to_thread.run_sync(fn, *args, stop, abandon_on_cancel=True)
+                return await anyio.to_thread.run_sync(fn, *args, stop, abandon_on_cancel=True,
+                                                      limiter=limiter)
             except _OutOfTime:
                 pass
         cancelled.set()
