@@ -231,6 +231,9 @@ def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phr
 @click.option("--add-seconds", type=SECONDS, default=60.0, show_default=True,
               help="Time budget of one POST /add, waiting for an earlier one included "
                    "(longer: 503, and nothing is added).")
+@click.option("--workers", type=click.IntRange(1, SERVE_MAX["workers"]), default=1, show_default=True,
+              help="Worker processes accepting on the one socket (each maps the index; about "
+                   "one per core).")
 @click.option("--query-threads", type=click.IntRange(1, SERVE_MAX["query_threads"]), default=None,
               help="Compute at most this many queries at once; the others wait, in their time "
                    "budget (default: one thread each, up to 40).")
@@ -238,7 +241,8 @@ def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phr
 @click.option("--max-segments", type=click.IntRange(1, SERVE_MAX["max_segments"]), default=8, show_default=True,
               help="After an /add leaving more segments, merge the newest ones in the background.")
 def serve(index_dir, host, port, token, max_body_bytes, max_docs, max_tokens, max_matches,
-          max_answer_bytes, query_seconds, add_seconds, query_threads, read_only, max_segments):
+          max_answer_bytes, query_seconds, add_seconds, workers, query_threads, read_only,
+          max_segments):
     """Serve INDEX_DIR over HTTP: POST /query, POST /add, GET /health, GET /stats."""
     from ..index import NearDupIndex
     from ..serve import check_bind, run
@@ -247,8 +251,9 @@ def serve(index_dir, host, port, token, max_body_bytes, max_docs, max_tokens, ma
     idx = NearDupIndex.open(index_dir)
     if warning is not None:
         click.echo(f"warning: {warning}", err=True)
-    click.echo(f"serving {index_dir} ({_n(idx.n_docs)} documents) on http://{host}:{port}", err=True)
-    run(idx, host=host, port=port, max_body_bytes=max_body_bytes, max_docs=max_docs,
+    click.echo(f"serving {index_dir} ({_n(idx.n_docs)} documents) on http://{host}:{port}"
+               + (f" with {workers} worker processes" if workers > 1 else ""), err=True)
+    run(idx, host=host, port=port, workers=workers, max_body_bytes=max_body_bytes, max_docs=max_docs,
         allow_add=not read_only, max_segments=max_segments, token=token, max_tokens=max_tokens,
         max_matches=max_matches, max_answer_bytes=max_answer_bytes, query_seconds=query_seconds,
         add_seconds=add_seconds, query_threads=query_threads)
