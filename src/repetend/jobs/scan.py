@@ -49,7 +49,8 @@ class ScanConfig:
     dups : NearDupConfig or None
         Near-duplicate detection; None skips the stage.
     report : bool
-        Write ``report.html``.
+        Write ``report.html``; False removes the ``report.html`` of an earlier
+        scan into the same directory (with a warning: it would show that scan).
     reuse : bool
         Reuse the store and stage outputs already in the scan directory when
         their inputs and parameters match.
