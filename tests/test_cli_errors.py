@@ -94,7 +94,7 @@ def _tree(root):
 
 def test_a_full_disk_under_clean_index_dups_and_report_keeps_the_old_outputs(small_disk, tmp_path,
                                                                              corpus):
-    """On a full disk clean, index build --overwrite, dups and report end in one
+    """On a full disk clean, index build --overwrite, index add, dups and report end in one
     `error:` line naming ENOSPC, and what they were replacing is still whole (the
     old index opens and answers; the old dups files are one set)."""
     from repetend.index import NearDupIndex
@@ -117,6 +117,7 @@ def test_a_full_disk_under_clean_index_dups_and_report_keeps_the_old_outputs(sma
     _fill(small_disk, 16 * 1024)
     new = [["clean", "--scan", str(scan), "-q", "-o", str(small_disk / "x.jsonl")],
            ["index", "build", str(big), "-q", "--overwrite", "-o", str(small_disk / "idx")],
+           ["index", "add", str(small_disk / "idx"), str(big), "-q"],
            ["dups", str(big), "-q", "-o", str(small_disk / "dups")],
            ["report", str(scan), "-o", str(small_disk / "r.html")]]
     for args in new:
