@@ -1,7 +1,8 @@
 """`clean` and `index add` killed (SIGKILL) at random moments leave the old state or
 the new one, never a mix: clean's ``-o`` file (and its removal log) is the earlier
-file or the complete new one; the index opens and answers with the old documents or
-with old and new, and the next ``add`` works (the writer lock died with the process).
+file or the complete new one, and the next clean leaves no temporary file behind;
+the index opens and answers with the old documents or with old and new, and the next
+``add`` works (the writer lock died with the process).
 
 The kill moments are spread over the run from the end of the interpreter's start-up
 (measured with ``--help``) to a little past the end of an unkilled run."""
@@ -19,6 +20,7 @@ import time
 import numpy as np
 import pytest
 
+from repetend._atomic import LEFTOVER_GRACE
 from repetend.index import NearDupIndex
 from repetend.neardup import NearDupConfig
 from repetend.synth import weblike
@@ -98,9 +100,11 @@ def test_a_killed_clean_leaves_the_old_output_or_the_new_one(tmp_path, startup):
         assert got_log in (want["old"][1], want["new"][1]), f"trial {trial}: a partial log"
         outcomes.append(state[0])
         if trial < 2:
+            time.sleep(LEFTOVER_GRACE)       # then a killed writer's temporary is removable
             again = _run("clean", corpus, "--scan", scan, "-o", out, "-q")
             assert again.returncode == 0, again.stderr
             assert out.read_bytes() == want["new"][0]
+            assert sorted(p.name for p in d.iterdir()) == ["x.jsonl", "x.jsonl" + log]
     print(f"clean {seconds:.1f} s, start-up {startup:.1f} s; outcomes:", outcomes)
     assert "old" in outcomes, outcomes          # some kills did land before the end
 
