@@ -4,7 +4,6 @@ seen by the others' next query; SIGTERM stops them all."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import subprocess

@@ -26,7 +26,8 @@ MAX_SECONDS = 3600.0          # the service's time budgets
 # the service's per-request budgets (repetend.serve.create_app)
 SERVE_MAX = {"max_body_bytes": 2**30, "max_docs": 1_000_000, "max_tokens": 10**9,
              "max_matches": 10**8, "max_answer_bytes": 2**31 - 1, "max_segments": 10_000,
-             "max_depth": 500, "query_threads": 1000, "workers": 64}   # deeper JSON would reach Python's recursion limit
+             "max_depth": 500,   # deeper JSON would reach Python's recursion limit
+             "query_threads": 1000, "workers": 64}
 
 
 def check_seed(seed) -> int:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .options import DOCS, MAX_DOCS, NUM_PERM, SEED, SHARE, SHINGLE, UNIT, input_kwargs, input_options, load_corpus, neardup_config
+from .options import (DOCS, MAX_DOCS, NUM_PERM, SEED, SHARE, SHINGLE, UNIT, input_kwargs, input_options,
+                      load_corpus, neardup_config)
 
 __all__ = ["COMMANDS", "dups", "lsh_params_cmd", "format_dups_summary", "format_lsh_params"]
 
@@ -75,7 +76,8 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
               help="Shingle size in tokens.")
 @click.option("--num-perm", "-K", type=NUM_PERM, default=128, show_default=True,
               help="MinHash signature length.")
-@click.option("--bands", "-b", type=NUM_PERM, default=None, help="LSH bands (default: chosen for the threshold).")
+@click.option("--bands", "-b", type=NUM_PERM, default=None,
+              help="LSH bands (default: chosen for the threshold).")
 @click.option("--rows", "-r", type=NUM_PERM, default=None, help="LSH rows per band.")
 @click.option("--hash", "hash_", type=click.Choice(["splitmix64", "crc32"]), default="splitmix64",
               show_default=True, help="MinHash hash family (crc32: fold shingles with CRC-32 first).")

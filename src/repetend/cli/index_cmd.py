@@ -62,7 +62,8 @@ def index() -> None:
               help="Jaccard resemblance threshold, in (0, 1].")
 @click.option("--shingle", "-k", type=SHINGLE, default=5, show_default=True, help="Shingle size in tokens.")
 @click.option("--num-perm", "-K", type=NUM_PERM, default=128, show_default=True, help="MinHash signature length.")
-@click.option("--bands", "-b", type=NUM_PERM, default=None, help="LSH bands (default: chosen for the threshold).")
+@click.option("--bands", "-b", type=NUM_PERM, default=None,
+              help="LSH bands (default: chosen for the threshold).")
 @click.option("--rows", "-r", type=NUM_PERM, default=None, help="LSH rows per band.")
 @click.option("--hash", "hash_", type=click.Choice(["splitmix64", "crc32"]), default="splitmix64",
               show_default=True)
@@ -162,7 +163,8 @@ def info_cmd(index_dir):
 @click.argument("index_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("inputs", nargs=-1)
 @click.option("--text", "texts", multiple=True, help="A document given inline (repeatable).")
-@click.option("--threshold", "-t", type=SHARE, default=None, help="Resemblance threshold (default: the index's).")
+@click.option("--threshold", "-t", type=SHARE, default=None,
+              help="Resemblance threshold (default: the index's).")
 @click.option("--containment", type=SHARE, default=None, help="Containment threshold (default: the index's).")
 @click.option("--no-fragments", is_flag=True, help="Do not compute shared fragments.")
 @click.option("--no-phrases", is_flag=True, help="Do not look for known boilerplate phrases.")
@@ -216,15 +218,20 @@ def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phr
 @click.option("--token", envvar="REPETEND_TOKEN", show_envvar=True, default=None, metavar="TOKEN",
               help="Require 'Authorization: Bearer TOKEN' on every request except GET /health "
                    "(prefer the environment variable: a command line is visible to other users).")
-@click.option("--max-body-bytes", type=click.IntRange(1, SERVE_MAX["max_body_bytes"]), default=4 * 1024 * 1024, show_default=True,
+@click.option("--max-body-bytes", type=click.IntRange(1, SERVE_MAX["max_body_bytes"]),
+              default=4 * 1024 * 1024, show_default=True,
               help="Larger request bodies get 413.")
-@click.option("--max-docs", type=click.IntRange(1, SERVE_MAX["max_docs"]), default=1000, show_default=True,
+@click.option("--max-docs", type=click.IntRange(1, SERVE_MAX["max_docs"]),
+              default=1000, show_default=True,
               help="Most documents per request (more: 413).")
-@click.option("--max-tokens", type=click.IntRange(1, SERVE_MAX["max_tokens"]), default=500_000, show_default=True,
+@click.option("--max-tokens", type=click.IntRange(1, SERVE_MAX["max_tokens"]),
+              default=500_000, show_default=True,
               help="Most tokens in all texts of one request (more: 413).")
-@click.option("--max-matches", type=click.IntRange(1, SERVE_MAX["max_matches"]), default=20_000, show_default=True,
+@click.option("--max-matches", type=click.IntRange(1, SERVE_MAX["max_matches"]),
+              default=20_000, show_default=True,
               help="Most 'limit' x texts of one query (more: 413, before any work).")
-@click.option("--max-answer-bytes", type=click.IntRange(1, SERVE_MAX["max_answer_bytes"]), default=16 * 1024 * 1024,
+@click.option("--max-answer-bytes", type=click.IntRange(1, SERVE_MAX["max_answer_bytes"]),
+              default=16 * 1024 * 1024,
               show_default=True, help="Most bytes of one query's answer (more: 413).")
 @click.option("--query-seconds", type=SECONDS, default=10.0,
               show_default=True, help="Time budget of one query (longer: 503).")
@@ -238,7 +245,8 @@ def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phr
               help="Compute at most this many queries at once; the others wait, in their time "
                    "budget (default: one thread each, up to 40).")
 @click.option("--read-only", is_flag=True, help="Disable POST /add.")
-@click.option("--max-segments", type=click.IntRange(1, SERVE_MAX["max_segments"]), default=8, show_default=True,
+@click.option("--max-segments", type=click.IntRange(1, SERVE_MAX["max_segments"]),
+              default=8, show_default=True,
               help="After an /add leaving more segments, merge the newest ones in the background.")
 def serve(index_dir, host, port, token, max_body_bytes, max_docs, max_tokens, max_matches,
           max_answer_bytes, query_seconds, add_seconds, workers, query_threads, read_only,

@@ -9,8 +9,10 @@ import click
 from ..limits import (MAX_DOCS, MAX_GAP, MAX_LEN, MAX_LIST, MAX_NUM_PERM, MAX_SECONDS, MAX_SEED,
                       MAX_SHINGLE)
 
-__all__ = ["DOCS", "INPUT_KEYS", "LENGTH", "LIST", "MAX_DOCS", "MAX_LIST", "NUM_PERM", "SECONDS", "SEED", "SHARE", "SHINGLE", "UNIT", "input_kwargs", "input_options",
-           "load_corpus", "neardup_config", "phrase_config", "scan_config", "template_config", "template_options"]
+__all__ = ["DOCS", "INPUT_KEYS", "LENGTH", "LIST", "MAX_DOCS", "MAX_LIST", "NUM_PERM", "Real",
+           "SECONDS", "SEED", "SHARE", "SHINGLE", "UNIT", "input_kwargs", "input_options",
+           "load_corpus", "neardup_config", "phrase_config", "scan_config", "template_config",
+           "template_options"]
 
 
 def input_options(fn):

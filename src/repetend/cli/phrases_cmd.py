@@ -8,7 +8,8 @@ import click
 
 from ..limits import MAX_FILTER_BYTES
 
-from .options import DOCS, LENGTH, MAX_LIST, SHARE, input_kwargs, input_options, load_corpus, phrase_config, template_options
+from .options import (DOCS, LENGTH, MAX_LIST, SHARE, input_kwargs, input_options, load_corpus,
+                      phrase_config, template_options)
 
 __all__ = ["COMMANDS", "phrases"]
 
@@ -35,7 +36,8 @@ def _short(text: str, width: int = 90) -> str:
                    "shards over the memory-mapped store, seeds spilled to disk ($TMPDIR, "
                    "default /tmp).")
 @click.option("--seed-len", type=LENGTH, default=None, help="bloomspan: seed length.")
-@click.option("--filter-bytes", type=click.IntRange(1, MAX_FILTER_BYTES), default=None, help="bloomspan: counting filter size.")
+@click.option("--filter-bytes", type=click.IntRange(1, MAX_FILTER_BYTES), default=None,
+              help="bloomspan: counting filter size.")
 @click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path),
               required=True, help="Directory for phrases, documents, hosts, occurrences, summary.")
 @click.option("--out-format", "out_format", type=click.Choice(["parquet", "jsonl"]),

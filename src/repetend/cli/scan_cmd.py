@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from .options import DOCS, LENGTH, NUM_PERM, SEED, SHARE, SHINGLE, input_options, scan_config, template_options
+from .options import (DOCS, LENGTH, NUM_PERM, SEED, SHARE, SHINGLE, input_options, scan_config,
+                      template_options)
 
 __all__ = ["COMMANDS"]
 
