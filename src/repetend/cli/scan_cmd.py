@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from .options import NUM_PERM, input_options, scan_config, template_options
+from .options import (DOCS, LENGTH, NUM_PERM, SEED, SHARE, SHINGLE, input_options, scan_config,
+                      template_options)
 
 __all__ = ["COMMANDS"]
 
@@ -57,10 +58,10 @@ def _scan_options(fn):
     opts = [
         click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
                      help="Scan directory to write."),
-        click.option("--min-docs", type=click.IntRange(min=1), default=None,
+        click.option("--min-docs", type=DOCS, default=None,
                      help="σ: a phrase must be in at least this many documents "
                           "(default: from the typical site size, or 0.2% of the corpus)."),
-        click.option("--min-len", type=click.IntRange(min=1), default=10, show_default=True,
+        click.option("--min-len", type=LENGTH, default=10, show_default=True,
                      help="L: shortest phrase reported, in tokens."),
         click.option("--engine", type=click.Choice(["auto", "bloomspan", "suffix", "spark"]),
                      default="auto", show_default=True,
@@ -74,9 +75,9 @@ def _scan_options(fn):
         click.option("--method", "dups_method",
                      type=click.Choice(["minhash", "allpairs", "broder", "exact"]),
                      default="minhash", show_default=True, help="Near-duplicate method."),
-        click.option("--threshold", type=float, default=0.8, show_default=True,
+        click.option("--threshold", type=SHARE, default=0.8, show_default=True,
                      help="Jaccard threshold for near-duplicates."),
-        click.option("--shingle", type=click.IntRange(min=1), default=5, show_default=True,
+        click.option("--shingle", type=SHINGLE, default=5, show_default=True,
                      help="Shingle size k (tokens)."),
         click.option("--num-perm", type=NUM_PERM, default=128, show_default=True,
                      help="MinHash signature length K."),
@@ -111,9 +112,9 @@ def scan(inputs, out, quiet, **kw):
 @click.command()
 @click.option("--out", "-o", default="demo-out", show_default=True,
               type=click.Path(file_okay=False), help="Where to write the corpus and the scan.")
-@click.option("--pages", type=int, default=3000, show_default=True,
+@click.option("--pages", type=click.IntRange(1, 1_000_000), default=3000, show_default=True,
               help="Pages in the generated web-like corpus.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--quiet", "-q", is_flag=True)
 def demo(out, pages, seed, quiet):
     """Generate the bundled web-like corpus, scan it, and compare with its ground truth."""

@@ -13,6 +13,7 @@ import math
 import os
 import shutil
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
@@ -48,7 +49,8 @@ class ScanConfig:
     dups : NearDupConfig or None
         Near-duplicate detection; None skips the stage.
     report : bool
-        Write ``report.html``.
+        Write ``report.html``; False removes the ``report.html`` of an earlier
+        scan into the same directory (with a warning: it would show that scan).
     reuse : bool
         Reuse the store and stage outputs already in the scan directory when
         their inputs and parameters match.
@@ -384,11 +386,16 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
     return result
 
 
+class StaleReportWarning(UserWarning):
+    """An earlier scan's ``report.html`` was removed (a scan without a report)."""
+
+
 def _drop_stale_stages(out: Path, config: ScanConfig, store: TokenStore, fingerprint: dict,
                        say: Callable[[str], None]) -> None:
     """A stage not run this time whose directory was made from another corpus (an
     earlier scan into the same directory) no longer belongs to it: removed, so
-    that the report and ``clean`` never read it as this corpus's."""
+    that the report and ``clean`` never read it as this corpus's.  Without a
+    report this time, an earlier ``report.html`` is removed too (with a warning)."""
     have = {"documents": store.n_docs, "tokens": store.n_tokens}
     for stage, cfg in ((PHRASES, config.phrases), (DUPS, config.dups)):
         stamp = read_stamp(out / stage) if cfg is None else None
@@ -396,6 +403,11 @@ def _drop_stale_stages(out: Path, config: ScanConfig, store: TokenStore, fingerp
                                                 fingerprint.get("inputs")):
             say(f"removing {stage}/: made from another corpus, and not run this time")
             shutil.rmtree(out / stage)
+    if not config.report and (out / REPORT).is_file():
+        # an earlier run's page: it shows that run's results, not this one's
+        warnings.warn(f"removing {out / REPORT}: written by an earlier scan, and not rewritten "
+                      "with --no-report", StaleReportWarning, stacklevel=3)
+        (out / REPORT).unlink()
 
 
 def _spark_phrases(spark, input_list: list[str], pcfg: PhraseConfig, store: TokenStore,

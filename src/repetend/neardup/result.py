@@ -23,6 +23,8 @@ columns are described in ``docs/neardup.md``.
 
 from __future__ import annotations
 
+import contextlib
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -31,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from .._atomic import write_json, write_jsonl, write_parquet
+from .._atomic import atomic_path, write_json, write_jsonl, write_parquet
 from ..errors import ParameterError
 from .clusters import Clusters
 from .config import NearDupConfig
@@ -210,17 +212,25 @@ class NearDupResult:
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         written: dict[str, Path] = {}
-        for name in DUPS_TABLES:
-            table = self.to_arrow(name, candidates_limit=candidates_limit)
-            target = d / f"{name}.{format}"
-            if format == "parquet":
-                write_parquet(target, table)
-            else:
-                write_jsonl(target, table)
-            written[name] = target
-        summary = dict(self.summary)
-        summary["candidates_written"] = min(len(self.candidates), int(candidates_limit))
-        summary["candidates_sampled"] = len(self.candidates) > int(candidates_limit)
-        write_json(d / "summary.json", summary)
-        written["summary"] = d / "summary.json"
+        # every file is written to a temporary name first and the renames come after
+        # the last one: a full disk or an error leaves the earlier set whole
+        with contextlib.ExitStack() as staged:
+            for name in DUPS_TABLES:
+                table = self.to_arrow(name, candidates_limit=candidates_limit)
+                target = d / f"{name}.{format}"
+                tmp = staged.enter_context(atomic_path(target))
+                if format == "parquet":
+                    write_parquet(tmp, table)
+                else:
+                    write_jsonl(tmp, table)
+                written[name] = target
+            summary = dict(self.summary)
+            summary["candidates_written"] = min(len(self.candidates), int(candidates_limit))
+            summary["candidates_sampled"] = len(self.candidates) > int(candidates_limit)
+            write_json(staged.enter_context(atomic_path(d / "summary.json")), summary)
+            written["summary"] = d / "summary.json"
+        for name in DUPS_TABLES:   # the tables of an earlier run in the other format
+            for other in TABLE_FORMATS:
+                if other != format:
+                    (d / f"{name}.{other}").unlink(missing_ok=True)
         return written
