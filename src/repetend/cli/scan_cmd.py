@@ -72,7 +72,7 @@ def _scan_options(fn):
         click.option("--spark-master", default=None,
                      help="Spark master URL for --engine spark (default local[2])."),
         click.option("--method", "dups_method",
-                     type=click.Choice(["minhash", "allpairs", "broder", "exact"]),
+                     type=click.Choice(["minhash", "allpairs", "broder", "exact", "simhash"]),
                      default="minhash", show_default=True, help="Near-duplicate method."),
         click.option("--threshold", type=float, default=0.8, show_default=True,
                      help="Jaccard threshold for near-duplicates."),

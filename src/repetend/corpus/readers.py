@@ -152,7 +152,8 @@ def read_corpus(inputs: Sequence[str | os.PathLike], *, text_field: str = "text"
                 id_field: str = "id", url_field: str = "url", fmt: str | None = None,
                 glob: str | None = None, limit: int | None = None,
                 on_error: OnError = "skip", stats: ReadStats | None = None,
-                html: Literal["all", "main"] = "all") -> Iterator[Record]:
+                html: Literal["all", "main"] = "all",
+                duplicate_ids: Literal["fail", "rename"] = "fail") -> Iterator[Record]:
     """Stream the documents of *inputs* as :class:`Record` objects.
 
     Parameters
@@ -184,6 +185,11 @@ def read_corpus(inputs: Sequence[str | os.PathLike], *, text_field: str = "text"
         WARC only: ``"all"`` keeps all visible text of a page like a Common Crawl
         WET file (menus and footers included — they are what boilerplate mining
         looks for); ``"main"`` keeps the main content (trafilatura ``extract``).
+    duplicate_ids
+        ``"fail"``: ids are passed on as read; the token store refuses a corpus whose
+        ids repeat, naming the first repeated id (:func:`repetend.corpus.store.build_store`).
+        ``"rename"``: the second and later records of an id get ``"{id}#2"``,
+        ``"{id}#3"``, … (the next free suffix), counted in ``stats.renamed_ids``.
 
     Yields
     ------
@@ -202,6 +208,8 @@ def read_corpus(inputs: Sequence[str | os.PathLike], *, text_field: str = "text"
         raise ParameterError(f"limit must be a positive integer, not {limit!r}")
     if html not in ("all", "main"):
         raise ParameterError(f"html must be 'all' or 'main', not {html!r}")
+    if duplicate_ids not in ("fail", "rename"):
+        raise ParameterError(f"duplicate_ids must be 'fail' or 'rename', not {duplicate_ids!r}")
     stats = stats if stats is not None else ReadStats()
     # paths, fields and optional packages are checked before anything is read
     files = expand_inputs(inputs, fmt, glob)
@@ -212,7 +220,30 @@ def read_corpus(inputs: Sequence[str | os.PathLike], *, text_field: str = "text"
     for f_fmt in dict.fromkeys(f for _, f in files) or ["jsonl"]:
         extra = {"html": html} if f_fmt == "warc" else {}
         readers[f_fmt] = classes[f_fmt](**kw, **extra)
-    return _read(files, limit, stats, readers)
+    records = _read(files, limit, stats, readers)
+    return _renamed_ids(records, stats) if duplicate_ids == "rename" else records
+
+
+def _renamed_ids(records: Iterator[Record], stats: ReadStats) -> Iterator[Record]:
+    """*records* with every repeated id made unique: ``id#2``, ``id#3``, … (a
+    suffix that is itself an id already read is skipped)."""
+    seen: dict[str, int] = {}
+    for rec in records:
+        k = seen.get(rec.id)
+        if k is None:
+            seen[rec.id] = 1
+        else:
+            base = rec.id
+            while True:
+                k += 1
+                new = f"{base}#{k}"
+                if new not in seen:
+                    break
+            seen[base] = k
+            seen[new] = 1
+            rec.id = new
+            stats.renamed_ids += 1
+        yield rec
 
 
 def _read(files: list[tuple[Path, str]], limit: int | None, stats: ReadStats,

@@ -44,7 +44,8 @@ from ..scandir import DUPS, PHRASES, open_scan
 
 __all__ = ["CleanConfig", "CleanResult", "clean_corpus"]
 
-_READ_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html")
+_READ_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html",
+              "duplicate_ids")
 _WRITABLE = ("jsonl", "parquet", "csv", "tsv", "text")
 
 

@@ -103,7 +103,8 @@ class ScanConfig:
             raise ParameterError(f"unknown input option(s) {', '.join(sorted(unknown))}; "
                                  f"known: {', '.join(_INPUT_OPTIONS)}")
         for name, allowed in (("fmt", FORMATS), ("unit", ("word", "code", "char")),
-                              ("on_error", ("skip", "fail")), ("html", ("all", "main"))):
+                              ("on_error", ("skip", "fail")), ("html", ("all", "main")),
+                              ("duplicate_ids", ("fail", "rename"))):
             v = io.get(name)
             if v is not None and v not in allowed:
                 raise ParameterError(f"{_INPUT_OPTIONS[name]} must be one of {', '.join(allowed)}, "
@@ -124,7 +125,8 @@ class ScanConfig:
 # ScanConfig.input_options keys and the CLI options they come from
 _INPUT_OPTIONS = {"text_field": "--text-field", "id_field": "--id-field", "url_field": "--url-field",
                   "fmt": "--format", "glob": "--glob", "limit": "--limit", "on_error": "--on-error",
-                  "html": "--html", "unit": "--unit", "lang": "--lang"}
+                  "html": "--html", "duplicate_ids": "--duplicate-ids", "unit": "--unit",
+                  "lang": "--lang"}
 
 
 def _check_int(name: str, v, lo: int) -> None:
@@ -234,9 +236,15 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
                                  "not a token store")
     if out.exists() and not out.is_dir():
         raise ParameterError(f"--out {out} exists and is not a directory")
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     with writer_lock(out):
-        return _write_scan(inputs, out, config, command=command, quiet=quiet, say=say)
+        try:
+            return _write_scan(inputs, out, config, command=command, quiet=quiet, say=say)
+        except BaseException:
+            if created:  # a failed first run leaves no directory behind it
+                shutil.rmtree(out, ignore_errors=True)
+            raise
 
 
 def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, quiet: bool,
