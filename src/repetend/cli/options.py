@@ -18,7 +18,7 @@ def input_options(fn):
         click.option("--url-field", default="url", show_default=True,
                      help="Field/column holding the document url (optional)."),
         click.option("--format", "fmt", default=None,
-                     type=click.Choice(["jsonl", "parquet", "csv", "tsv", "text", "warc", "wet"]),
+                     type=click.Choice(["jsonl", "parquet", "csv", "tsv", "text", "warc", "wet", "arrow"]),
                      help="Input format (default: from the file name)."),
         click.option("--glob", "glob", default=None,
                      help="For a directory of text files: which files to read (e.g. '**/*.md')."),

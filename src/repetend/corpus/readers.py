@@ -27,6 +27,10 @@ text       a directory tree of text files (id = relative path; ``glob``
            decompressed), or one text file = one document
 wet        Common Crawl WET (``.wet``, ``.warc.wet.gz``): conversion records
 warc       WARC (``.warc``, ``.warc.gz``): HTML responses turned into text
+arrow      ``.arrow``: an Arrow IPC shard, as in a Hugging Face ``save_to_disk``
+           folder — such a folder (or a ``DatasetDict`` folder, or a dataset
+           repository in the hub cache) given as input is read as its shards
+           (:mod:`repetend.corpus.read_hf`)
 =========  ===============================================================
 """
 
@@ -58,19 +62,19 @@ __all__ = [
     "read_corpus",
 ]
 
-FORMATS = ("jsonl", "parquet", "csv", "tsv", "text", "warc", "wet")
+FORMATS = ("jsonl", "parquet", "csv", "tsv", "text", "warc", "wet", "arrow")
 
 _COMPRESSED = (".gz", ".zst", ".zstd", ".bz2", ".xz")
 _EXTENSIONS = {
     ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
     ".parquet": "parquet", ".pq": "parquet",
     ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
-    ".warc": "warc", ".arc": "warc", ".wet": "wet",
+    ".warc": "warc", ".arc": "warc", ".wet": "wet", ".arrow": "arrow",
     ".txt": "text", ".text": "text", ".md": "text", ".rst": "text",
 }
 _GLOB_CHARS = set("*?[")
 _STDIN_FORMATS = ("jsonl", "csv", "tsv")
-_SHARD_FORMATS = frozenset({"jsonl", "parquet", "csv", "tsv", "warc", "wet"})
+_SHARD_FORMATS = frozenset({"jsonl", "parquet", "csv", "tsv", "warc", "wet", "arrow"})
 
 
 def detect_format(path: str | os.PathLike) -> str | None:
@@ -89,20 +93,25 @@ def detect_format(path: str | os.PathLike) -> str | None:
 
 
 def _reader_classes() -> dict[str, Callable[..., Reader]]:
+    from .read_hf import ArrowReader
     from .read_warc import WarcReader, WetReader
 
     return {"jsonl": JsonlReader, "parquet": ParquetReader, "csv": CsvReader,
-            "tsv": TsvReader, "text": TextDirReader, "warc": WarcReader, "wet": WetReader}
+            "tsv": TsvReader, "text": TextDirReader, "warc": WarcReader, "wet": WetReader,
+            "arrow": ArrowReader}
 
 
 def expand_inputs(inputs: Sequence[str | os.PathLike], fmt: str | None = None,
                   glob: str | None = None) -> list[tuple[Path, str]]:
     """Each input as ``(path, format)``.
 
-    Globs are expanded.  A directory is a tree of text files — unless every file
-    in it is a corpus file (JSONL, Parquet, CSV/TSV, WARC, WET: a directory of
-    shards), or ``fmt`` names a format other than text: then its files of that
-    format (or matching ``glob``) are read."""
+    Globs are expanded.  A directory is a tree of text files — unless it is a
+    Hugging Face dataset folder (:func:`repetend.corpus.read_hf.dataset_files`:
+    its shards), or every file in it is a corpus file (JSONL, Parquet, CSV/TSV,
+    WARC, WET, Arrow: a directory of shards), or ``fmt`` names a format other
+    than text: then its files of that format (or matching ``glob``) are read."""
+    from .read_hf import dataset_files, is_dataset_dir
+
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     if fmt is not None and fmt not in FORMATS:
@@ -129,6 +138,9 @@ def expand_inputs(inputs: Sequence[str | os.PathLike], fmt: str | None = None,
             if q.is_dir():
                 if fmt == "text":
                     out.append((q, "text"))
+                    continue
+                if fmt is None and glob is None and is_dataset_dir(q):
+                    out.extend(dataset_files(q))
                     continue
                 files = _tree_files(q, glob)
                 if fmt is None:
