@@ -157,3 +157,35 @@ def test_a_failed_rerun_keeps_the_directory(tmp_path):
     r = runner.invoke(main, ["scan", str(bad), "-o", str(k), "--min-docs", "2", "-q"])
     assert r.exit_code == 2
     assert (k / "summary.json").is_file()         # the earlier scan is still there
+
+
+# -- scan --config FILE.toml -----------------------------------------------------------
+
+def test_scan_options_from_a_toml_file_the_command_line_overrides(tmp_path):
+    src = _jsonl(tmp_path / "c.jsonl", [f"d{i}" for i in range(8)])
+    cfg = tmp_path / "scan.toml"
+    cfg.write_text(f'[scan]\ninputs = ["{src}"]\nout = "{tmp_path / "k"}"\nmin-docs = 2\n'
+                   'min_len = 3\nno-report = true\nmethod = "exact"\n')
+    runner = CliRunner()
+    r = runner.invoke(main, ["scan", "--config", str(cfg), "-q"])
+    assert r.exit_code == 0, r.output
+    s = json.loads((tmp_path / "k" / "summary.json").read_text())
+    assert s["parameters"]["min_docs"] == 2 and s["parameters"]["min_len"] == 3
+    assert s["parameters"]["dups_method"] == "exact" and s["stages"]["report"] is False
+    assert s["config_file"]["path"] == str(cfg.resolve())
+    assert s["config_file"]["options"]["min-docs"] == 2
+    r = runner.invoke(main, ["scan", "--config", str(cfg), "-q", "--min-docs", "3",
+                             "-o", str(tmp_path / "k2")])
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "k2" / "summary.json").read_text())["parameters"]["min_docs"] == 3
+
+
+@pytest.mark.parametrize("text, message", [("min-dox = 3\n", "unknown option 'min-dox'"),
+                                           ("min-docs = 'x'\n", "--min-docs"),
+                                           ("min-docs = \n", "--config")])
+def test_a_bad_config_file_is_one_usage_error(tmp_path, text, message):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text(text)
+    r = CliRunner().invoke(main, ["scan", "x.jsonl", "--config", str(cfg), "-o", str(tmp_path / "k")])
+    assert r.exit_code == 2 and message in r.output and "Traceback" not in r.output
+    assert not (tmp_path / "k").exists()

@@ -199,8 +199,9 @@ def _params(config: ScanConfig, min_docs: int, min_docs_rule: str, unit: str) ->
 
 def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLike,
          config: ScanConfig | None = None, *, command: str | None = None, quiet: bool = True,
-         log: Callable[[str], None] | None = None) -> ScanResult:
-    """Run the whole pipeline on *inputs* (files, or one token store) into *out*."""
+         log: Callable[[str], None] | None = None, config_file: dict | None = None) -> ScanResult:
+    """Run the whole pipeline on *inputs* (files, or one token store) into *out*
+    (*config_file*: the ``--config`` file's path and options, recorded in the summary)."""
     from ..corpus.store import is_store
 
     config = (config or ScanConfig()).validate()
@@ -240,7 +241,8 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
     out.mkdir(parents=True, exist_ok=True)
     with writer_lock(out):
         try:
-            return _write_scan(inputs, out, config, command=command, quiet=quiet, say=say)
+            return _write_scan(inputs, out, config, command=command, quiet=quiet, say=say,
+                               config_file=config_file)
         except BaseException:
             if created:  # a failed first run leaves no directory behind it
                 shutil.rmtree(out, ignore_errors=True)
@@ -248,6 +250,7 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
 
 
 def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, quiet: bool,
+                config_file: dict | None = None,
                 say: Callable[[str], None]) -> ScanResult:
     """The stages of :func:`scan`, run while it holds the directory's writer lock."""
     from ..corpus.store import is_store
@@ -365,6 +368,7 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
 
     summary = {
         "command": command,
+        **({"config_file": config_file} if config_file is not None else {}),
         "inputs": input_list,
         "store": str(Path(store_path).resolve()) if store_path else None,
         "input_format": config.input_options.get("fmt"),
