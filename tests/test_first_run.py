@@ -189,3 +189,18 @@ def test_a_bad_config_file_is_one_usage_error(tmp_path, text, message):
     r = CliRunner().invoke(main, ["scan", "x.jsonl", "--config", str(cfg), "-o", str(tmp_path / "k")])
     assert r.exit_code == 2 and message in r.output and "Traceback" not in r.output
     assert not (tmp_path / "k").exists()
+
+
+def test_the_service_warms_up_on_a_document_of_its_index(tmp_path, monkeypatch):
+    from repetend.cli.index_cmd import _warm_up
+    from repetend.index import NearDupIndex
+
+    src = _jsonl(tmp_path / "c.jsonl", [f"d{i}" for i in range(5)])
+    r = CliRunner().invoke(main, ["index", "build", str(src), "-o", str(tmp_path / "idx"), "-q"])
+    assert r.exit_code == 0, r.output
+    idx = NearDupIndex.open(tmp_path / "idx")
+    seen = []
+    real = idx.query
+    monkeypatch.setattr(idx, "query", lambda texts, **kw: seen.append((texts, kw)) or real(texts, **kw))
+    _warm_up(idx)
+    assert seen == [([idx.text(0)], {"fragments": True, "phrases": True, "limit": 5})]
