@@ -115,3 +115,35 @@ def test_a_hub_cache_repository_without_a_ref_and_two_snapshots_is_refused(tmp_p
     (repo / "refs").mkdir()
     with pytest.raises(InputError, match="2 snapshots"):
         expand_inputs([repo])
+
+
+def _word(i: int) -> str:
+    return "".join("bcdfghklmnprstvz"[(i >> (4 * k)) % 16] + "aeiou"[(i + k) % 5] for k in range(3))
+
+
+def test_clean_writes_a_dataset_folder_back_that_datasets_opens(saved, tmp_path):
+    """scan + clean of a DatasetDict folder: the cleaned folder has the same layout and
+    columns, loads with datasets.load_from_disk, and holds exactly the kept rows."""
+    rows = {"id": [f"p{i}" for i in range(30)],
+            "text": [f"page {_word(i)} body {_word(i * 7 + 3)} {_word(i * 13 + 5)} " + "the shared "
+                     "footer of every page is written right here at the end" for i in range(30)],
+            "extra": list(range(30))}
+    ds = datasets.Dataset.from_dict(rows)
+    dd = datasets.DatasetDict({"train": ds.select(range(20)), "test": ds.select(range(20, 30))})
+    src = tmp_path / "dd"
+    dd.save_to_disk(str(src))
+    runner = CliRunner()
+    r = runner.invoke(main, ["scan", str(src), "-o", str(tmp_path / "k"), "--min-docs", "3",
+                             "--min-len", "5", "-q", "--no-report"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(main, ["clean", str(src), "--scan", str(tmp_path / "k"),
+                             "-o", str(tmp_path / "clean"), "-q"])
+    assert r.exit_code == 0, r.output
+    out = datasets.load_from_disk(str(tmp_path / "clean"))
+    assert set(out) == {"train", "test"}
+    for split in ("train", "test"):
+        assert out[split].column_names == ["id", "text", "extra"]
+        for row in out[split]:
+            i = int(row["id"][1:])
+            assert row["extra"] == i and "shared footer" not in row["text"]
+            assert row["text"].startswith(f"page {_word(i)} body")
