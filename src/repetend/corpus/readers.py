@@ -260,6 +260,17 @@ def _renamed_ids(records: Iterator[Record], stats: ReadStats) -> Iterator[Record
 
 def _read(files: list[tuple[Path, str]], limit: int | None, stats: ReadStats,
           readers: dict[str, Reader]) -> Iterator[Record]:
+    try:
+        yield from _read_files(files, limit, stats, readers)
+    finally:  # a reader's worker processes end with the read
+        for reader in readers.values():
+            close = getattr(reader, "close", None)
+            if close is not None:
+                close()
+
+
+def _read_files(files: list[tuple[Path, str]], limit: int | None, stats: ReadStats,
+                readers: dict[str, Reader]) -> Iterator[Record]:
     n = 0
     for path, f_fmt in files:
         reader = readers[f_fmt]
