@@ -16,12 +16,13 @@ import warnings
 
 import click
 
+from .._compile_notice import announce
 from ..errors import RepetendError
 
 __all__ = ["main"]
 
 _MODULES = ("tokenize_cmd", "synth_cmd", "phrases_cmd", "dups_cmd", "report_cmd", "clean_cmd",
-            "scan_cmd", "index_cmd")
+            "scan_cmd", "index_cmd", "warmup_cmd")
 
 
 # file-system errors a user causes and can fix (a path under a regular file, a full
@@ -70,6 +71,12 @@ class _Group(click.Group):
                     shown(message, category, filename, lineno, file, line)
 
             warnings.showwarning = show
+            # click >= 8.2 keeps the subcommand's words in _protected_args
+            protected = (ctx._protected_args if hasattr(ctx, "_protected_args")
+                         else ctx.protected_args)
+            args = [*protected, *ctx.args]
+            if not {"-q", "--quiet"} & set(args):
+                announce(lambda line: click.echo(line, err=True))
             return self._invoke(ctx)
 
     def _invoke(self, ctx):

@@ -209,6 +209,20 @@ def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phr
         sys.stdout.write(text + "\n")
 
 
+def _warm_up(idx) -> None:
+    """One query (a document of the index against it, fragments and phrases on)
+    before listening, so that the first client does not wait for the kernels to
+    load or compile (seconds to minutes) and the page cache holds the index."""
+    import time
+
+    t0 = time.perf_counter()
+    text = idx.text(0) if idx.n_docs else "a short text to warm up the index"
+    idx.query([text[:20_000]], fragments=True, phrases=True, limit=5)
+    seconds = time.perf_counter() - t0
+    if seconds > 1:
+        click.echo(f"warmed up in {seconds:.1f} s", err=True)
+
+
 @click.command("serve")
 @click.argument("index_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -259,6 +273,7 @@ def serve(index_dir, host, port, token, max_body_bytes, max_docs, max_tokens, ma
     idx = NearDupIndex.open(index_dir)
     if warning is not None:
         click.echo(f"warning: {warning}", err=True)
+    _warm_up(idx)
     click.echo(f"serving {index_dir} ({_n(idx.n_docs)} documents) on http://{host}:{port}"
                + (f" with {workers} worker processes" if workers > 1 else ""), err=True)
     run(idx, host=host, port=port, workers=workers, max_body_bytes=max_body_bytes, max_docs=max_docs,

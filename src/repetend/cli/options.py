@@ -25,7 +25,7 @@ def input_options(fn):
         click.option("--url-field", default="url", show_default=True,
                      help="Field/column holding the document url (optional)."),
         click.option("--format", "fmt", default=None,
-                     type=click.Choice(["jsonl", "parquet", "csv", "tsv", "text", "warc", "wet"]),
+                     type=click.Choice(["jsonl", "parquet", "csv", "tsv", "text", "warc", "wet", "arrow"]),
                      help="Input format (default: from the file name)."),
         click.option("--glob", "glob", default=None,
                      help="For a directory of text files: which files to read (e.g. '**/*.md')."),
@@ -36,6 +36,9 @@ def input_options(fn):
                      help="WARC pages: keep all visible text (like WET) or only the main content."),
         click.option("--on-error", type=click.Choice(["skip", "fail"]), default="skip",
                      show_default=True, help="Malformed records: count and skip, or stop."),
+        click.option("--duplicate-ids", type=click.Choice(["fail", "rename"]), default="fail",
+                     show_default=True,
+                     help="A document id seen before: stop naming it, or rename it id#2, id#3, …"),
         click.option("--unit", type=click.Choice(["word", "code", "char"]), default="word",
                      show_default=True, help="Tokens: words, programming-language tokens, or characters."),
         click.option("--lang", default=None, help="Lexer for --unit code (default: from the file extension)."),
@@ -70,7 +73,7 @@ SEED = click.IntRange(0, MAX_SEED)
 SECONDS = Real(0.0, MAX_SECONDS, min_open=True)  # time budgets of the service
 
 INPUT_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html",
-              "unit", "lang")
+              "duplicate_ids", "unit", "lang")
 
 
 def load_corpus(inputs, *, out=None, quiet=False, check=True, **opts):
@@ -112,8 +115,11 @@ def read_issues(read: dict) -> str | None:
 
 
 def input_kwargs(kw: dict) -> dict:
-    """The read and tokenizer options among a command's keyword arguments."""
-    return {k: kw[k] for k in INPUT_KEYS if k in kw}
+    """The read and tokenizer options among a command's keyword arguments
+    (``duplicate_ids`` only when not the default, so that the recorded options of
+    a run that does not use it stay as they were)."""
+    return {k: kw[k] for k in INPUT_KEYS
+            if k in kw and not (k == "duplicate_ids" and kw[k] == "fail")}
 
 
 def template_options(fn):

@@ -105,7 +105,8 @@ class ScanConfig:
             raise ParameterError(f"unknown input option(s) {', '.join(sorted(unknown))}; "
                                  f"known: {', '.join(_INPUT_OPTIONS)}")
         for name, allowed in (("fmt", FORMATS), ("unit", ("word", "code", "char")),
-                              ("on_error", ("skip", "fail")), ("html", ("all", "main"))):
+                              ("on_error", ("skip", "fail")), ("html", ("all", "main")),
+                              ("duplicate_ids", ("fail", "rename"))):
             v = io.get(name)
             if v is not None and v not in allowed:
                 raise ParameterError(f"{_INPUT_OPTIONS[name]} must be one of {', '.join(allowed)}, "
@@ -126,7 +127,8 @@ class ScanConfig:
 # ScanConfig.input_options keys and the CLI options they come from
 _INPUT_OPTIONS = {"text_field": "--text-field", "id_field": "--id-field", "url_field": "--url-field",
                   "fmt": "--format", "glob": "--glob", "limit": "--limit", "on_error": "--on-error",
-                  "html": "--html", "unit": "--unit", "lang": "--lang"}
+                  "html": "--html", "duplicate_ids": "--duplicate-ids", "unit": "--unit",
+                  "lang": "--lang"}
 
 
 def _check_int(name: str, v, lo: int) -> None:
@@ -199,8 +201,9 @@ def _params(config: ScanConfig, min_docs: int, min_docs_rule: str, unit: str) ->
 
 def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLike,
          config: ScanConfig | None = None, *, command: str | None = None, quiet: bool = True,
-         log: Callable[[str], None] | None = None) -> ScanResult:
-    """Run the whole pipeline on *inputs* (files, or one token store) into *out*."""
+         log: Callable[[str], None] | None = None, config_file: dict | None = None) -> ScanResult:
+    """Run the whole pipeline on *inputs* (files, or one token store) into *out*
+    (*config_file*: the ``--config`` file's path and options, recorded in the summary)."""
     from ..corpus.store import is_store
 
     config = (config or ScanConfig()).validate()
@@ -236,12 +239,20 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
                                  "not a token store")
     if out.exists() and not out.is_dir():
         raise ParameterError(f"--out {out} exists and is not a directory")
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     with writer_lock(out):
-        return _write_scan(inputs, out, config, command=command, quiet=quiet, say=say)
+        try:
+            return _write_scan(inputs, out, config, command=command, quiet=quiet, say=say,
+                               config_file=config_file)
+        except BaseException:
+            if created:  # a failed first run leaves no directory behind it
+                shutil.rmtree(out, ignore_errors=True)
+            raise
 
 
 def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, quiet: bool,
+                config_file: dict | None = None,
                 say: Callable[[str], None]) -> ScanResult:
     """The stages of :func:`scan`, run while it holds the directory's writer lock."""
     from ..corpus.store import is_store
@@ -359,6 +370,7 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
 
     summary = {
         "command": command,
+        **({"config_file": config_file} if config_file is not None else {}),
         "inputs": input_list,
         "store": str(Path(store_path).resolve()) if store_path else None,
         "input_format": config.input_options.get("fmt"),

@@ -13,7 +13,11 @@ this module owns that directory's format:
     it is the representative kept.
 ``candidates`` (:data:`CANDIDATES_SCHEMA`)
     Every candidate examined (at most :data:`CANDIDATES_LIMIT` rows, a uniform
-    sample with a fixed seed beyond that), its Jaccard and MinHash estimate.
+    sample with a fixed seed beyond that): both ids and indices, its Jaccard and
+    MinHash estimate.
+``documents`` (:data:`DOCUMENTS_SCHEMA`)
+    One row per input document: its cluster (null: none), whether it is the
+    representative, and ``keep`` (false for the copies ``clean`` drops).
 ``summary.json``
     The run's summary, plus ``candidates_written`` and ``candidates_sampled``.
 
@@ -53,7 +57,7 @@ __all__ = [
 CANDIDATES_LIMIT = 200_000
 
 #: The tables of a dups directory, in the order they are written.
-DUPS_TABLES = ("pairs", "clusters", "containment", "candidates")
+DUPS_TABLES = ("pairs", "clusters", "containment", "candidates", "documents")
 
 #: The file formats of the tables.
 TABLE_FORMATS = ("parquet", "jsonl")
@@ -81,10 +85,24 @@ CLUSTERS_SCHEMA = pa.schema([
 
 #: ``candidates``: one row per candidate examined (``estimate`` NaN without signatures).
 CANDIDATES_SCHEMA = pa.schema([
+    ("a", pa.string()),
+    ("b", pa.string()),
     ("a_index", pa.int64()),
     ("b_index", pa.int64()),
     ("jaccard", pa.float64()),
     ("estimate", pa.float64()),
+])
+
+#: ``documents``: one row per input document, to join back to the corpus by id: its
+#: cluster (null when it has no near-duplicate), and ``keep`` — false for every
+#: member of a cluster but its representative (what ``repetend clean`` drops).
+DOCUMENTS_SCHEMA = pa.schema([
+    ("doc_index", pa.int64()),
+    ("doc_id", pa.string()),
+    ("cluster_id", pa.int64()),
+    ("cluster_size", pa.int64()),
+    ("is_representative", pa.bool_()),
+    ("keep", pa.bool_()),
 ])
 
 
@@ -132,13 +150,13 @@ class NearDupResult:
             "method": pa.array([self.config.method] * len(p), pa.string()),
         })
 
-    def to_arrow(self, what: Literal["pairs", "clusters", "containment", "candidates"] = "pairs",
+    def to_arrow(self, what: Literal["pairs", "clusters", "containment", "candidates", "documents"] = "pairs",
                  *, candidates_limit: int | None = None) -> pa.Table:
         """One result table as a pyarrow Table (schemas in the module docstring).
 
         Parameters
         ----------
-        what : {"pairs", "clusters", "containment", "candidates"}
+        what : {"pairs", "clusters", "containment", "candidates", "documents"}
             The table.
         candidates_limit : int, optional
             At most this many candidate rows: a uniform sample with a fixed seed,
@@ -147,8 +165,8 @@ class NearDupResult:
         Returns
         -------
         pyarrow.Table
-            With the columns of :data:`PAIRS_SCHEMA`, :data:`CLUSTERS_SCHEMA` or
-            :data:`CANDIDATES_SCHEMA` (the id columns take the type of the
+            With the columns of :data:`PAIRS_SCHEMA`, :data:`CLUSTERS_SCHEMA`,
+            :data:`CANDIDATES_SCHEMA` or :data:`DOCUMENTS_SCHEMA` (the id columns take the type of the
             store's ``doc_id``, a string).
         """
         if what == "pairs":
@@ -173,14 +191,33 @@ class NearDupResult:
                 rng = np.random.default_rng(0)
                 idx = np.sort(rng.choice(len(p), size=candidates_limit, replace=False))
             return pa.table({
+                "a": self._ids(p.a[idx]),
+                "b": self._ids(p.b[idx]),
                 "a_index": pa.array(p.a[idx], pa.int64()),
                 "b_index": pa.array(p.b[idx], pa.int64()),
                 "jaccard": pa.array(p.jaccard[idx], pa.float64()),
                 "estimate": pa.array(self.candidate_estimate[idx], pa.float64()),
             })
-        raise ParameterError(f"unknown table {what!r}: pairs, clusters, containment or candidates")
+        if what == "documents":
+            c = self.clusters
+            n = int(c.cluster_id.shape[0])
+            docs = np.arange(n, dtype=np.int64)
+            in_cluster = c.cluster_id >= 0
+            rep = np.where(in_cluster, c.is_representative(), True)
+            size = np.ones(n, dtype=np.int64)
+            size[in_cluster] = c.sizes[c.cluster_id[in_cluster]]
+            return pa.table({
+                "doc_index": pa.array(docs, pa.int64()),
+                "doc_id": self._ids(docs),
+                "cluster_id": pa.array(c.cluster_id, pa.int64(), mask=~in_cluster),
+                "cluster_size": pa.array(size, pa.int64()),
+                "is_representative": pa.array(rep, pa.bool_()),
+                "keep": pa.array(rep, pa.bool_()),
+            })
+        raise ParameterError(f"unknown table {what!r}: pairs, clusters, containment, candidates "
+                             "or documents")
 
-    def to_pandas(self, what: Literal["pairs", "clusters", "containment", "candidates"] = "pairs"):
+    def to_pandas(self, what: Literal["pairs", "clusters", "containment", "candidates", "documents"] = "pairs"):
         """One result table as a pandas DataFrame (needs pandas)."""
         from ..errors import require
 
@@ -190,7 +227,7 @@ class NearDupResult:
     def write(self, directory: str | Path, format: Literal["parquet", "jsonl"] = "parquet",
               candidates_limit: int = CANDIDATES_LIMIT) -> dict[str, Path]:
         """Write the dups directory: ``pairs``, ``clusters``, ``containment``,
-        ``candidates`` and ``summary.json`` into *directory*, each atomically.
+        ``candidates``, ``documents`` and ``summary.json`` into *directory*, each atomically.
 
         Parameters
         ----------
