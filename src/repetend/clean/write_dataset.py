@@ -16,7 +16,7 @@ import shutil
 from pathlib import Path
 
 from ..errors import InputError
-from .writers import Writer, kept_rows
+from .table_rows import kept_rows
 
 __all__ = ["DatasetDirWriter"]
 
@@ -41,11 +41,14 @@ def _arrow_batches(path: Path):
         return r.schema, (r.get_batch(i) for i in range(r.num_record_batches))
 
 
-class DatasetDirWriter(Writer):
-    """``save_to_disk`` layout out: one output shard per input shard."""
+class DatasetDirWriter:
+    """``save_to_disk`` layout out: one output shard per input shard (the interface
+    of :class:`repetend.clean.writers.Writer`: ``emit`` every record, then ``close``)."""
 
     def __init__(self, target: Path, *, text_field: str = "text"):
-        super().__init__(target, text_field=text_field)
+        self.target = target
+        self.text_field = text_field
+        self.written = 0
         target.mkdir(parents=True, exist_ok=True)
         self.src: Path | None = None
         self.keep: dict[int, str | None] = {}
