@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from ..errors import ParameterError
 
-__all__ = ["DF_OVER", "DfOver", "DocGroups", "doc_groups"]
+__all__ = ["DF_OVER", "DfOver", "DocGroups", "doc_groups", "groups_from_clusters"]
 
 DfOver = Literal["documents", "clusters"]
 DF_OVER = ("documents", "clusters")
@@ -64,3 +64,15 @@ def doc_groups(labels: npt.ArrayLike, n_docs: int) -> DocGroups:
     uniq, inv = np.unique(a.astype(np.int64, copy=False), return_inverse=True)
     return DocGroups(label=np.ascontiguousarray(inv.reshape(-1), dtype=np.int32),
                      n_groups=int(uniq.shape[0]))
+
+
+def groups_from_clusters(cluster_id: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """Group labels from near-duplicate cluster ids (one per document, negative
+    for a document in no cluster): a clustered document takes its cluster's
+    label, every other document a label of its own."""
+    cid = np.asarray(cluster_id, dtype=np.int64)
+    out = cid.copy()
+    alone = np.flatnonzero(cid < 0)
+    top = int(cid.max()) + 1 if cid.size else 0
+    out[alone] = top + np.arange(alone.size, dtype=np.int64)
+    return out
