@@ -397,6 +397,9 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
         "timings": timings,
         "peak_rss_mb": _peak_rss_mb(),
     }
+    if pcfg0 is not None and config.df_over == "clusters" and ncfg0 is None:
+        summary["df_over_note"] = ("phrase df counts documents: the near-duplicate stage was "
+                                   "skipped, so there are no clusters")
     write_json(out / SUMMARY, summary)
 
     # -- 4. the report ---------------------------------------------------------------------
