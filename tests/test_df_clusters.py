@@ -198,6 +198,21 @@ def test_find_phrases_group_df_matches_oracle(engine, seed):
     assert sorted(_table(res)) == _naive(store, 3, 3, labels)
 
 
+def test_out_of_core_over_groups_equals_in_memory(tmp_path):
+    rng = np.random.default_rng(8)
+    store = TokenStore.from_texts(_base_texts(rng, 50))
+    store.save(tmp_path / "store")
+    disk = TokenStore.open(tmp_path / "store")
+    labels = rng.integers(0, 20, size=store.n_docs)
+    a = find_phrases(disk, min_docs=3, min_len=4, df_over="clusters", groups=labels,
+                     templates=None)
+    b = find_phrases(disk, min_docs=3, min_len=4, df_over="clusters", groups=labels,
+                     templates=None, memory_limit="4G")
+    assert b.summary["engine_stats"].get("out_of_core")
+    assert a.phrases.num_rows > 0 and a.phrases.equals(b.phrases)
+    assert a.occurrences.equals(b.occurrences)
+
+
 def test_template_df_counts_distinct_groups():
     from repetend.synth import weblike
 

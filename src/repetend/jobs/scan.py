@@ -1,4 +1,7 @@
-"""The main job: tokenize, mine phrases, find near-duplicates, write the report.
+"""The main job: tokenize, find near-duplicates, mine phrases, write the report.
+
+Phrases come after the near-duplicates so that their df can count each
+near-duplicate cluster once (``ScanConfig.df_over``, default ``"clusters"``).
 
 Everything one run produces goes into a scan directory, laid out by
 :mod:`repetend.scandir`.  Every stage can be skipped (its config None), and
