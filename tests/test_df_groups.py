@@ -98,3 +98,53 @@ def test_doc_groups_checks_its_labels():
         doc_groups(np.zeros(4), 4)
     g = doc_groups(np.array([7, -1, 7, 3]), 4)
     assert g.n_groups == 3 and g.label.tolist() == [2, 0, 2, 1]
+
+
+# -- the template layer --------------------------------------------------------------
+
+@st.composite
+def template_corpora(draw):
+    """Documents made of a few fixed blocks with variable words between them (so
+    that templates with slots exist), some documents copied, random labels."""
+    n_docs = draw(st.integers(4, 14))
+    blocks = [[10, 11, 12, 13], [20, 21, 22], [30, 31, 32, 33, 34]]
+    docs = []
+    for _ in range(n_docs):
+        doc = []
+        for b in blocks:
+            if draw(st.booleans()):
+                doc += b + [draw(st.integers(40, 45))]
+        doc += draw(st.lists(st.integers(0, 9), max_size=6))
+        docs.append(doc)
+    for _ in range(draw(st.integers(0, 4))):
+        docs.append(list(docs[draw(st.integers(0, n_docs - 1))]))
+    labels = draw(st.lists(st.integers(0, 6), min_size=len(docs), max_size=len(docs)))
+    tokens = np.array([t for d in docs for t in d], dtype=np.int32)
+    offsets = np.concatenate([[0], np.cumsum([len(d) for d in docs])]).astype(np.int64)
+    return tokens, offsets, np.array(labels, dtype=np.int64), draw(st.integers(2, 4))
+
+
+@settings(max_examples=40, deadline=None)
+@given(template_corpora(), st.booleans())
+def test_template_df_is_the_group_df_of_its_occurrences(case, short_parts):
+    pytest.importorskip("pydivsufsort")
+    from repetend.phrases.templates import TemplateConfig, find_templates
+
+    tokens, offsets, labels, sigma = case
+    if tokens.size == 0:
+        return
+    raw = mine_bloomspan(tokens, offsets, sigma, 3, groups=labels)
+    cfg = TemplateConfig(short_parts=short_parts, min_span=3)
+    res = find_templates((tokens, offsets), raw, sigma, 3, cfg, groups=labels)
+    occ = res.occurrences
+    tid = occ.column("template_id").to_numpy()
+    doc = occ.column("doc_index").to_numpy()
+    df = res.table.column("df").to_numpy()
+    assert [np.unique(labels[doc[tid == i]]).size for i in range(df.size)] == df.tolist()
+    assert (df >= sigma).all()
+    # one group per document: the layer over documents, table for table
+    ident = np.arange(offsets.size - 1)
+    raw_d = mine_bloomspan(tokens, offsets, sigma, 3)
+    a = find_templates((tokens, offsets), raw_d, sigma, 3, cfg)
+    b = find_templates((tokens, offsets), raw_d, sigma, 3, cfg, groups=ident[::-1].copy())
+    assert a.table.equals(b.table) and a.occurrences.equals(b.occurrences)
