@@ -7,6 +7,10 @@ groups=...)``; the clusters of ``repetend dups`` on the store, read from
 ``--clusters DIR``, or a MinHash run made here).  Printed: wall and CPU
 seconds, peak RSS, phrases, and the ratio clusters / documents.
 
+A third row mines with one group per document (``groups=arange(n_docs)``): the
+same phrases as over documents through the group-counting code, so its ratio is
+the cost of counting groups alone, the work being the same.
+
 ``--copies`` adds the must-hold figure of issue 18 on a real corpus: a store
 made of the corpus plus exact copies of a share of its documents (each 2-5
 times), mined over its clusters with the copies grouped with their original,
@@ -151,6 +155,10 @@ def main(argv=None) -> int:
         labels = _labels_of(store, args.clusters, work)
         t_labels = time.perf_counter() - t0
         n_groups = int(np.unique(np.load(labels)).size)
+        # the same phrases as over documents, through the group-counting code: the
+        # pure cost of counting groups instead of documents
+        singletons = work / "singletons.npy"
+        np.save(singletons, np.arange(store.n_docs, dtype=np.int64))
         print(f"store {args.store}: {store.n_docs:,} documents, {store.n_tokens:,} tokens, "
               f"{n_groups:,} clusters (a document in none is its own); reading and checking "
               f"the clusters: {t_labels:.2f} s")
@@ -161,9 +169,11 @@ def main(argv=None) -> int:
             sigma, L = (int(x) for x in setting.split("/"))
             for engine in args.engines.split(","):
                 docs = _child(args.store, engine, sigma, L, None, args.templates)
+                alone = _child(args.store, engine, sigma, L, singletons, args.templates)
                 over = _child(args.store, engine, sigma, L, labels, args.templates)
                 print(_row(f"σ={sigma} L={L} {engine} documents", docs, None))
-                print(_row(f"σ={sigma} L={L} {engine} clusters", over, docs))
+                print(_row(f"{engine} one group per doc", alone, docs))
+                print(_row(f"{engine} clusters", over, docs))
         if args.copies > 0:
             big, big_labels, added = _copies_store(store, args.copies, args.seed, work)
             big_path, big_docs, big_tokens = big.path, big.n_docs, big.n_tokens

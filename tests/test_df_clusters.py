@@ -277,6 +277,7 @@ def test_phrases_df_over_clusters_of_a_dups_output(copies, tmp_path):
     r = _run("phrases", copies / "full.jsonl", "-o", tmp_path / "full", *common,
              "--df-over", "clusters", "--clusters", copies / "dups")
     assert r.exit_code == 0, r.output
+    assert "df over 40 near-duplicate clusters" in r.output
     a = pq.read_table(tmp_path / "base" / "phrases.parquet").select(["tokens", "df"])
     b = pq.read_table(tmp_path / "full" / "phrases.parquet").select(["tokens", "df"])
     assert a.num_rows > 0 and a.equals(b)

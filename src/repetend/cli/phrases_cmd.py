@@ -92,6 +92,9 @@ def phrases(inputs, near_full_share, top_k, seed_len, filter_bytes, out, out_for
     click.echo(f"engine: {s['engine']} ({s['engine_choice'].get('rule', '')}), "
                f"{s['timings']['total']:.2f} s, peak memory {s['peak_memory_bytes'] / 2**20:.0f} MiB")
     click.echo(f"phrases: {s['phrases']:,}   occurrences: {s['occurrences']:,}")
+    if groups is not None:
+        click.echo(f"df over {s['parameters']['groups']:,} near-duplicate clusters of "
+                   f"{s['documents']:,} documents (each cluster counts once)")
     click.echo(f"covered: {s['covered_tokens']:,} of {s['tokens']:,} tokens "
                f"({100 * s['covered_share']:.2f}% of the corpus) by the phrases' occurrences; "
                f"{100 * s['frequent_share']:.2f}% inside any frequent phrase of >= L tokens")
