@@ -18,7 +18,7 @@ from repetend.errors import InputError, ParameterError
 from repetend.jobs import ScanConfig, scan
 from repetend.neardup import NearDupConfig
 from repetend.phrases import PhraseConfig, find_phrases, groups_from_clusters
-from repetend.phrases.templates import TemplateConfig, find_templates
+from repetend.phrases.templates import TemplateConfig
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 

@@ -39,8 +39,8 @@ from .corpus.store import TokenStore, is_store
 from .errors import InputError
 
 __all__ = ["DUPS", "INPUTS_STAMP", "LOCK", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY", "ScanDir",
-           "clusters_file", "open_scan", "phrases_summary_file", "read_json", "read_stamp", "stage_mismatch",
-           "templates_dir", "write_stamp", "writer_lock"]
+           "clusters_file", "open_scan", "phrases_summary_file", "read_json", "read_stamp",
+           "stage_mismatch", "templates_dir", "write_stamp", "writer_lock"]
 
 SUMMARY = "summary.json"
 STORE = "store"
