@@ -97,6 +97,23 @@ def test_scan_over_copies_equals_phrases_of_the_base_corpus(seed, tmp_path):
     assert res.phrases.summary["parameters"]["groups"] == len(texts)
 
 
+def test_copies_of_documents_shorter_than_a_shingle_are_one_cluster_too(tmp_path):
+    """Documents of 1-4 tokens (under the 5-token shingle; MinHash matches them
+    exactly) and their copies: still the phrases of the base corpus."""
+    rng = np.random.default_rng(0)
+    short = dict.fromkeys(" ".join(f"w{t}" for t in rng.integers(0, 6, size=int(n)))
+                          for n in rng.integers(1, 5, size=60))
+    texts = list(short) + [" ".join(f"w{t}" for t in rng.integers(0, 30, size=30))
+                           for _ in range(10)]
+    ids, all_t, all_i, group = _with_copies(rng, texts, 15)
+    cfg = PhraseConfig(min_docs=3, min_len=2, templates=None)
+    alone = find_phrases(TokenStore.from_texts(texts, ids), cfg)
+    res = scan(TokenStore.from_texts(all_t, all_i), tmp_path / "scan",
+               ScanConfig(phrases=cfg, report=False))
+    assert res.phrases.summary["parameters"]["groups"] == len(texts)
+    assert alone.phrases.num_rows > 0 and sorted(_table(res.phrases)) == sorted(_table(alone))
+
+
 def test_scan_over_documents_counts_every_copy(tmp_path):
     rng = np.random.default_rng(11)
     texts = _base_texts(rng, 30)
