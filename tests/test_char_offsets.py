@@ -72,3 +72,32 @@ def test_code_tokens_and_bad_ranges():
         char_offsets(store, [0], [2], [2])
     with pytest.raises(InputError):
         char_offsets(store, [5], [0], [1])
+
+
+def test_scan_tables_carry_character_offsets_that_cut_the_text(tmp_path):
+    """The written occurrences, spans and template occurrences: text[char_start:char_end]
+    re-tokenizes to the occurrence's tokens (what a DuckDB or Polars user cuts)."""
+    import pyarrow.parquet as pq
+    from click.testing import CliRunner
+
+    from repetend.cli import main
+    from repetend.synth import weblike
+
+    paths = weblike(120, seed=3).write(tmp_path / "c")
+    r = CliRunner().invoke(main, ["scan", str(paths["corpus"]), "-o", str(tmp_path / "k"),
+                                  "--min-docs", "4", "-q", "--no-report"])
+    assert r.exit_code == 0, r.output
+    store = TokenStore.open(tmp_path / "k" / "store")
+    seen = 0
+    for name in ("occurrences", "spans", "template_occurrences"):
+        t = pq.read_table(tmp_path / "k" / "phrases" / f"{name}.parquet").to_pylist()
+        assert t and all("char_start" in row for row in t), name
+        for row in t[:300]:
+            d = row["doc_index"]
+            text = store.text(d)[row["char_start"]:row["char_end"]]
+            base = store.doc_offsets[d]
+            want = [store.vocab[x] for x in store.tokens[base + row["start"]:base + row["end"]]]
+            tb = tokenize_batch([text])
+            assert tb.strings(np.arange(len(tb))) == want
+            seen += 1
+    assert seen > 100

@@ -19,7 +19,7 @@ from ..errors import InputError
 from . import _tokenizer_kernels as K
 from .unicode_table import tables
 
-__all__ = ["char_offsets"]
+__all__ = ["char_offsets", "with_char_columns"]
 
 
 def _doc_spans(store, docs: np.ndarray, counts: np.ndarray, offsets: np.ndarray):
@@ -89,3 +89,18 @@ def char_offsets(store, doc_index: npt.ArrayLike, start: npt.ArrayLike, end: npt
         ce[rows] = ends[offsets[k] + e[rows] - 1]
         i = j
     return cs, ce
+
+
+def with_char_columns(table, store):
+    """*table* (a pyarrow Table with ``doc_index``, ``start``, ``end`` token
+    positions) with ``char_start`` and ``char_end`` after ``end``: the same
+    ranges in characters of the original text (Python string indices)."""
+    import pyarrow as pa
+
+    if table is None or "char_start" in table.column_names:
+        return table
+    cs, ce = char_offsets(store, table.column("doc_index").to_numpy(),
+                          table.column("start").to_numpy(), table.column("end").to_numpy())
+    at = table.column_names.index("end") + 1
+    table = table.add_column(at, "char_start", pa.array(cs, pa.int64()))
+    return table.add_column(at + 1, "char_end", pa.array(ce, pa.int64()))

@@ -471,7 +471,7 @@ def _labels_digest(labels: np.ndarray) -> str:
 def _spark_phrases(spark, input_list: list[str], pcfg: PhraseConfig, store: TokenStore,
                    spark_cols: dict, say: Callable[[str], None], groups=None):
     """Phrases mined on Spark, with the template layer run here, on the local store."""
-    from ..phrases import run_templates
+    from ..phrases.find import add_char_offsets, run_templates
     from ..spark import find_phrases as spark_phrases
 
     res = spark_phrases(spark, input_list, pcfg, **spark_cols,
@@ -489,6 +489,8 @@ def _spark_phrases(spark, input_list: list[str], pcfg: PhraseConfig, store: Toke
             res.summary["templates"] = res.templates.summary
         else:
             res.summary["templates_skipped"] = plan
+    # the character offsets, from the local store's text, as the local engines give them
+    res.occurrences, res.spans = add_char_offsets(store, res.occurrences, res.spans, res.templates)
     return res
 
 

@@ -32,7 +32,7 @@ from .frequent_spans import FrequentSpans, frequent_spans
 from .groups import DocGroups, doc_groups
 from .result import PhraseResult, hosts_table, phrase_summary, phrase_tables
 
-__all__ = ["canonical_order", "find_phrases", "run_templates"]
+__all__ = ["add_char_offsets", "canonical_order", "find_phrases", "run_templates"]
 
 
 # -- corpus ----------------------------------------------------------------------
@@ -74,6 +74,16 @@ def _as_corpus(corpus) -> _Corpus:
     c.doc_offsets = checked_offsets(np.asarray(c.tokens), c.doc_offsets, c.vocab,
                                     id_limit=2**31 - 1, allow_no_tokens=False)
     return c
+
+
+def add_char_offsets(store, occurrences: pa.Table, spans: pa.Table | None, templates=None):
+    """``char_start``/``char_end`` beside the token positions of the occurrences,
+    the spans and the template occurrences (in place for the templates)."""
+    from ..corpus.char_offsets import with_char_columns
+
+    if templates is not None:
+        templates.occurrences = with_char_columns(templates.occurrences, store)
+    return with_char_columns(occurrences, store), with_char_columns(spans, store)
 
 
 # -- engines ---------------------------------------------------------------------
@@ -435,6 +445,12 @@ def find_phrases(corpus, config: PhraseConfig | None = None, *,
             c.store if c.store is not None else (c.tokens, c.doc_offsets), raw, cfg, n_tokens,
             fs.total, spans=fs, groups=grp)
         timings["templates"] = time.perf_counter() - t0
+        timings["total"] = time.perf_counter() - t_start
+
+    if c.store is not None:   # the original text is known: character offsets too
+        t0 = time.perf_counter()
+        occurrences, spans = add_char_offsets(c.store, occurrences, spans, templates)
+        timings["char_offsets"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - t_start
 
     summary = phrase_summary(

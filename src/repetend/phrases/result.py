@@ -13,8 +13,10 @@ Output tables (``PhraseResult.write``):
                  frequent_tokens, frequent_share
 ``hosts``        host, documents, tokens, covered_tokens, covered_share, frequent_tokens,
                  frequent_share   (only when urls are known)
-``occurrences``  phrase_id, doc_index, doc_id, start, end   (token positions within the document)
-``spans``        doc_index, doc_id, start, end, phrase_id   (merged frequent spans, see below)
+``occurrences``  phrase_id, doc_index, doc_id, start, end   (token positions within the document),
+                 char_start, char_end   (the same in characters of the text, from a store)
+``spans``        doc_index, doc_id, start, end[, char_start, char_end], phrase_id
+                 (merged frequent spans, see below)
 
 Two coverage measures. ``covered``/``boilerplate_share`` is the paper's: the
 tokens inside an occurrence of a reported (maximal) phrase. ``frequent`` is

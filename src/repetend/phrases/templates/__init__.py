@@ -90,7 +90,7 @@ Output tables (:meth:`TemplateResult.write`)
                                   (median), fixed_tokens, psi (span_tokens·df),
                                   text (one occurrence's surface form, slots as
                                   ``▢``), example_doc_id
-``template_occurrences.parquet``  template_id, doc_index, doc_id, start, end
+``template_occurrences.parquet``  template_id, doc_index, doc_id, start, end[, char_start, char_end]
                                   (token positions in the document, slots
                                   included, end exclusive)
 ``templates_summary.json``        parameters, counts, coverage gained over the

@@ -264,6 +264,10 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                    sibling_fallbacks=n_fallback, joined_patterns=n_joined,
                    rounds=rounds,
                    **clock.total())
+    if c.store is not None:  # the original text is known: character offsets too
+        from ...corpus.char_offsets import with_char_columns
+
+        occurrences = with_char_columns(occurrences, c.store)
     return TemplateResult(table, occurrences, summary, cfg)
 
 
