@@ -370,6 +370,17 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
     }
     write_json(out / SUMMARY, summary)
 
+    # -- what clean would do to each document (documents.parquet) -------------------------
+    if pcfg0 is not None or ncfg0 is not None:
+        t0 = time.perf_counter()
+        from ..clean import write_decisions
+        from ..scandir import open_scan
+
+        say("planning the cleaning of each document …")
+        write_decisions(open_scan(out, need_store=True))
+        timings["decisions"] = time.perf_counter() - t0
+        write_json(out / SUMMARY, summary)
+
     # -- 4. the report ---------------------------------------------------------------------
     if config.report:
         t0 = time.perf_counter()
