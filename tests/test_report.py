@@ -328,17 +328,33 @@ def test_sections_and_numbers(built):
     for anchor in ("summary", "eaters", "coverage", "hosts", "dups", "lsh", "params"):
         assert f'id="{anchor}"' in page
     assert "not in this scan" not in page
-    # every phrase (fewer than the cap) is listed with its escaped surface form
+    # every phrase in ≥ σ distinct clusters (fewer than the cap) is listed with its escaped
+    # surface form; one frequent only through copies of a document is not
     tp = pq.read_table(root / "scan" / "phrases" / "phrases.parquet").to_pylist()
     assert 0 < len(tp) <= 200
+    cluster_of = {d: f"c{c}" for d, c in zip(dup[1]["doc_index"], dup[1]["cluster_id"])}
+    occ = pq.read_table(root / "scan" / "phrases" / "occurrences.parquet").to_pylist()
+    cdf = {r["phrase_id"]: len({cluster_of.get(o["doc_index"], o["doc_index"]) for o in occ
+                                if o["phrase_id"] == r["phrase_id"]}) for r in tp}
+    eaters = page[page.index('id="eaters"'):page.index('id="coverage"')]
+    listed = [r for r in tp if cdf[r["phrase_id"]] >= 3]
+    assert listed and len(listed) < len(tp)
     for r in tp:
-        assert html.escape(r["text"][:400], quote=True) in page
-    # corpus share of boilerplate as the oracle computes it
+        assert (html.escape(r["text"][:400], quote=True) in eaters) == (cdf[r["phrase_id"]] >= 3)
+    assert f"Left out: {len(tp) - len(listed):,} of the {len(tp):,} phrases" in eaters
+    # corpus share of boilerplate as the oracle computes it: all tokens, and the tokens
+    # of the representatives (one per near-duplicate cluster)
     mask = naive_coverage(store.tokens, store.doc_offsets, ans)
     assert f"{100 * mask.mean():.1f}%" in page
+    rep = np.ones(store.n_docs, bool)
+    rep[[d for d, r in zip(dup[1]["doc_index"], dup[1]["is_representative"]) if not r]] = False
+    doc_of = np.repeat(np.arange(store.n_docs), np.diff(store.doc_offsets))
+    assert f"{100 * mask[rep[doc_of]].mean():.1f}%" in page
+    # the duplicate share: documents beyond one per cluster
     in_clusters = len(dup[1]["doc_index"])
     assert in_clusters > 0
-    assert f"{100 * in_clusters / store.n_docs:.1f}%" in page
+    n_extra = in_clusters - len(set(dup[1]["cluster_id"]))
+    assert f"{100 * n_extra / store.n_docs:.1f}%" in page
     # each cluster's side-by-side pair carries the oracle's figures
     ids = store.doc_ids
     shown = 0
