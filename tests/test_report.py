@@ -557,3 +557,42 @@ def test_nothing_found_and_empty_documents(tmp_path):
     assert "0.0%" in page
     p = parse(page)
     assert p.starts.get("script") == 1
+
+
+def test_what_to_do_gives_the_clean_command_and_what_it_would_do(tmp_path):
+    """The command has the scan's own paths, shell-quoted; the figures are those of
+    the scan's documents.parquet, which is what clean with its defaults does."""
+    import shlex
+
+    from repetend.clean import decision_counts, write_decisions
+    from repetend.report import build_report
+    from repetend.scandir import open_scan
+
+    mp = pytest.MonkeyPatch()
+    patch_token_spans(mp)
+    try:
+        texts, ids, urls = web_corpus(2, 15)
+        src = tmp_path / "my corpus's files" / "in.jsonl"
+        src.parent.mkdir()
+        src.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in zip(ids, texts)))
+        scan_dir = tmp_path / "the scan"
+        make_scan(scan_dir, texts, ids, urls, min_docs=3, min_len=4, inputs=[str(src)])
+        page = build_report(scan_dir, tmp_path / "r.html").read_text()
+        assert 'id="todo"' in page and "no per-document decisions" in page
+        table = write_decisions(open_scan(scan_dir, need_store=True))
+        page = build_report(scan_dir, tmp_path / "r.html").read_text()
+    finally:
+        mp.undo()
+    todo = page[page.index('id="todo"'):page.index('id="eaters"')]
+    cmd = html.unescape(todo[todo.index("<pre>") + 5:todo.index("</pre>")])
+    argv = shlex.split(cmd)
+    assert argv[:2] == ["repetend", "clean"] and argv[2] == str(src)
+    assert argv[argv.index("--scan") + 1] == str(scan_dir.resolve())
+    out = Path(argv[argv.index("--out") + 1])
+    assert out.parent == src.parent and out.name == "in.clean.jsonl"
+    c = decision_counts(table)
+    assert c["drop_duplicate"] > 0 and c["drop_template"] > 0
+    for label, key in (("dropped as duplicates", "drop_duplicate"), ("dropped as mostly template", "drop_template"),
+                       ("characters cut from kept documents", "chars_cut_kept")):
+        row = todo[todo.index(label):]
+        assert row[row.index("<td>") + 4:].startswith(f"{c[key]:,}")
