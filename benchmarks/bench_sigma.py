@@ -70,6 +70,8 @@ def main(argv=None) -> int:
     ap.add_argument("--reference", type=Path)
     ap.add_argument("--sigmas", default="2,3,5,8,13,20,30,50,80,130,200")
     ap.add_argument("--min-len", type=int, default=10)
+    ap.add_argument("--show", type=int, default=0,
+                    help="print this many phrases of each σ, drawn at random (seed 0), to judge by eye")
     a = ap.parse_args(argv)
 
     from repetend.corpus.load import load_store
@@ -143,6 +145,12 @@ def main(argv=None) -> int:
             row["ref_recall"] = round(float((tok & ref_mask).sum() / max(ref_mask.sum(), 1)), 4)
         row["s"] = round(time.perf_counter() - t1, 1)
         print(json.dumps(row), flush=True)
+        if a.show and r.phrases.num_rows:
+            rng = np.random.default_rng(0)
+            pick = rng.choice(r.phrases.num_rows, size=min(a.show, r.phrases.num_rows), replace=False)
+            sub = r.phrases.take(sorted(pick.tolist()))
+            for df, text in zip(sub.column("df").to_pylist(), sub.column("text").to_pylist()):
+                print(f"    df {df:4d}  {' '.join(text.split())[:150]!r}", flush=True)
     return 0
 
 

@@ -187,6 +187,12 @@ def test_min_docs_rule_follows_site_size_then_corpus_size():
     # no urls: 0.2 % of the corpus, at least 5
     assert choose_min_docs(TokenStore.from_texts(["x"] * 100))[0] == 5
     assert choose_min_docs(TokenStore.from_texts(["x"] * 10_000))[0] == 20
+    # counted over distinct documents (near-duplicate clusters) when they are known:
+    # copies do not raise σ
+    assert choose_min_docs(TokenStore.from_texts(["x"] * 10_000), n_distinct=5_000)[0] == 10
+    sigma, why = choose_min_docs(TokenStore.from_texts(["x"] * 40_000), n_distinct=10_000)
+    assert sigma == 20 and "10000 distinct documents" in why
+    assert choose_min_docs(TokenStore.from_texts(["x"] * 10_000), n_distinct=100)[0] == 5
 
 
 def test_demo_runs_and_compares_with_the_truth(tmp_path):
