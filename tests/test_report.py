@@ -596,3 +596,29 @@ def test_what_to_do_gives_the_clean_command_and_what_it_would_do(tmp_path):
                        ("characters cut from kept documents", "chars_cut_kept")):
         row = todo[todo.index(label):]
         assert row[row.index("<td>") + 4:].startswith(f"{c[key]:,}")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_cluster_df_and_shares_match_the_naive_count(tmp_path, seed):
+    """distinct_view / phrase_cluster_df against sets built by hand on random corpora
+    with copies: a phrase's cluster df is the number of distinct clusters holding it."""
+    from repetend.report.distinct import distinct_view, phrase_cluster_df
+    from repetend.scandir import open_scan
+    from test_clean_max_cut import random_corpus
+
+    texts, ids, urls = random_corpus(random.Random(100 + seed))
+    store, ans, (pairs, cl) = make_scan(tmp_path / "s", texts, ids, urls, min_docs=2, min_len=3)
+    dv = distinct_view(open_scan(tmp_path / "s"))
+    key = {d: ("c", c) for d, c in zip(cl["doc_index"], cl["cluster_id"])}
+    is_rep = dict(zip(cl["doc_index"], cl["is_representative"]))
+    rep = [bool(is_rep.get(i, True)) for i in range(store.n_docs)]
+    assert dv.representative.tolist() == rep
+    lengths = np.diff(store.doc_offsets)
+    dup = dv.duplicate_share()
+    assert dup["documents"] == store.n_docs - sum(rep)
+    assert dup["tokens"] == int(lengths[~np.asarray(rep)].sum())
+    occ = pq.read_table(tmp_path / "s" / "phrases" / "occurrences.parquet").to_pylist()
+    pids = sorted({o["phrase_id"] for o in occ})
+    want = [len({key.get(o["doc_index"], ("d", o["doc_index"])) for o in occ if o["phrase_id"] == p})
+            for p in pids]
+    assert phrase_cluster_df(open_scan(tmp_path / "s"), dv, np.asarray(pids)).tolist() == want
