@@ -162,9 +162,10 @@ def choose_min_docs(store: TokenStore, n_distinct: int | None = None) -> tuple[i
       template rather than a quotation or a stock phrase.  Counting clusters,
       not documents, keeps σ where it is when copies are added (the support it
       is compared with counts clusters too).  Measured on documentation sets,
-      licence files, source code and the web-like generator (docs/phrases.md,
-      "σ without urls"): below 5 most of what is flagged is quotation (web-like:
-      precision of the marked characters 52 % at σ = 2, 93 % at 3, 99.2 % at 5).
+      licence files, man pages, source code and the web-like generator
+      (docs/sigma.md): below 5 much of what is flagged is quotation or copied
+      code (web-like: precision of the marked characters 52 % at σ = 2, 93 % at
+      3, 99.2 % at 5).
     """
     n = store.n_docs
     if store.has_urls:
