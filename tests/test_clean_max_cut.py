@@ -196,3 +196,17 @@ def test_scan_documents_table_is_what_clean_does(tmp_path):
     c = decision_counts(t)
     assert (c["documents"], c["kept"], c["drop_duplicate"], c["drop_template"], c["chars_removed"]) == (
         res.documents_in, res.documents_out, res.dropped_duplicates, res.dropped_template, res.chars_removed)
+
+
+def test_scan_of_a_store_in_memory_writes_its_decisions(tmp_path):
+    from repetend.corpus.store import TokenStore
+    from repetend.jobs import ScanConfig, scan
+    from repetend.phrases import PhraseConfig
+
+    texts = ["alpha beta gamma delta epsilon zeta eta theta"] * 3 + ["one two three four five six"]
+    store = TokenStore.from_texts(texts, ids=["a", "a1", "a2", "b"])
+    scan(store, tmp_path / "s", ScanConfig(phrases=PhraseConfig(min_docs=2, min_len=3, templates=False),
+                                           report=False))
+    t = pq.read_table(tmp_path / "s" / "documents.parquet")
+    assert t.column("doc_id").to_pylist() == ["a", "a1", "a2", "b"]
+    assert t.column("decision").to_pylist().count("drop_duplicate") == 2

@@ -390,7 +390,10 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
         from ..scandir import open_scan
 
         say("planning the cleaning of each document …")
-        write_decisions(open_scan(out, need_store=True))
+        scan_dir = open_scan(out)
+        if scan_dir.store is None:   # a store given in memory, saved nowhere
+            scan_dir.store = store
+        write_decisions(scan_dir)
         timings["decisions"] = time.perf_counter() - t0
         write_json(out / SUMMARY, summary)
 
