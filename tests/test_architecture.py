@@ -37,7 +37,7 @@ PACKAGE = "repetend"
 #: path: the shared base layer (atomic writes, numba set-up, memory limits, spilling,
 #: array helpers, hashing, searching, progress bars).
 BASE_MODULES = frozenset({"_atomic", "_jit", "_memory", "_spill", "_arrays", "_hashing",
-                          "_search", "_progress"})
+                          "_search", "_progress", "_compile_notice"})
 
 #: Modules above the command line: ``python -m repetend`` has to live outside ``cli/``.
 ENTRY_POINTS = frozenset({"__main__"})

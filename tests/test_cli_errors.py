@@ -3,6 +3,7 @@ exit status 2, never a traceback: an output path under a regular file, a full di
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -60,7 +61,8 @@ def small_disk(tmp_path):
     try:
         yield mnt
     finally:
-        subprocess.run(["umount", str(mnt)], capture_output=True)
+        if subprocess.run(["umount", str(mnt)], capture_output=True).returncode != 0:
+            subprocess.run(["umount", "-l", str(mnt)], capture_output=True)   # busy: detach
 
 
 def test_a_full_disk_is_one_line_and_leaves_no_half_output(small_disk, tmp_path):
@@ -75,6 +77,70 @@ def test_a_full_disk_is_one_line_and_leaves_no_half_output(small_disk, tmp_path)
         assert "Traceback" not in r.output
     leftovers = [p.name for p in small_disk.rglob("*") if p.is_file() and p.name != ".scan.lock"]
     assert leftovers == [], leftovers          # the scan's lock file (empty of data) stays
+
+
+def _fill(disk, leave: int) -> None:
+    """Fill *disk* up to *leave* bytes free."""
+    st = os.statvfs(disk)
+    free = st.f_bavail * st.f_frsize
+    with open(disk / "filler", "wb") as f:
+        f.write(b"\0" * max(free - leave, 0))
+
+
+def _tree(root):
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != "filler"}
+
+
+def test_a_full_disk_under_clean_index_dups_and_report_keeps_the_old_outputs(small_disk, tmp_path,
+                                                                             corpus):
+    """On a full disk clean, index build --overwrite, index add, dups and report end in one
+    `error:` line naming ENOSPC, and what they were replacing is still whole (the
+    old index opens and answers; the old dups files are one set)."""
+    from repetend.index import NearDupIndex
+
+    big = tmp_path / "big.jsonl"
+    big.write_text("".join(json.dumps({"id": f"d{i}", "text": f"document {i} shared footer "
+                                       "words here and there " + f"w{i} " * 60}) + "\n"
+                           for i in range(400)))
+    scan = tmp_path / "scan"
+    assert CliRunner().invoke(main, ["scan", str(big), "-o", str(scan), "--min-docs", "3",
+                                     "--no-templates", "-q"]).exit_code == 0
+    old = {"x.jsonl": ["clean", "--scan", str(corpus_scan(tmp_path, corpus)), "-o"],
+           "idx": ["index", "build", str(corpus), "-q", "-o"],
+           "dups": ["dups", str(corpus), "-q", "-o"],
+           "r.html": ["report", str(corpus_scan(tmp_path, corpus)), "-o"]}
+    for name, args in old.items():
+        r = CliRunner().invoke(main, [*args, str(small_disk / name)])
+        assert r.exit_code == 0, (name, r.output)
+    before = _tree(small_disk)
+    _fill(small_disk, 16 * 1024)
+    new = [["clean", "--scan", str(scan), "-q", "-o", str(small_disk / "x.jsonl")],
+           ["index", "build", str(big), "-q", "--overwrite", "-o", str(small_disk / "idx")],
+           ["index", "add", str(small_disk / "idx"), str(big), "-q"],
+           ["dups", str(big), "-q", "-o", str(small_disk / "dups")],
+           ["report", str(scan), "-o", str(small_disk / "r.html")]]
+    for args in new:
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 2, (args, r.output)
+        lines = [ln for ln in r.output.splitlines() if ln.startswith("error: ")]
+        assert len(lines) == 1 and "No space left on device" in lines[0], (args, r.output)
+        assert "Traceback" not in r.output
+        assert _tree(small_disk) == before, args      # nothing replaced, nothing left over
+    idx = NearDupIndex.open(small_disk / "idx")
+    assert idx.n_docs == 40
+    assert idx.query(["page 3 shared footer words here and there for everyone " * 3],
+                     fragments=False).documents[0]["near_duplicates"]
+    del idx            # its segments are memory-mapped: unmap before the unmount
+    gc.collect()
+
+
+def corpus_scan(tmp_path, corpus):
+    scan = tmp_path / "corpus-scan"
+    if not scan.exists():
+        r = CliRunner().invoke(main, ["scan", str(corpus), "-o", str(scan), "--min-docs", "3", "-q"])
+        assert r.exit_code == 0, r.output
+    return scan
 
 
 @pytest.mark.parametrize("args", [["lsh-params", "--num-perm", "100000000"],

@@ -63,9 +63,9 @@ def test_jsonl_output_and_store_input(corpus, tmp_path):
 
 
 @pytest.mark.parametrize("args, match", [
-    (["--min-docs", "0"], "min_docs must be >= 1"),
-    (["--min-len", "0"], "min_len must be >= 1"),
-    (["--near-full", "2"], "near_full_share"),
+    (["--min-docs", "0"], "is not in the range 1<=x<="),
+    (["--min-len", "0"], "is not in the range 1<=x<="),
+    (["--near-full", "2"], "Invalid value for '--near-full'"),
 ])
 def test_bad_parameters_are_one_line_errors(corpus, tmp_path, args, match):
     r = CliRunner().invoke(main, ["phrases", str(corpus), "--out", str(tmp_path / "o"), "-q",

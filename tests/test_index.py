@@ -338,6 +338,8 @@ def test_phrase_hits_vs_naive(tmp_path_factory, phrases, text):
     known = load_phrases(d)
     found, share = known.find(tokens_of(" ".join(text)), "word", None, limit=10_000)
     got = {(f["phrase_id"], f["token_start"]) for f in found}
+    assert all(f["token_end"] - f["token_start"] == len(phrases[f["phrase_id"]])
+               and (f["char_start"], f["char_end"]) == (f["start"], f["end"]) for f in found)
     want = {(pid, i) for pid, p in enumerate(phrases) for i in range(len(text) - len(p) + 1)
             if text[i:i + len(p)] == p}
     assert got == want

@@ -112,7 +112,24 @@ def test_write_parquet_and_jsonl(tmp_path):
     assert cl.column_names == ["doc_index", "doc_id", "cluster_id", "cluster_size", "is_representative"]
     assert cl.num_rows == r.clusters.documents_in_clusters
     assert sum(cl.column("is_representative").to_pylist()) == r.clusters.n_clusters
-    assert pq.read_table(files["candidates"]).num_rows == 3
+    cand = pq.read_table(files["candidates"])
+    assert cand.num_rows == 3
+    assert cand.column("a").to_pylist() == [str(i) for i in cand.column("a_index").to_pylist()]
+    # one row per document; keep is what clean keeps: all but the non-representative members
+    docs = pq.read_table(files["documents"]).to_pylist()
+    assert [d["doc_index"] for d in docs] == list(range(len(py)))
+    members = {}
+    for row in cl.to_pylist():
+        members.setdefault(row["cluster_id"], []).append(row)
+    for d in docs:
+        if d["cluster_id"] is None:
+            assert d["keep"] and d["is_representative"] and d["cluster_size"] == 1
+        else:
+            m = {x["doc_index"]: x for x in members[d["cluster_id"]]}[d["doc_index"]]
+            assert d["keep"] == d["is_representative"] == m["is_representative"]
+            assert d["cluster_size"] == len(members[d["cluster_id"]])
+    assert sum(d["keep"] for d in docs) == len(py) - r.clusters.documents_in_clusters \
+        + r.clusters.n_clusters
     summary = json.loads(files["summary"].read_text())
     assert summary["candidates_sampled"] is True and summary["candidates"] == len(r.candidates)
     assert summary["verified_pairs"] == len(r.pairs) and len(summary["s_curve"]) == 20
@@ -169,12 +186,12 @@ def test_public_names_are_pinned():
 
 
 def test_result_tables_have_the_dups_directory_schemas():
-    from repetend.neardup.result import (CANDIDATES_SCHEMA, CLUSTERS_SCHEMA, DUPS_TABLES,
-                                         PAIRS_SCHEMA)
+    from repetend.neardup.result import (CANDIDATES_SCHEMA, CLUSTERS_SCHEMA, DOCUMENTS_SCHEMA,
+                                         DUPS_TABLES, PAIRS_SCHEMA)
 
     r = find_near_duplicates(sets_from_python([{1, 2, 3}, {1, 2, 3}, {9}]), min_shingles=1)
     want = {"pairs": PAIRS_SCHEMA, "containment": PAIRS_SCHEMA, "clusters": CLUSTERS_SCHEMA,
-            "candidates": CANDIDATES_SCHEMA}
+            "candidates": CANDIDATES_SCHEMA, "documents": DOCUMENTS_SCHEMA}
     assert set(want) == set(DUPS_TABLES)
     for name, schema in want.items():
         assert r.to_arrow(name).schema.equals(schema), name

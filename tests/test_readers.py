@@ -717,7 +717,7 @@ def test_committed_samples(tmp_path):
 
 # -- the API surface ------------------------------------------------------------------------
 def test_formats_and_detection():
-    assert set(FORMATS) == {"jsonl", "parquet", "csv", "tsv", "text", "warc", "wet"}
+    assert set(FORMATS) == {"jsonl", "parquet", "csv", "tsv", "text", "warc", "wet", "arrow"}
     cases = {"a.jsonl": "jsonl", "a.JSONL.GZ": "jsonl", "a.jsonl.zst": "jsonl",
              "CC-MAIN-1.warc.wet.gz": "wet", "x.warc.gz": "warc", "x.tsv": "tsv",
              "x.parquet": "parquet", "x.csv.gz": "csv", "noext": None, "x.bin": None}

@@ -94,8 +94,8 @@ def bigger_corpus(tmp_path_factory):
 BAD_OPTIONS = [
     (["--shingle", "0"], "Invalid value for '--shingle'"),
     (["--num-perm", "0"], "Invalid value for '--num-perm'"),
-    (["--threshold", "1.5"], "threshold must be in (0, 1]"),
-    (["--threshold", "0"], "threshold must be in (0, 1]"),
+    (["--threshold", "1.5"], "Invalid value for '--threshold'"),
+    (["--threshold", "0"], "Invalid value for '--threshold'"),
     (["--min-len", "0"], "Invalid value for '--min-len'"),
     (["--min-docs", "0"], "Invalid value for '--min-docs'"),
     (["--memory-limit", "8Q"], "cannot read memory size '8Q'"),
@@ -103,7 +103,7 @@ BAD_OPTIONS = [
     (["--memory-limit", "1M"], "--memory-limit 1M is too small"),   # was refused after tokenizing
     (["--unit", "code", "--lang", "no-such-language"], "unknown code language"),
     (["--no-phrases", "--no-dups", "--shingle", "-3"], "Invalid value for '--shingle'"),
-    (["--no-dups", "--threshold", "1.5"], "threshold must be in (0, 1]"),   # a skipped stage too
+    (["--no-dups", "--threshold", "1.5"], "Invalid value for '--threshold'"),   # a skipped stage too
     (["--no-phrases", "--engine", "bogus"], "Invalid value for '--engine'"),
 ]
 

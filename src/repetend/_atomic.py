@@ -1,20 +1,25 @@
 """Atomic output: write to a temporary sibling, then rename over the target.
 
-An interrupted run leaves either the old file or no file, never half a file.
+An interrupted run leaves either the old file or no file, never half a file.  The
+temporary file of :func:`atomic_path` is ``flock``-ed while it is written, so the
+next write of the same target removes the temporaries that killed writers left
+(unlocked, a few seconds old) instead of letting them pile up.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
-__all__ = ["atomic_path", "atomic_dir", "recover_dir", "write_json", "write_jsonl",
-           "write_parquet"]
+__all__ = ["LEFTOVER_GRACE", "atomic_path", "atomic_dir", "recover_dir", "remove_leftovers",
+           "write_json", "write_jsonl", "write_parquet"]
 
 
 def _umask() -> int:
@@ -23,15 +28,57 @@ def _umask() -> int:
     return mask
 
 
+LEFTOVER_GRACE = 2.0    # seconds: a temporary younger than this may not be locked yet
+_RANDOM = 8             # characters of tempfile's random part of a name
+
+
+def remove_leftovers(target: str | os.PathLike, grace: float = LEFTOVER_GRACE) -> list[Path]:
+    """Remove the temporary files of *target* (``.NAME.<random>.tmp``) that killed
+    writers left: regular files that no live writer locks, last changed more than
+    *grace* seconds ago.  Returns them."""
+    target = Path(target)
+    prefix = f".{target.name}."
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(target.parent))
+    except OSError:
+        return removed
+    for e in entries:
+        n = e.name
+        if not (n.startswith(prefix) and n.endswith(".tmp")
+                and len(n) == len(prefix) + _RANDOM + 4 and "." not in n[len(prefix):-4]):
+            continue
+        try:
+            if not e.is_file(follow_symlinks=False) or time.time() - e.stat().st_mtime < grace:
+                continue
+            fd = os.open(e.path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)   # fails while its writer lives
+            os.unlink(e.path)
+            removed.append(Path(e.path))
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
 @contextlib.contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path next to *target*; rename it onto *target* on success."""
+    """Yield a temporary path next to *target*; rename it onto *target* on success.
+
+    The temporary file is locked (``flock``, released by the kernel when the process
+    dies) until it is renamed or removed; temporaries of *target* left by killed
+    writers are removed first (:func:`remove_leftovers`)."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
     tmp_path = Path(tmp)
     try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         yield tmp_path
         os.chmod(tmp_path, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
         os.replace(tmp_path, target)
@@ -39,6 +86,8 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
         raise
+    finally:
+        os.close(fd)
 
 
 def recover_dir(target: str | os.PathLike) -> bool:

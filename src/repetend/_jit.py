@@ -9,6 +9,9 @@ and per machine, not once per run.
 from __future__ import annotations
 
 import numba
+import numba.core.event
+
+from ._compile_notice import compiling
 
 __all__ = ["jit", "pjit", "prange"]
 
@@ -26,3 +29,22 @@ def jit(fn=None, **kwargs):
 def pjit(fn=None, **kwargs):
     """Like :func:`jit` with ``parallel=True``: use ``prange`` in the kernel."""
     return jit(fn, parallel=True, **kwargs)
+
+
+
+class _CompileWatch(numba.core.event.Listener):
+    """Tells :func:`repetend._compile_notice.compiling` when one of repetend's kernels starts
+    compiling (a kernel loaded from numba's on-disk cache is not compiled and
+    says nothing)."""
+
+    def on_start(self, event):
+        dispatcher = (event.data or {}).get("dispatcher")
+        module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+        if module.startswith("repetend"):
+            compiling()
+
+    def on_end(self, event):
+        pass
+
+
+numba.core.event.register("numba:compile", _CompileWatch())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["InputError", "ParameterError", "RepetendError", "MissingExtraError"]
+__all__ = ["DeadlineExceeded", "InputError", "ParameterError", "RepetendError", "MissingExtraError"]
 
 
 class RepetendError(Exception):
@@ -27,6 +27,11 @@ class InputError(RepetendError):
         super().__init__(where + message)
         self.path = path
         self.record = record
+
+
+class DeadlineExceeded(RepetendError, TimeoutError):
+    """A call given a time budget (``timeout=``) ran out of it and stopped; it
+    changed nothing (an index ``add`` stopped before writing its segment)."""
 
 
 class MissingExtraError(RepetendError, ImportError):

@@ -32,6 +32,7 @@ from typing import BinaryIO
 
 from ..corpus.record import Record
 from ..errors import InputError
+from .table_rows import kept_rows
 
 __all__ = ["CsvWriter", "JsonlWriter", "ParquetWriter", "RecordJsonlWriter", "TextDirWriter", "Writer",
            "make_writer", "open_output", "splice_json_text"]
@@ -353,8 +354,6 @@ class ParquetWriter(Writer):
     def _flush(self):
         if self.src_path is None:
             return
-        import numpy as np
-        import pyarrow as pa
         import pyarrow.parquet as pq
 
         pf = pq.ParquetFile(self.src_path)
@@ -365,29 +364,13 @@ class ParquetWriter(Writer):
         elif not schema.equals(self.schema):
             raise InputError("its columns differ from the first file's; clean the files one by one",
                              path=self.src_path)
-        ti = schema.get_field_index(self.text_field)
-        ttype = schema.field(ti).type
         base = 0
         for batch in pf.iter_batches(batch_size=4096):
-            n = batch.num_rows
-            rows = [i for i in range(base, base + n) if i in self.keep]
-            if rows:
-                t = pa.Table.from_batches([batch]).take(pa.array(np.asarray(rows) - base, pa.int64()))
-                new = [self.keep[i] for i in rows]
-                if any(v is not None for v in new):
-                    old = t.column(ti).to_pylist()
-                    vals = [o if v is None else v for o, v in zip(old, new)]
-                    if pa.types.is_binary(ttype) or pa.types.is_large_binary(ttype):
-                        vals = [v.encode("utf-8", "surrogatepass") if isinstance(v, str) else v for v in vals]
-                        col = pa.array(vals, type=ttype)
-                    elif pa.types.is_dictionary(ttype):
-                        col = pa.array(vals, type=ttype.value_type).dictionary_encode().cast(ttype)
-                    else:
-                        col = pa.array(vals, type=ttype)
-                    t = t.set_column(ti, schema.field(ti), col)
+            t = kept_rows(batch, base, self.keep, schema, self.text_field)
+            if t is not None:
                 self.pw.write_table(t)
-                self.written += len(rows)
-            base += n
+                self.written += t.num_rows
+            base += batch.num_rows
         self.keep = {}
 
     def close(self):
@@ -442,5 +425,9 @@ def make_writer(fmt: str, target: Path, text_field: str, name: str | None = None
         return ParquetWriter(target, text_field=text_field)
     if fmt == "text":
         return TextDirWriter(target, text_field=text_field)
+    if fmt == "arrow":
+        from .write_dataset import DatasetDirWriter
+
+        return DatasetDirWriter(target, text_field=text_field)
     return RecordJsonlWriter(target, text_field=text_field, name=name)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from .options import SHARE
+
 __all__ = ["COMMANDS", "clean"]
 
 
@@ -16,7 +18,7 @@ __all__ = ["COMMANDS", "clean"]
 @click.option("--keep-boilerplate", is_flag=True, help="Do not remove boilerplate phrase occurrences.")
 @click.option("--keep-duplicates", is_flag=True,
               help="Keep every member of a duplicate cluster (default: only its representative).")
-@click.option("--min-share", type=click.FloatRange(0.0, 1.0, min_open=True), default=None,
+@click.option("--min-share", type=SHARE, default=None,
               help="Drop documents whose boilerplate share is at least this.")
 @click.option("--spans", type=click.Choice(["frequent", "maximal"]), default="frequent",
               show_default=True,

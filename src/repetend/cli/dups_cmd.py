@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .options import NUM_PERM, input_kwargs, input_options, load_corpus, neardup_config
+from .options import (DOCS, MAX_DOCS, NUM_PERM, SEED, SHARE, SHINGLE, UNIT, input_kwargs, input_options,
+                      load_corpus, neardup_config)
 
 __all__ = ["COMMANDS", "dups", "lsh_params_cmd", "format_dups_summary", "format_lsh_params"]
 
@@ -69,14 +70,15 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
               help="minhash: MinHash + LSH + exact verification; allpairs: exact join; "
                    "broder: mod-m sampled shingles; exact: identical canonical text; "
                    "simhash: 64-bit SimHash, Hamming pairs by permuted tables + exact verification.")
-@click.option("--threshold", "-t", type=float, default=0.8, show_default=True,
+@click.option("--threshold", "-t", type=SHARE, default=0.8, show_default=True,
               help="Jaccard resemblance threshold, in (0, 1].")
-@click.option("--shingle", "-k", type=int, default=5, show_default=True,
+@click.option("--shingle", "-k", type=SHINGLE, default=5, show_default=True,
               help="Shingle size in tokens.")
 @click.option("--num-perm", "-K", type=NUM_PERM, default=128, show_default=True,
               help="MinHash signature length.")
-@click.option("--bands", "-b", type=int, default=None, help="LSH bands (default: chosen for the threshold).")
-@click.option("--rows", "-r", type=int, default=None, help="LSH rows per band.")
+@click.option("--bands", "-b", type=NUM_PERM, default=None,
+              help="LSH bands (default: chosen for the threshold).")
+@click.option("--rows", "-r", type=NUM_PERM, default=None, help="LSH rows per band.")
 @click.option("--hash", "hash_", type=click.Choice(["splitmix64", "crc32"]), default="splitmix64",
               show_default=True, help="MinHash hash family (crc32: fold shingles with CRC-32 first).")
 @click.option("--memory-limit", default=None,
@@ -87,13 +89,13 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
               help="minhash: K hashes per shingle; oph: one hash per shingle and round (3 rounds, see docs/neardup.md).")
 @click.option("--bbits", type=click.IntRange(1, 64), default=None,
               help="Keep only the low b bits of each signature value (b-bit MinHash).")
-@click.option("--seed", type=int, default=None, help="Seed of the MinHash hash functions.")
-@click.option("--max-bucket", type=int, default=200, show_default=True,
+@click.option("--seed", type=SEED, default=None, help="Seed of the MinHash hash functions.")
+@click.option("--max-bucket", type=click.IntRange(0, MAX_DOCS), default=200, show_default=True,
               help="Buckets (SimHash: groups of identical fingerprints) this large emit a star + chain "
                    "instead of all pairs (0: no cap).")
-@click.option("--min-shingles", type=int, default=3, show_default=True,
+@click.option("--min-shingles", type=DOCS, default=3, show_default=True,
               help="Documents with fewer shingles are matched by exact set identity, not LSH.")
-@click.option("--containment", type=float, default=0.8, show_default=True,
+@click.option("--containment", type=SHARE, default=0.8, show_default=True,
               help="Report pairs with containment >= this and J < threshold apart.")
 @click.option("--stopwords", default=None, metavar="LANG|FILE",
               help="Drop stop words before shingling: a language (ru, en, ...; package stop-words) "
@@ -102,7 +104,7 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
               help="Snowball-stem tokens before shingling (PyStemmer): russian/ru, english/en, ...")
 @click.option("--hamming", type=click.IntRange(0, 32), default=3, show_default=True,
               help="SimHash: maximal Hamming distance of candidate fingerprints.")
-@click.option("--simhash-blocks", type=int, default=None,
+@click.option("--simhash-blocks", type=click.IntRange(1, 64), default=None,
               help="SimHash: number of blocks of the permuted tables (default: chosen for k and n).")
 @click.option("--simhash-weights", type=click.Choice(["binary", "count"]), default="binary",
               show_default=True, help="SimHash feature weight: 1 per distinct shingle, or its count.")
@@ -161,14 +163,14 @@ def format_lsh_params(p, other=None, num_perm: int | None = None,
 
 
 @click.command("lsh-params")
-@click.option("--threshold", "-t", type=float, default=0.8, show_default=True,
+@click.option("--threshold", "-t", type=SHARE, default=0.8, show_default=True,
               help="Target Jaccard resemblance.")
 @click.option("--num-perm", "-K", type=NUM_PERM, default=128, show_default=True, help="Signature length.")
-@click.option("--bands", "-b", type=int, default=None, help="Show this banding instead of choosing.")
-@click.option("--rows", "-r", type=int, default=None, help="Rows per band (with --bands).")
-@click.option("--fp-weight", type=float, default=0.5, show_default=True)
-@click.option("--fn-weight", type=float, default=0.5, show_default=True)
-@click.option("--min-recall", type=float, default=0.98, show_default=True,
+@click.option("--bands", "-b", type=NUM_PERM, default=None, help="Show this banding instead of choosing.")
+@click.option("--rows", "-r", type=NUM_PERM, default=None, help="Rows per band (with --bands).")
+@click.option("--fp-weight", type=UNIT, default=0.5, show_default=True)
+@click.option("--fn-weight", type=UNIT, default=0.5, show_default=True)
+@click.option("--min-recall", type=UNIT, default=0.98, show_default=True,
               help="Only bandings with P(threshold) >= this are chosen.")
 def lsh_params_cmd(threshold, num_perm, bands, rows, fp_weight, fn_weight, min_recall):
     """Choose LSH bands x rows for a threshold and print the S-curve

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import click
 
-from .options import NUM_PERM, input_kwargs, input_options, load_corpus, neardup_config
+from ..limits import SERVE_MAX
+from .options import (DOCS, LIST, MAX_DOCS, NUM_PERM, SECONDS, SEED, SHARE, SHINGLE, input_kwargs,
+                      input_options, load_corpus, neardup_config)
 
 __all__ = ["COMMANDS", "index", "query", "serve", "format_add_summary"]
 
@@ -56,32 +58,33 @@ def index() -> None:
               help="Index directory to create.")
 @click.option("--phrases", "phrases", type=click.Path(exists=True, path_type=Path), default=None,
               help="Known boilerplate phrases: SCAN_DIR/phrases (or a scan directory).")
-@click.option("--threshold", "-t", type=float, default=0.8, show_default=True,
+@click.option("--threshold", "-t", type=SHARE, default=0.8, show_default=True,
               help="Jaccard resemblance threshold, in (0, 1].")
-@click.option("--shingle", "-k", type=int, default=5, show_default=True, help="Shingle size in tokens.")
+@click.option("--shingle", "-k", type=SHINGLE, default=5, show_default=True, help="Shingle size in tokens.")
 @click.option("--num-perm", "-K", type=NUM_PERM, default=128, show_default=True, help="MinHash signature length.")
-@click.option("--bands", "-b", type=int, default=None, help="LSH bands (default: chosen for the threshold).")
-@click.option("--rows", "-r", type=int, default=None, help="LSH rows per band.")
+@click.option("--bands", "-b", type=NUM_PERM, default=None,
+              help="LSH bands (default: chosen for the threshold).")
+@click.option("--rows", "-r", type=NUM_PERM, default=None, help="LSH rows per band.")
 @click.option("--hash", "hash_", type=click.Choice(["splitmix64", "crc32"]), default="splitmix64",
               show_default=True)
 @click.option("--scheme", type=click.Choice(["minhash", "oph"]), default="oph", show_default=True)
 @click.option("--bbits", type=click.IntRange(1, 64), default=None,
               help="Store only the low b bits of each signature value (b-bit MinHash).")
-@click.option("--seed", type=int, default=None, help="Seed of the MinHash hash functions.")
-@click.option("--max-bucket", type=int, default=200, show_default=True,
+@click.option("--seed", type=SEED, default=None, help="Seed of the MinHash hash functions.")
+@click.option("--max-bucket", type=click.IntRange(0, MAX_DOCS), default=200, show_default=True,
               help="Buckets this large emit a star + chain inside a batch (0: no cap).")
-@click.option("--min-shingles", type=int, default=3, show_default=True,
+@click.option("--min-shingles", type=DOCS, default=3, show_default=True,
               help="Documents with fewer shingles are matched by exact set identity.")
-@click.option("--containment", type=float, default=0.8, show_default=True,
+@click.option("--containment", type=SHARE, default=0.8, show_default=True,
               help="Report pairs with containment >= this and J < threshold apart.")
 @click.option("--report", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write the pairs found inside the corpus here (pairs/containment.parquet, summary.json).")
 @click.option("--postings", is_flag=True,
               help="Also keep shingle -> document postings: queries then find documents that "
                    "share fragments without being near-duplicates (exact containment).")
-@click.option("--postings-max-df", type=click.IntRange(min=1), default=1000, show_default=True,
+@click.option("--postings-max-df", type=DOCS, default=1000, show_default=True,
               help="Shingles in more documents of a segment than this are left out of the postings.")
-@click.option("--segment-docs", type=click.IntRange(min=1), default=None,
+@click.option("--segment-docs", type=DOCS, default=None,
               help="Build in segments of this many documents (bounds memory; same pairs).")
 @click.option("--overwrite", is_flag=True, help="Replace an existing index at --out.")
 @input_options
@@ -120,7 +123,7 @@ def add_cmd(index_dir, inputs, report, quiet, **opts):
 
 @index.command("merge")
 @click.argument("index_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--last", type=click.IntRange(min=2), default=None,
+@click.option("--last", type=click.IntRange(2, 100_000), default=None,
               help="Merge only the LAST newest segments (default: all).")
 def merge_cmd(index_dir, last):
     """Compact the segments of INDEX_DIR into one."""
@@ -160,13 +163,14 @@ def info_cmd(index_dir):
 @click.argument("index_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("inputs", nargs=-1)
 @click.option("--text", "texts", multiple=True, help="A document given inline (repeatable).")
-@click.option("--threshold", "-t", type=float, default=None, help="Resemblance threshold (default: the index's).")
-@click.option("--containment", type=float, default=None, help="Containment threshold (default: the index's).")
+@click.option("--threshold", "-t", type=SHARE, default=None,
+              help="Resemblance threshold (default: the index's).")
+@click.option("--containment", type=SHARE, default=None, help="Containment threshold (default: the index's).")
 @click.option("--no-fragments", is_flag=True, help="Do not compute shared fragments.")
 @click.option("--no-phrases", is_flag=True, help="Do not look for known boilerplate phrases.")
-@click.option("--min-shared", type=click.IntRange(min=1), default=3, show_default=True,
+@click.option("--min-shared", type=DOCS, default=3, show_default=True,
               help="With postings: documents sharing this many shingles are reported too.")
-@click.option("--max-matches", "max_matches", type=click.IntRange(min=1), default=20, show_default=True,
+@click.option("--max-matches", "max_matches", type=LIST, default=20, show_default=True,
               help="Matches per list and fragments per match.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the JSON answer here instead of stdout.")
@@ -205,6 +209,20 @@ def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phr
         sys.stdout.write(text + "\n")
 
 
+def _warm_up(idx) -> None:
+    """One query (a document of the index against it, fragments and phrases on)
+    before listening, so that the first client does not wait for the kernels to
+    load or compile (seconds to minutes) and the page cache holds the index."""
+    import time
+
+    t0 = time.perf_counter()
+    text = idx.text(0) if idx.n_docs else "a short text to warm up the index"
+    idx.query([text[:20_000]], fragments=True, phrases=True, limit=5)
+    seconds = time.perf_counter() - t0
+    if seconds > 1:
+        click.echo(f"warmed up in {seconds:.1f} s", err=True)
+
+
 @click.command("serve")
 @click.argument("index_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -214,23 +232,39 @@ def query(index_dir, inputs, texts, threshold, containment, no_fragments, no_phr
 @click.option("--token", envvar="REPETEND_TOKEN", show_envvar=True, default=None, metavar="TOKEN",
               help="Require 'Authorization: Bearer TOKEN' on every request except GET /health "
                    "(prefer the environment variable: a command line is visible to other users).")
-@click.option("--max-body-bytes", type=click.IntRange(min=1), default=4 * 1024 * 1024, show_default=True,
+@click.option("--max-body-bytes", type=click.IntRange(1, SERVE_MAX["max_body_bytes"]),
+              default=4 * 1024 * 1024, show_default=True,
               help="Larger request bodies get 413.")
-@click.option("--max-docs", type=click.IntRange(min=1), default=1000, show_default=True,
+@click.option("--max-docs", type=click.IntRange(1, SERVE_MAX["max_docs"]),
+              default=1000, show_default=True,
               help="Most documents per request (more: 413).")
-@click.option("--max-tokens", type=click.IntRange(min=1), default=500_000, show_default=True,
+@click.option("--max-tokens", type=click.IntRange(1, SERVE_MAX["max_tokens"]),
+              default=500_000, show_default=True,
               help="Most tokens in all texts of one request (more: 413).")
-@click.option("--max-matches", type=click.IntRange(min=1), default=20_000, show_default=True,
+@click.option("--max-matches", type=click.IntRange(1, SERVE_MAX["max_matches"]),
+              default=20_000, show_default=True,
               help="Most 'limit' x texts of one query (more: 413, before any work).")
-@click.option("--max-answer-bytes", type=click.IntRange(min=1), default=16 * 1024 * 1024,
+@click.option("--max-answer-bytes", type=click.IntRange(1, SERVE_MAX["max_answer_bytes"]),
+              default=16 * 1024 * 1024,
               show_default=True, help="Most bytes of one query's answer (more: 413).")
-@click.option("--query-seconds", type=click.FloatRange(min=0, min_open=True), default=10.0,
+@click.option("--query-seconds", type=SECONDS, default=10.0,
               show_default=True, help="Time budget of one query (longer: 503).")
+@click.option("--add-seconds", type=SECONDS, default=60.0, show_default=True,
+              help="Time budget of one POST /add, waiting for an earlier one included "
+                   "(longer: 503, and nothing is added).")
+@click.option("--workers", type=click.IntRange(1, SERVE_MAX["workers"]), default=1, show_default=True,
+              help="Worker processes accepting on the one socket (each maps the index; about "
+                   "one per core).")
+@click.option("--query-threads", type=click.IntRange(1, SERVE_MAX["query_threads"]), default=None,
+              help="Compute at most this many queries at once; the others wait, in their time "
+                   "budget (default: one thread each, up to 40).")
 @click.option("--read-only", is_flag=True, help="Disable POST /add.")
-@click.option("--max-segments", type=click.IntRange(min=1), default=8, show_default=True,
+@click.option("--max-segments", type=click.IntRange(1, SERVE_MAX["max_segments"]),
+              default=8, show_default=True,
               help="After an /add leaving more segments, merge the newest ones in the background.")
 def serve(index_dir, host, port, token, max_body_bytes, max_docs, max_tokens, max_matches,
-          max_answer_bytes, query_seconds, read_only, max_segments):
+          max_answer_bytes, query_seconds, add_seconds, workers, query_threads, read_only,
+          max_segments):
     """Serve INDEX_DIR over HTTP: POST /query, POST /add, GET /health, GET /stats."""
     from ..index import NearDupIndex
     from ..serve import check_bind, run
@@ -239,10 +273,13 @@ def serve(index_dir, host, port, token, max_body_bytes, max_docs, max_tokens, ma
     idx = NearDupIndex.open(index_dir)
     if warning is not None:
         click.echo(f"warning: {warning}", err=True)
-    click.echo(f"serving {index_dir} ({_n(idx.n_docs)} documents) on http://{host}:{port}", err=True)
-    run(idx, host=host, port=port, max_body_bytes=max_body_bytes, max_docs=max_docs,
+    _warm_up(idx)
+    click.echo(f"serving {index_dir} ({_n(idx.n_docs)} documents) on http://{host}:{port}"
+               + (f" with {workers} worker processes" if workers > 1 else ""), err=True)
+    run(idx, host=host, port=port, workers=workers, max_body_bytes=max_body_bytes, max_docs=max_docs,
         allow_add=not read_only, max_segments=max_segments, token=token, max_tokens=max_tokens,
-        max_matches=max_matches, max_answer_bytes=max_answer_bytes, query_seconds=query_seconds)
+        max_matches=max_matches, max_answer_bytes=max_answer_bytes, query_seconds=query_seconds,
+        add_seconds=add_seconds, query_threads=query_threads)
 
 
 COMMANDS = [index, query, serve]

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 
-__all__ = ["INPUT_KEYS", "NUM_PERM", "input_kwargs", "input_options", "load_corpus", "neardup_config",
-           "phrase_config", "scan_config", "template_config", "template_options"]
+from ..limits import (MAX_DOCS, MAX_GAP, MAX_LEN, MAX_LIST, MAX_NUM_PERM, MAX_SECONDS, MAX_SEED,
+                      MAX_SHINGLE)
+
+__all__ = ["DOCS", "INPUT_KEYS", "LENGTH", "LIST", "MAX_DOCS", "MAX_LIST", "NUM_PERM", "Real",
+           "SECONDS", "SEED", "SHARE", "SHINGLE", "UNIT", "input_kwargs", "input_options",
+           "load_corpus", "neardup_config", "phrase_config", "scan_config", "template_config",
+           "template_options"]
 
 
 def input_options(fn):
@@ -18,17 +25,20 @@ def input_options(fn):
         click.option("--url-field", default="url", show_default=True,
                      help="Field/column holding the document url (optional)."),
         click.option("--format", "fmt", default=None,
-                     type=click.Choice(["jsonl", "parquet", "csv", "tsv", "text", "warc", "wet"]),
+                     type=click.Choice(["jsonl", "parquet", "csv", "tsv", "text", "warc", "wet", "arrow"]),
                      help="Input format (default: from the file name)."),
         click.option("--glob", "glob", default=None,
                      help="For a directory of text files: which files to read (e.g. '**/*.md')."),
-        click.option("--limit", type=click.IntRange(min=1), default=None,
+        click.option("--limit", type=DOCS, default=None,
                      help="Read at most this many documents."),
         click.option("--html", type=click.Choice(["all", "main"]), default="all",
                      show_default=True,
                      help="WARC pages: keep all visible text (like WET) or only the main content."),
         click.option("--on-error", type=click.Choice(["skip", "fail"]), default="skip",
                      show_default=True, help="Malformed records: count and skip, or stop."),
+        click.option("--duplicate-ids", type=click.Choice(["fail", "rename"]), default="fail",
+                     show_default=True,
+                     help="A document id seen before: stop naming it, or rename it id#2, id#3, …"),
         click.option("--unit", type=click.Choice(["word", "code", "char"]), default="word",
                      show_default=True, help="Tokens: words, programming-language tokens, or characters."),
         click.option("--lang", default=None, help="Lexer for --unit code (default: from the file extension)."),
@@ -39,12 +49,31 @@ def input_options(fn):
     return fn
 
 
-# --num-perm of every command: repetend.neardup.lsh.MAX_NUM_PERM (a test keeps them equal;
-# importing the library here would slow down `repetend --help`)
-NUM_PERM = click.IntRange(1, 8192)
+class Real(click.FloatRange):
+    """A :class:`click.FloatRange` that refuses ``nan`` too (nan compares false
+    with every bound, so a plain FloatRange lets it through)."""
+
+    def convert(self, value, param, ctx):
+        rv = super().convert(value, param, ctx)
+        if math.isnan(rv):
+            self.fail(f"{value!r} is not a number.", param, ctx)
+        return rv
+
+
+# The ranges of the numeric options (shown in --help): the library's bounds
+# (repetend.limits), so that the API refuses what the command line refuses.
+NUM_PERM = click.IntRange(1, MAX_NUM_PERM)
+SHARE = Real(0.0, 1.0, min_open=True)           # thresholds and shares in (0, 1]
+UNIT = Real(0.0, 1.0)                           # weights and probabilities in [0, 1]
+DOCS = click.IntRange(1, MAX_DOCS)
+LENGTH = click.IntRange(1, MAX_LEN)
+LIST = click.IntRange(1, MAX_LIST)
+SHINGLE = click.IntRange(1, MAX_SHINGLE)
+SEED = click.IntRange(0, MAX_SEED)
+SECONDS = Real(0.0, MAX_SECONDS, min_open=True)  # time budgets of the service
 
 INPUT_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html",
-              "unit", "lang")
+              "duplicate_ids", "unit", "lang")
 
 
 def load_corpus(inputs, *, out=None, quiet=False, check=True, **opts):
@@ -86,8 +115,11 @@ def read_issues(read: dict) -> str | None:
 
 
 def input_kwargs(kw: dict) -> dict:
-    """The read and tokenizer options among a command's keyword arguments."""
-    return {k: kw[k] for k in INPUT_KEYS if k in kw}
+    """The read and tokenizer options among a command's keyword arguments
+    (``duplicate_ids`` only when not the default, so that the recorded options of
+    a run that does not use it stay as they were)."""
+    return {k: kw[k] for k in INPUT_KEYS
+            if k in kw and not (k == "duplicate_ids" and kw[k] == "fail")}
 
 
 def template_options(fn):
@@ -95,9 +127,9 @@ def template_options(fn):
     opts = [
         click.option("--no-templates", is_flag=True,
                      help="Skip templates with variable parts (slots) after the exact phrases."),
-        click.option("--max-gap", type=click.IntRange(min=0), default=4, show_default=True,
+        click.option("--max-gap", type=click.IntRange(0, MAX_GAP), default=4, show_default=True,
                      help="Templates: the longest variable part between fixed parts, in tokens."),
-        click.option("--template-min-span", type=click.IntRange(min=1), default=None,
+        click.option("--template-min-span", type=LENGTH, default=None,
                      help="Templates: the shortest template in tokens, slots included "
                           "(default: --min-len); lower it for short signatures such as "
                           "'Posted by ▢ on ▢'."),

@@ -6,7 +6,10 @@ from pathlib import Path
 
 import click
 
-from .options import input_kwargs, input_options, load_corpus, phrase_config, template_options
+from ..limits import MAX_FILTER_BYTES
+
+from .options import (DOCS, LENGTH, MAX_LIST, SHARE, input_kwargs, input_options, load_corpus,
+                      phrase_config, template_options)
 
 __all__ = ["COMMANDS", "phrases"]
 
@@ -18,22 +21,23 @@ def _short(text: str, width: int = 90) -> str:
 
 @click.command("phrases")
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...|STORE")
-@click.option("--min-docs", "-s", "min_docs", type=int, default=20, show_default=True,
+@click.option("--min-docs", "-s", "min_docs", type=DOCS, default=20, show_default=True,
               help="σ: a phrase is frequent when at least this many documents contain it.")
-@click.option("--min-len", "-L", "min_len", type=int, default=10, show_default=True,
+@click.option("--min-len", "-L", "min_len", type=LENGTH, default=10, show_default=True,
               help="L: report maximal frequent phrases of at least this many tokens.")
 @click.option("--engine", type=click.Choice(["auto", "bloomspan", "suffix"]), default="auto",
               show_default=True, help="Mining engine (all give the same phrases).")
-@click.option("--near-full", "near_full_share", type=float, default=0.8, show_default=True,
+@click.option("--near-full", "near_full_share", type=SHARE, default=0.8, show_default=True,
               help="Documents with at least this boilerplate share are drop candidates.")
-@click.option("--top", "top_k", type=int, default=10, show_default=True,
+@click.option("--top", "top_k", type=click.IntRange(0, MAX_LIST), default=10, show_default=True,
               help="Index eaters (phrases by length x df) to print and keep in the summary.")
 @click.option("--memory-limit", default=None,
               help="Mine out of core under this much private memory (e.g. 8G): bloomspan in "
                    "shards over the memory-mapped store, seeds spilled to disk ($TMPDIR, "
                    "default /tmp).")
-@click.option("--seed-len", type=int, default=None, help="bloomspan: seed length.")
-@click.option("--filter-bytes", type=int, default=None, help="bloomspan: counting filter size.")
+@click.option("--seed-len", type=LENGTH, default=None, help="bloomspan: seed length.")
+@click.option("--filter-bytes", type=click.IntRange(1, MAX_FILTER_BYTES), default=None,
+              help="bloomspan: counting filter size.")
 @click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path),
               required=True, help="Directory for phrases, documents, hosts, occurrences, summary.")
 @click.option("--out-format", "out_format", type=click.Choice(["parquet", "jsonl"]),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from .options import LIST
+
 __all__ = ["COMMANDS", "report"]
 
 
@@ -11,13 +13,13 @@ __all__ = ["COMMANDS", "report"]
 @click.argument("scan_dir", type=click.Path(file_okay=False))
 @click.option("--out", "-o", "out", required=True, type=click.Path(dir_okay=False),
               help="The HTML file to write (one self-contained page).")
-@click.option("--max-phrases", type=click.IntRange(min=1), default=200, show_default=True,
+@click.option("--max-phrases", type=LIST, default=200, show_default=True,
               help="Index eaters listed.")
-@click.option("--max-rows", type=click.IntRange(min=1), default=200, show_default=True,
+@click.option("--max-rows", type=LIST, default=200, show_default=True,
               help="Rows of each document / host / pair table.")
-@click.option("--max-clusters", type=click.IntRange(min=1), default=100, show_default=True,
+@click.option("--max-clusters", type=LIST, default=100, show_default=True,
               help="Duplicate clusters listed.")
-@click.option("--max-chords", type=click.IntRange(min=1), default=5000, show_default=True,
+@click.option("--max-chords", type=LIST, default=5000, show_default=True,
               help="Chords in the circle picture (a random sample above).")
 @click.option("--title", default=None, help="Page title.")
 def report(scan_dir, out, max_phrases, max_rows, max_clusters, max_chords, title):

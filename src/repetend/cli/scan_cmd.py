@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from .options import NUM_PERM, input_options, scan_config, template_options
+from .options import (DOCS, LENGTH, NUM_PERM, SEED, SHARE, SHINGLE, input_options, scan_config,
+                      template_options)
 
 __all__ = ["COMMANDS"]
 
@@ -53,15 +54,54 @@ def _print_summary(res, echo=click.echo) -> None:
         echo(f"report: {res.report}")
 
 
+def _load_config(ctx, param, value):
+    """``--config FILE.toml``: every option of ``scan`` (and ``inputs``) from a TOML
+    file, top level or under ``[scan]``, as the defaults the command line overrides."""
+    if value is None:
+        return None
+    import tomllib
+
+    path = Path(value)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise click.BadParameter(f"{path}: {exc}", ctx, param) from None
+    table = data.get("scan", data) if isinstance(data.get("scan"), dict) else data
+    by_key = {}
+    for p in ctx.command.params:
+        if p.name == "config":
+            continue
+        by_key[p.name] = p
+        for o in getattr(p, "opts", []):
+            if o.startswith("--"):
+                by_key[o[2:].replace("-", "_")] = p
+    defaults = {}
+    for k, v in table.items():
+        p = by_key.get(str(k).replace("-", "_"))
+        if p is None:
+            known = sorted({q.name for q in ctx.command.params if q.name != "config"})
+            raise click.BadParameter(f"{path}: unknown option {k!r}; options: {', '.join(known)}",
+                                     ctx, param)
+        defaults[p.name] = [str(x) for x in v] if p.name == "inputs" and isinstance(v, list) else v
+    ctx.default_map = {**(ctx.default_map or {}), **defaults}
+    ctx.meta["repetend.scan.config_file"] = {"path": str(path.resolve()), "options": table}
+    return value
+
+
 def _scan_options(fn):
     opts = [
+        click.option("--config", type=click.Path(exists=True, dir_okay=False), is_eager=True,
+                     expose_value=False, callback=_load_config,
+                     help="Options from a TOML file (top level or a [scan] table; keys are the "
+                          "option names, e.g. min-docs = 20, inputs = [\"a.jsonl\"]); the command "
+                          "line overrides them; recorded in summary.json."),
         click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
                      help="Scan directory to write."),
-        click.option("--min-docs", type=click.IntRange(min=1), default=None,
+        click.option("--min-docs", type=DOCS, default=None,
                      help="σ: a phrase must be in at least this many documents "
                           "(default: from the typical site size, or without urls 0.2% of the "
                           "distinct documents, at least 5; docs/sigma.md)."),
-        click.option("--min-len", type=click.IntRange(min=1), default=10, show_default=True,
+        click.option("--min-len", type=LENGTH, default=10, show_default=True,
                      help="L: shortest phrase reported, in tokens."),
         click.option("--engine", type=click.Choice(["auto", "bloomspan", "suffix", "spark"]),
                      default="auto", show_default=True,
@@ -73,11 +113,11 @@ def _scan_options(fn):
         click.option("--spark-master", default=None,
                      help="Spark master URL for --engine spark (default local[2])."),
         click.option("--method", "dups_method",
-                     type=click.Choice(["minhash", "allpairs", "broder", "exact"]),
+                     type=click.Choice(["minhash", "allpairs", "broder", "exact", "simhash"]),
                      default="minhash", show_default=True, help="Near-duplicate method."),
-        click.option("--threshold", type=float, default=0.8, show_default=True,
+        click.option("--threshold", type=SHARE, default=0.8, show_default=True,
                      help="Jaccard threshold for near-duplicates."),
-        click.option("--shingle", type=click.IntRange(min=1), default=5, show_default=True,
+        click.option("--shingle", type=SHINGLE, default=5, show_default=True,
                      help="Shingle size k (tokens)."),
         click.option("--num-perm", type=NUM_PERM, default=128, show_default=True,
                      help="MinHash signature length K."),
@@ -94,7 +134,7 @@ def _scan_options(fn):
 
 
 @click.command()
-@click.argument("inputs", nargs=-1, required=True)
+@click.argument("inputs", nargs=-1)
 @_scan_options
 @template_options
 @input_options
@@ -103,18 +143,23 @@ def scan(inputs, out, quiet, **kw):
     directories, globs, or one token store) and write everything to --out."""
     from ..jobs import scan as run
 
+    if not inputs:
+        raise click.UsageError("give INPUTS (files, directories, globs or a token store), or "
+                               "inputs = [...] in --config")
     command = "repetend " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
-    res = run(list(inputs), out, scan_config(kw), command=command, quiet=quiet, log=log)
+    config_file = click.get_current_context().meta.get("repetend.scan.config_file")
+    res = run(list(inputs), out, scan_config(kw), command=command, quiet=quiet, log=log,
+              config_file=config_file)
     _print_summary(res)
 
 
 @click.command()
 @click.option("--out", "-o", default="demo-out", show_default=True,
               type=click.Path(file_okay=False), help="Where to write the corpus and the scan.")
-@click.option("--pages", type=int, default=3000, show_default=True,
+@click.option("--pages", type=click.IntRange(1, 1_000_000), default=3000, show_default=True,
               help="Pages in the generated web-like corpus.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--quiet", "-q", is_flag=True)
 def demo(out, pages, seed, quiet):
     """Generate the bundled web-like corpus, scan it, and compare with its ground truth."""

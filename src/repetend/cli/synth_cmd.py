@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from .options import SEED, UNIT, Real
+
 __all__ = ["COMMANDS", "synth"]
 
 _DEFAULT_DOCS = {"synthetic1": 100, "synthetic2": 1000, "weblike": 3000}
@@ -14,19 +16,19 @@ _DEFAULT_DOCS = {"synthetic1": 100, "synthetic2": 1000, "weblike": 3000}
 
 @click.command("synth")
 @click.argument("generator", type=click.Choice(["synthetic1", "synthetic2", "weblike"]))
-@click.option("--docs", "n_docs", type=click.IntRange(min=1), default=None,
+@click.option("--docs", "n_docs", type=click.IntRange(1, 100_000_000), default=None,
               help="Documents (default: synthetic1 100, synthetic2 1000, weblike 3000).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Random seed.")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Directory to write corpus.jsonl and truth.json into.")
-@click.option("--words-per-doc", type=click.IntRange(min=1), default=None,
+@click.option("--words-per-doc", type=click.IntRange(1, 1_000_000), default=None,
               help="synthetic1/synthetic2: background words per document "
                    "(default 5000 / 1000).")
-@click.option("--sites", "n_sites", type=click.IntRange(min=1), default=None,
+@click.option("--sites", "n_sites", type=click.IntRange(1, 100_000_000), default=None,
               help="weblike: number of sites (default: pages // 25).")
-@click.option("--lang-mix", type=click.FloatRange(0.0, 1.0), default=0.5, show_default=True,
+@click.option("--lang-mix", type=UNIT, default=0.5, show_default=True,
               help="weblike: share of Russian pages.")
-@click.option("--dup-rate", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.12,
+@click.option("--dup-rate", type=Real(0.0, 1.0, max_open=True), default=0.12,
               show_default=True, help="weblike: share of pages that are planted copies.")
 def synth(generator: str, n_docs: int | None, seed: int, out: Path, words_per_doc: int | None,
           n_sites: int | None, lang_mix: float, dup_rate: float) -> None:

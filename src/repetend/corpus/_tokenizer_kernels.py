@@ -596,3 +596,26 @@ def join_spans(buf, starts, ends, enc16):
             out[p] = 0
             p += 1
     return out
+
+
+@jit
+def scan_docs_chars(buf, seg_a, seg_b, unit, flags, lflags, lowtab, ccc, ckeys, out_off,
+                    out_start, out_end, out_hash):
+    """Character spans of the tokens of many documents (UTF-8 ``buf[seg_a[s]:seg_b[s]]``,
+    lower-case mode), document s's tokens written at ``out_*[out_off[s]:out_off[s + 1]]``
+    with character offsets relative to the document's start.  Returns each
+    document's token count (a count unequal to the room given means another
+    tokenizer: the caller refuses) and NFC/lower flag (flagged documents need the
+    slow path)."""
+    m = seg_a.shape[0]
+    counts = np.zeros(m, dtype=np.int64)
+    seg_flag = np.zeros(m, dtype=np.uint8)
+    for s in range(m):
+        lo = out_off[s]
+        room = out_off[s + 1] - lo
+        n, f = scan_segment(buf, seg_a[s], seg_b[s], 1, False, unit, flags, lflags, lowtab, ccc,
+                            ckeys, room > 0, True, 0, out_start[lo:lo + room], out_end[lo:lo + room],
+                            out_hash[lo:lo + room], 0)
+        counts[s] = n
+        seg_flag[s] = f
+    return counts, seg_flag

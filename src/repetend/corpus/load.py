@@ -11,7 +11,8 @@ from .store import TokenStore, build_store, is_store
 
 __all__ = ["load_corpus", "load_store"]
 
-_READ_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html")
+_READ_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html",
+              "duplicate_ids")
 
 
 def load_store(inputs: Sequence[str | os.PathLike], *, out: str | os.PathLike | None = None,
@@ -21,7 +22,7 @@ def load_store(inputs: Sequence[str | os.PathLike], *, out: str | os.PathLike | 
 
     *options* are the read options of :func:`repetend.corpus.readers.read_corpus`
     (``text_field``, ``id_field``, ``url_field``, ``fmt``, ``glob``, ``limit``,
-    ``on_error``, ``html``) and the tokenizer's ``unit`` and ``lang``; ``progress``
+    ``on_error``, ``html``, ``duplicate_ids``) and the tokenizer's ``unit`` and ``lang``; ``progress``
     is called with the number of characters of each tokenized batch."""
     inputs = list(inputs)
     if len(inputs) == 1 and is_store(inputs[0]):

@@ -31,9 +31,20 @@ class ParquetReader(Reader):
             pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from None
-        names = pf.schema_arrow.names
-        self.check_fields(path, names.__contains__, names, "in the Parquet schema")
-        ttype = pf.schema_arrow.field(self.text_field).type
+        batch_size = self._batch_rows(pf)
+        yield from self.table_records(
+            path, pf.schema_arrow,
+            lambda cols: pf.iter_batches(batch_size=batch_size, columns=cols), "the Parquet schema")
+
+    def table_records(self, path: Path, schema, batches, where: str) -> Iterator[Record]:
+        """The records of a table with Arrow *schema* whose record batches
+        ``batches(columns)`` yields (Parquet, or an Arrow IPC file of a Hugging Face
+        dataset): the fields checked, the text / id / url columns read."""
+        import pyarrow as pa
+
+        names = schema.names
+        self.check_fields(path, names.__contains__, names, f"in {where}")
+        ttype = schema.field(self.text_field).type
         if pa.types.is_dictionary(ttype):
             ttype = ttype.value_type
         if not (pa.types.is_string(ttype) or pa.types.is_large_string(ttype)
@@ -49,9 +60,8 @@ class ParquetReader(Reader):
         if has_url:
             cols.append(self.url_field)
         record_no = 0
-        batch_size = self._batch_rows(pf)
         try:
-            for batch in pf.iter_batches(batch_size=batch_size, columns=cols):
+            for batch in batches(cols):
                 tcol = batch.column(0)
                 if pa.types.is_dictionary(tcol.type):
                     tcol = tcol.dictionary_decode()
@@ -72,7 +82,6 @@ class ParquetReader(Reader):
                 record_no += len(texts)
         except (pa.ArrowInvalid, OSError) as exc:
             self.stream_failed(path, f"after row {record_no}", exc)
-
 
     def _batch_rows(self, pf) -> int:
         """Rows per batch so that a batch holds about ``batch_bytes`` of text

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import re
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, Iterator, Literal
 
@@ -38,41 +40,48 @@ _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200b\u3000]+")
 _HTML_TYPES = ("text/html", "application/xhtml")
 
 
-def _tree_text(tree: Any) -> str:
-    """All visible text of an lxml HTML tree, one line per block element, the
-    ``<title>`` first (the layout of a Common Crawl WET record)."""
-    from lxml import etree
+_XSLT_TEXT = None
 
-    parts: list[str] = []
-    title = tree.find(".//title")
-    if title is not None and title.text:
-        parts.append(title.text)
-        parts.append("\n")
+
+def _text_transform():
+    """One XSLT program (libxslt, C) giving what :func:`_tree_text` defines: dropped
+    elements left out with their content (their tail kept), a line break before
+    and after every block element's content, comments left out."""
+    global _XSLT_TEXT
+    if _XSLT_TEXT is None:
+        from lxml import etree
+
+        _XSLT_TEXT = etree.XSLT(etree.XML(
+            '<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">'
+            '<xsl:output method="text" encoding="utf-8"/>'
+            f'<xsl:template match="{"|".join(sorted(_DROP))}"/>'
+            f'<xsl:template match="{"|".join(sorted(_BLOCK))}"><xsl:text>&#10;</xsl:text>'
+            '<xsl:apply-templates/><xsl:text>&#10;</xsl:text></xsl:template>'
+            '<xsl:template match="comment()|processing-instruction()"/>'
+            '</xsl:stylesheet>'))
+    return _XSLT_TEXT
+
+
+def _clean_lines(text: str) -> str:
+    lines = (ln.strip() for ln in _SPACES.sub(" ", text).split("\n"))
+    return "\n".join(ln for ln in lines if ln)
+
+
+def _tree_text(tree: Any) -> str:
+    """All visible text of an lxml HTML tree (as lxml's HTML parser makes it: tags
+    in lower case), one line per block element, the ``<title>`` first (the layout
+    of a Common Crawl WET record): the text of every element and its tail in
+    document order, without the elements of ``_DROP`` (their tail kept) and
+    comments, a line break before and after the content of every element of
+    ``_BLOCK``; runs of spaces become one, lines are stripped, empty lines left
+    out.  The tests hold it equal to a walk of the tree in Python."""
     body = tree.find(".//body")
     root = body if body is not None else tree
-    walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
-    for event, el in walker:
-        tag = el.tag if isinstance(el.tag, str) else None
-        if event in ("comment", "pi"):
-            if el.tail:
-                parts.append(el.tail)
-            continue
-        name = tag.lower().rpartition("}")[2] if tag else ""
-        if event == "start":
-            if name in _DROP:
-                walker.skip_subtree()
-                continue
-            if name in _BLOCK:
-                parts.append("\n")
-            if el.text:
-                parts.append(el.text)
-        else:
-            if name in _BLOCK:
-                parts.append("\n")
-            if el.tail and el is not root:
-                parts.append(el.tail)
-    lines = (_SPACES.sub(" ", ln).strip() for ln in "".join(parts).split("\n"))
-    return "\n".join(ln for ln in lines if ln)
+    title = tree.find(".//title")
+    head = title.text + "\n" if title is not None and title.text else ""
+    if not isinstance(root.tag, str) or root.tag in _DROP:
+        return _clean_lines(head)
+    return _clean_lines(head + str(_text_transform()(root)))
 
 
 def html_to_text(html: bytes | str, mode: Literal["all", "main"] = "all") -> str:
@@ -336,12 +345,94 @@ class WarcReader(_WarcBase):
     fmt = "warc"
     wanted = ("response", "resource")
 
+    #: worker processes turning HTML into text (None: one per core, up to 4, for a
+    #: file of at least ``pool_min_bytes``; 1: in this process)
+    workers: ClassVar[int | None] = None
+    pool_min_bytes: ClassVar[int] = 4 << 20
+    pool_chunk: ClassVar[int] = 16          # pages per task
+
     def __init__(self, *, html: Literal["all", "main"] = "all", **kw: Any) -> None:
         super().__init__(**kw)
         if html not in ("all", "main"):
             raise ParameterError(f"html must be 'all' or 'main', not {html!r}")
         self.html = html
+        self._defer = False
+        self._pool = None
         require("trafilatura", "warc", "reading HTML from WARC files")
+
+    def close(self) -> None:
+        """Stop the worker processes (the read is over)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def _get_pool(self, workers: int):
+        """The worker processes, started once per read by forking this process while
+        that is safe (no other thread yet: numba's thread pool not started, one
+        Python thread); None otherwise (the pages are then converted here)."""
+        if self._pool is None:
+            import multiprocessing
+            import sys
+            import threading
+            from concurrent.futures import ProcessPoolExecutor
+
+            numba_threads = getattr(sys.modules.get("numba.np.ufunc.parallel"),
+                                    "_is_initialized", False)
+            if numba_threads or threading.active_count() > 1 \
+                    or "fork" not in multiprocessing.get_all_start_methods():
+                return None
+            self._pool = ProcessPoolExecutor(max_workers=workers,
+                                             mp_context=multiprocessing.get_context("fork"))
+            for f in [self._pool.submit(int, 0) for _ in range(workers)]:
+                f.result()        # fork them all now, while it is safe
+        return self._pool
+
+    def _n_workers(self, path: Path) -> int:
+        if self.workers is not None:
+            return max(1, int(self.workers))
+        try:
+            big = path.stat().st_size >= self.pool_min_bytes
+        except OSError:
+            big = False
+        return min(4, os.cpu_count() or 1) if big else 1
+
+    def read_file(self, path: Path) -> Iterator[Record]:
+        """The records of *path*; with more than one worker the HTML of the pages is
+        turned into text in worker processes (``pool_chunk`` pages per task, the
+        records in file order), while this process reads the WARC."""
+        workers = self._n_workers(path)
+        pool = self._get_pool(workers) if workers > 1 else None
+        if pool is None:
+            yield from super().read_file(path)
+            return
+        self._defer = True
+        try:
+            if True:
+                in_flight: list = []
+                chunk: list[_Pending] = []
+
+                def drain(limit: int):
+                    while len(in_flight) > limit:
+                        pending, fut = in_flight.pop(0)
+                        for p, (ok, value) in zip(pending, fut.result()):
+                            if ok:
+                                yield self.make(path, p.record_no, value, p.rid, p.url)
+                            else:
+                                self.malformed(path, f"WARC record {p.record_no}", value)
+
+                for item in super().read_file(path):
+                    chunk.append(item)
+                    if len(chunk) >= self.pool_chunk:
+                        in_flight.append((chunk, pool.submit(_pages_to_text, self.html,
+                                                             [p.html for p in chunk])))
+                        chunk = []
+                        yield from drain(2 * workers)
+                if chunk:
+                    in_flight.append((chunk, pool.submit(_pages_to_text, self.html,
+                                                         [p.html for p in chunk])))
+                yield from drain(0)
+        finally:
+            self._defer = False
 
     def convert(self, path: Path, record_no: int, record: Any) -> Record | None:
         if record.rec_type == "response":
@@ -361,6 +452,30 @@ class WarcReader(_WarcBase):
                                                                                b"<html"))):
             self.stats.skipped_non_response += 1
             return None
-        text = html_to_text(_with_http_charset(payload, ctype), self.html)
+        html = _with_http_charset(payload, ctype)
         url = record.rec_headers.get_header("WARC-Target-URI")
+        if self._defer:
+            return _Pending(record_no, html, url, _record_id(record))
+        text = html_to_text(html, self.html)
         return self.make(path, record_no, text, _record_id(record), url)
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A page whose text a worker process is to make."""
+
+    record_no: int
+    html: bytes | str
+    url: str | None
+    rid: str | None
+
+
+def _pages_to_text(mode: str, pages: list) -> list[tuple[bool, str]]:
+    """In a worker process: the text of each page, or the message of its failure."""
+    out = []
+    for html in pages:
+        try:
+            out.append((True, html_to_text(html, mode)))
+        except Exception as exc:  # one damaged page, as in this process: counted, skipped
+            out.append((False, f"cannot decode the payload ({type(exc).__name__}: {exc})"))
+    return out

@@ -27,6 +27,10 @@ text       a directory tree of text files (id = relative path; ``glob``
            decompressed), or one text file = one document
 wet        Common Crawl WET (``.wet``, ``.warc.wet.gz``): conversion records
 warc       WARC (``.warc``, ``.warc.gz``): HTML responses turned into text
+arrow      ``.arrow``: an Arrow IPC shard, as in a Hugging Face ``save_to_disk``
+           folder — such a folder (or a ``DatasetDict`` folder, or a dataset
+           repository in the hub cache) given as input is read as its shards
+           (:mod:`repetend.corpus.read_hf`)
 =========  ===============================================================
 """
 
@@ -58,19 +62,19 @@ __all__ = [
     "read_corpus",
 ]
 
-FORMATS = ("jsonl", "parquet", "csv", "tsv", "text", "warc", "wet")
+FORMATS = ("jsonl", "parquet", "csv", "tsv", "text", "warc", "wet", "arrow")
 
 _COMPRESSED = (".gz", ".zst", ".zstd", ".bz2", ".xz")
 _EXTENSIONS = {
     ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
     ".parquet": "parquet", ".pq": "parquet",
     ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
-    ".warc": "warc", ".arc": "warc", ".wet": "wet",
+    ".warc": "warc", ".arc": "warc", ".wet": "wet", ".arrow": "arrow",
     ".txt": "text", ".text": "text", ".md": "text", ".rst": "text",
 }
 _GLOB_CHARS = set("*?[")
 _STDIN_FORMATS = ("jsonl", "csv", "tsv")
-_SHARD_FORMATS = frozenset({"jsonl", "parquet", "csv", "tsv", "warc", "wet"})
+_SHARD_FORMATS = frozenset({"jsonl", "parquet", "csv", "tsv", "warc", "wet", "arrow"})
 
 
 def detect_format(path: str | os.PathLike) -> str | None:
@@ -89,20 +93,25 @@ def detect_format(path: str | os.PathLike) -> str | None:
 
 
 def _reader_classes() -> dict[str, Callable[..., Reader]]:
+    from .read_hf import ArrowReader
     from .read_warc import WarcReader, WetReader
 
     return {"jsonl": JsonlReader, "parquet": ParquetReader, "csv": CsvReader,
-            "tsv": TsvReader, "text": TextDirReader, "warc": WarcReader, "wet": WetReader}
+            "tsv": TsvReader, "text": TextDirReader, "warc": WarcReader, "wet": WetReader,
+            "arrow": ArrowReader}
 
 
 def expand_inputs(inputs: Sequence[str | os.PathLike], fmt: str | None = None,
                   glob: str | None = None) -> list[tuple[Path, str]]:
     """Each input as ``(path, format)``.
 
-    Globs are expanded.  A directory is a tree of text files — unless every file
-    in it is a corpus file (JSONL, Parquet, CSV/TSV, WARC, WET: a directory of
-    shards), or ``fmt`` names a format other than text: then its files of that
-    format (or matching ``glob``) are read."""
+    Globs are expanded.  A directory is a tree of text files — unless it is a
+    Hugging Face dataset folder (:func:`repetend.corpus.read_hf.dataset_files`:
+    its shards), or every file in it is a corpus file (JSONL, Parquet, CSV/TSV,
+    WARC, WET, Arrow: a directory of shards), or ``fmt`` names a format other
+    than text: then its files of that format (or matching ``glob``) are read."""
+    from .read_hf import dataset_files, is_dataset_dir
+
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     if fmt is not None and fmt not in FORMATS:
@@ -130,6 +139,9 @@ def expand_inputs(inputs: Sequence[str | os.PathLike], fmt: str | None = None,
                 if fmt == "text":
                     out.append((q, "text"))
                     continue
+                if fmt is None and glob is None and is_dataset_dir(q):
+                    out.extend(dataset_files(q))
+                    continue
                 files = _tree_files(q, glob)
                 if fmt is None:
                     kinds = [detect_format(f) for f in files]
@@ -152,7 +164,8 @@ def read_corpus(inputs: Sequence[str | os.PathLike], *, text_field: str = "text"
                 id_field: str = "id", url_field: str = "url", fmt: str | None = None,
                 glob: str | None = None, limit: int | None = None,
                 on_error: OnError = "skip", stats: ReadStats | None = None,
-                html: Literal["all", "main"] = "all") -> Iterator[Record]:
+                html: Literal["all", "main"] = "all",
+                duplicate_ids: Literal["fail", "rename"] = "fail") -> Iterator[Record]:
     """Stream the documents of *inputs* as :class:`Record` objects.
 
     Parameters
@@ -184,6 +197,11 @@ def read_corpus(inputs: Sequence[str | os.PathLike], *, text_field: str = "text"
         WARC only: ``"all"`` keeps all visible text of a page like a Common Crawl
         WET file (menus and footers included — they are what boilerplate mining
         looks for); ``"main"`` keeps the main content (trafilatura ``extract``).
+    duplicate_ids
+        ``"fail"``: ids are passed on as read; the token store refuses a corpus whose
+        ids repeat, naming the first repeated id (:func:`repetend.corpus.store.build_store`).
+        ``"rename"``: the second and later records of an id get ``"{id}#2"``,
+        ``"{id}#3"``, … (the next free suffix), counted in ``stats.renamed_ids``.
 
     Yields
     ------
@@ -202,6 +220,8 @@ def read_corpus(inputs: Sequence[str | os.PathLike], *, text_field: str = "text"
         raise ParameterError(f"limit must be a positive integer, not {limit!r}")
     if html not in ("all", "main"):
         raise ParameterError(f"html must be 'all' or 'main', not {html!r}")
+    if duplicate_ids not in ("fail", "rename"):
+        raise ParameterError(f"duplicate_ids must be 'fail' or 'rename', not {duplicate_ids!r}")
     stats = stats if stats is not None else ReadStats()
     # paths, fields and optional packages are checked before anything is read
     files = expand_inputs(inputs, fmt, glob)
@@ -212,11 +232,45 @@ def read_corpus(inputs: Sequence[str | os.PathLike], *, text_field: str = "text"
     for f_fmt in dict.fromkeys(f for _, f in files) or ["jsonl"]:
         extra = {"html": html} if f_fmt == "warc" else {}
         readers[f_fmt] = classes[f_fmt](**kw, **extra)
-    return _read(files, limit, stats, readers)
+    records = _read(files, limit, stats, readers)
+    return _renamed_ids(records, stats) if duplicate_ids == "rename" else records
+
+
+def _renamed_ids(records: Iterator[Record], stats: ReadStats) -> Iterator[Record]:
+    """*records* with every repeated id made unique: ``id#2``, ``id#3``, … (a
+    suffix that is itself an id already read is skipped)."""
+    seen: dict[str, int] = {}
+    for rec in records:
+        k = seen.get(rec.id)
+        if k is None:
+            seen[rec.id] = 1
+        else:
+            base = rec.id
+            while True:
+                k += 1
+                new = f"{base}#{k}"
+                if new not in seen:
+                    break
+            seen[base] = k
+            seen[new] = 1
+            rec.id = new
+            stats.renamed_ids += 1
+        yield rec
 
 
 def _read(files: list[tuple[Path, str]], limit: int | None, stats: ReadStats,
           readers: dict[str, Reader]) -> Iterator[Record]:
+    try:
+        yield from _read_files(files, limit, stats, readers)
+    finally:  # a reader's worker processes end with the read
+        for reader in readers.values():
+            close = getattr(reader, "close", None)
+            if close is not None:
+                close()
+
+
+def _read_files(files: list[tuple[Path, str]], limit: int | None, stats: ReadStats,
+                readers: dict[str, Reader]) -> Iterator[Record]:
     n = 0
     for path, f_fmt in files:
         reader = readers[f_fmt]

@@ -50,6 +50,7 @@ class ReadStats:
     missing_text: int = 0      # records without the text field (counted within malformed)
     skipped_non_response: int = 0  # WARC records that are not responses / not HTML
     skipped_binary: int = 0    # files of a text tree that are not text
+    renamed_ids: int = 0       # records whose repeated id became id#2, id#3, … (duplicate_ids="rename")
     errors: list[str] = field(default_factory=list)  # first messages, capped
 
     MAX_ERRORS = 20
@@ -69,4 +70,5 @@ class ReadStats:
             "skipped_non_response": self.skipped_non_response,
             "skipped_binary": self.skipped_binary,
             "errors": list(self.errors),
+            **({"renamed_ids": self.renamed_ids} if self.renamed_ids else {}),
         }

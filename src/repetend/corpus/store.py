@@ -379,6 +379,26 @@ def build_store(records: Iterable[Record], *, out: str | os.PathLike | None = No
     return TokenStore.open(out)
 
 
+def _check_unique_ids(cols: dict[str, pa.Array]) -> None:
+    """Refuse a corpus whose document ids repeat (every output names documents by
+    id, and a user joins them back by id), naming the first repeated id and both
+    records."""
+    import pyarrow.compute as pc
+
+    ids = cols["doc_id"]
+    if len(ids) < 2 or pc.count_distinct(ids).as_py() == len(ids):
+        return
+    first: dict[str, int] = {}
+    for i, d in enumerate(ids.to_pylist()):
+        j = first.setdefault(d, i)
+        if j != i:
+            where = [f"{cols['source'][k].as_py()} record {cols['record_no'][k].as_py()}"
+                     for k in (j, i)]
+            raise InputError(f"document id {d!r} repeats ({where[0]} and {where[1]}); ids must be "
+                             "unique: fix the input, choose another --id-field, or give "
+                             "--duplicate-ids rename (the later ones become id#2, id#3, …)")
+
+
 def _encode_texts(texts: list[str]) -> tuple[bytes, np.ndarray]:
     """The UTF-8 (surrogatepass) bytes of *texts* back to back, in one ``join``
     and one ``encode``, and each text's byte length."""
@@ -439,6 +459,7 @@ def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
              "source": pa.string(), "record_no": pa.int64()}
     cols = {k: (pa.concat_arrays(v) if v else pa.array([], types[k]))
             for k, v in doc_parts.items()}
+    _check_unique_ids(cols)
     docs = pa.table({
         "doc_id": cols["doc_id"],
         "url": cols["url"],

@@ -203,9 +203,10 @@ class KnownPhrases:
         out = []
         for i in order.tolist():
             p, s, m = int(pid[i]), int(start[i]), int(lens[i])
+            cs, ce = int(spans[s, 0]), int(spans[s + m - 1, 1])
             out.append({"phrase_id": p, "phrase": texts[p].as_py(), "df": int(dfs[p].as_py()),
-                        "tokens": m, "token_start": s, "start": int(spans[s, 0]),
-                        "end": int(spans[s + m - 1, 1])})
+                        "tokens": m, "token_start": s, "token_end": s + m, "start": cs, "end": ce,
+                        "char_start": cs, "char_end": ce})
         return out, share
 
 

@@ -28,7 +28,8 @@ import pyarrow as pa
 from .._arrays import sorted_unique
 from .._atomic import write_json, write_parquet
 from ..corpus.store import TokenStore
-from ..errors import InputError, ParameterError
+from ..errors import DeadlineExceeded, InputError, ParameterError
+from ..limits import MAX_DOCS, MAX_LIST
 from ..neardup import NearDupConfig
 from ..neardup.lsh import lsh_threshold, s_curve
 from ..neardup.pairs import Pairs
@@ -42,6 +43,22 @@ from .segments import Segment, SegmentData, open_segment, write_segment
 __all__ = ["AddResult", "NearDupIndex", "QueryResult"]
 
 SERIAL_BELOW = 64  # queries of fewer documents run the kernels on the calling thread only
+
+
+def _deadline(timeout: float | None, what: str):
+    """A check that raises :class:`DeadlineExceeded` once *timeout* seconds from now
+    have passed (a check that never does for None)."""
+    if timeout is None:
+        return lambda: None
+    t = float(timeout)
+    if not t > 0:
+        raise ParameterError(f"timeout must be > 0 seconds, got {timeout}")
+    end = time.monotonic() + t
+
+    def check() -> None:
+        if time.monotonic() > end:
+            raise DeadlineExceeded(f"{what} took longer than its {t:g} s budget")
+    return check
 
 
 @contextlib.contextmanager
@@ -278,8 +295,8 @@ class NearDupIndex:
                  overwrite, **overrides):
         """Check the settings and the target; return the target and a function that
         writes the empty index into a directory and opens it there."""
-        if int(postings_max_df) < 1:
-            raise ParameterError(f"postings_max_df must be >= 1, got {postings_max_df}")
+        if not 1 <= int(postings_max_df) <= MAX_DOCS:
+            raise ParameterError(f"postings_max_df must be in 1..{MAX_DOCS}, got {postings_max_df}")
         cfg = _check_config(replace(config or NearDupConfig(), **overrides))
         out = Path(out)
         recover(out)  # a build killed between its two renames: the old index is back
@@ -351,8 +368,8 @@ class NearDupIndex:
         """
         if isinstance(data, TokenStore):
             unit, lang = data.unit, data.lang
-        if segment_docs is not None and int(segment_docs) < 1:
-            raise ParameterError(f"segment_docs must be >= 1, got {segment_docs}")
+        if segment_docs is not None and not 1 <= int(segment_docs) <= MAX_DOCS:
+            raise ParameterError(f"segment_docs must be in 1..{MAX_DOCS}, got {segment_docs}")
         out, init = cls._prepare(out, config, unit=unit, lang=lang, phrases=phrases,
                                  postings=postings, postings_max_df=postings_max_df,
                                  overwrite=overwrite, **overrides)
@@ -449,7 +466,7 @@ class NearDupIndex:
         return TokenStore.from_texts(texts, ids, urls, unit=self.unit, lang=self.lang)
 
     def add(self, data, *, ids: Sequence[str] | None = None,
-            urls: Sequence[str | None] | None = None) -> AddResult:
+            urls: Sequence[str | None] | None = None, timeout: float | None = None) -> AddResult:
         """Append *data* as a new segment; report its near-duplicates.
 
         Parameters
@@ -457,6 +474,10 @@ class NearDupIndex:
         data : TokenStore or sequence of str
             The new documents (tokenized with the index's unit).
         ids, urls : optional, for a list of texts (ids default to their global index).
+        timeout : seconds; past them the call stops between its stages (tokenizing,
+            lookup, verification, the batch's own pairs) with
+            :class:`~repetend.errors.DeadlineExceeded` and adds nothing.  Once
+            the segment is being written it is finished.
 
         Returns
         -------
@@ -472,20 +493,26 @@ class NearDupIndex:
         :func:`~repetend.neardup.find.find_near_duplicates` run over the whole
         corpus (module :mod:`repetend.index.build`).
         """
+        check = _deadline(timeout, "adding to the index")
         store = self._as_store(data, ids, urls)
+        check()
         with _serial_if_small(store.n_docs):
-            return self._add(store)
+            return self._add(store, check)
 
-    def _add(self, store: TokenStore) -> AddResult:
+    def _add(self, store: TokenStore, check=lambda: None) -> AddResult:
         t0 = time.perf_counter()
         cfg = self.config
         with writer_lock(self.path):
             snap = _load_snapshot(self.path, self._snap)  # another process may have added meanwhile
             base = snap.n_docs
             batch = B.prepare_batch(store, cfg, self.bands, self.rows)
-            q, g, lstats = B.lookup(snap.segments, batch)
+            check()
+            q, g, lstats = B.lookup(snap.segments, batch, check=check)
+            check()
             cross = B.verify_cross(snap.segments, batch, q, g)
+            check()
             inner, istats = B.batch_pairs(batch, cfg, self.bands, self.rows)
+            check()
             new_ids = store.doc_ids
             # cross pairs: a = old (smaller global index), b = new
             cp = Pairs(cross.b, cross.a + base, cross.jaccard, cross.containment_ba,
@@ -517,6 +544,7 @@ class NearDupIndex:
                 return _pairs_table(p, ids_of(p.a), ids_of(p.b), is_new[sel][order])
 
             pairs_t, cont_t = table(sel_p), table(sel_c)
+            check()   # the last moment to stop: from here on the segment is written
             manifest = dict(snap.manifest)
             new_seg = None
             if batch.n:
@@ -633,7 +661,7 @@ class NearDupIndex:
     def query(self, texts: str | Sequence[str], *, ids: Sequence[str] | None = None,
               threshold: float | None = None, containment: float | None = None,
               fragments: bool = True, phrases: bool = True, limit: int = 20,
-              min_shared: int = 3) -> QueryResult:
+              min_shared: int = 3, timeout: float | None = None) -> QueryResult:
         """Check documents against the index without adding them.
 
         Parameters
@@ -653,6 +681,9 @@ class NearDupIndex:
             at least this many shingles with the query become candidates too: then
             ``contained_in`` / ``contains`` are exact (up to template shingles) and the
             ``sharing`` list holds the other documents that share text, most first
+        timeout : seconds; past them the query stops at its next check (between
+            segments of the lookup, between texts and between the matches whose
+            fragments it aligns) with :class:`~repetend.errors.DeadlineExceeded`
 
         Returns
         -------
@@ -670,16 +701,19 @@ class NearDupIndex:
             raise ParameterError(f"threshold must be in (0, 1], got {t}")
         if not 0.0 < c <= 1.0:
             raise ParameterError(f"containment must be in (0, 1], got {c}")
-        if int(limit) < 1:
-            raise ParameterError(f"limit must be >= 1, got {limit}")
+        if not 1 <= int(limit) <= MAX_LIST:
+            raise ParameterError(f"limit must be in 1..{MAX_LIST}, got {limit}")
         if ids is not None and len(ids) != len(texts):
             raise ParameterError(f"{len(ids)} ids for {len(texts)} texts")
-        if isinstance(min_shared, bool) or int(min_shared) < 1:
-            raise ParameterError(f"min_shared must be >= 1, got {min_shared}")
+        if isinstance(min_shared, bool) or not 1 <= int(min_shared) <= MAX_DOCS:
+            raise ParameterError(f"min_shared must be in 1..{MAX_DOCS}, got {min_shared}")
+        check = _deadline(timeout, "the query")
         with _serial_if_small(len(texts)):
-            return self._query(texts, ids, t, c, fragments, phrases, int(limit), int(min_shared))
+            return self._query(texts, ids, t, c, fragments, phrases, int(limit), int(min_shared),
+                               check)
 
-    def _query(self, texts, ids, t, c, fragments, phrases, limit, min_shared) -> QueryResult:
+    def _query(self, texts, ids, t, c, fragments, phrases, limit, min_shared,
+               check=lambda: None) -> QueryResult:
         t0 = time.perf_counter()
         snap = self._snap  # one snapshot for the whole call
         from ..corpus.tokenizer import tokenize_batch
@@ -690,20 +724,24 @@ class NearDupIndex:
         sets = shingle_sets(np.arange(hashes.size, dtype=np.int32), tb.doc_offsets, hashes,
                             int(self.config.shingle))
         batch = B.prepare_sets(sets, n_tok, self.config, self.bands, self.rows)
-        q, g, lstats = B.lookup(snap.segments, batch)
+        check()
+        q, g, lstats = B.lookup(snap.segments, batch, check=check)
         n_lsh = int(q.size)
         if self.postings_max_df is not None:
-            q2, g2 = B.lookup_postings(snap.segments, batch, self.postings_max_df, min_shared)
+            q2, g2 = B.lookup_postings(snap.segments, batch, self.postings_max_df, min_shared,
+                                       check=check)
             if q2.size:
                 total = int(max(g.max() if g.size else 0, g2.max()) + 1)
                 key = sorted_unique(np.concatenate([q * total + g, q2 * total + g2]))
                 q, g = key // total, key % total
+        check()
         p = B.verify_cross(snap.segments, batch, q, g)
         order = np.lexsort((p.b, -p.jaccard, p.a))
         p = p.select(order)
         cuts = np.searchsorted(p.a, np.arange(len(texts) + 1))
         docs_out = []
         for i, text in enumerate(texts):
+            check()
             sl = slice(int(cuts[i]), int(cuts[i + 1]))
             qt = Tokens(text, hashes[tb.doc_offsets[i]:tb.doc_offsets[i + 1]])
             jac, cq, cd, gi = p.jaccard[sl], p.containment_ab[sl], p.containment_ba[sl], p.b[sl]
@@ -728,6 +766,7 @@ class NearDupIndex:
                          "jaccard": float(jac[s]), "containment_query_in_doc": float(cq[s]),
                          "containment_doc_in_query": float(cd[s]), "shared_shingles": int(shared[s])}
                     if fragments:
+                        check()
                         seg, local = snap.locate(int(gi[s]))
                         other = tokens_of(seg.data.text_of(local), self.unit, self.lang)
                         m["fragments"] = shared_fragments(qt, other, int(self.config.shingle),

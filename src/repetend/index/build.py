@@ -127,15 +127,18 @@ def segment_data(batch: Batch, docs: pa.Table, text: np.ndarray, text_offsets: n
                        np.ascontiguousarray(text_offsets, np.int64), pk, pr)
 
 
-def lookup_postings(segments, batch: Batch, max_df: int, min_shared: int):
+def lookup_postings(segments, batch: Batch, max_df: int, min_shared: int, *, check=None):
     """(batch doc, global doc) pairs sharing at least ``min_shared`` shingles (template
-    shingles excluded), from the segments' shingle postings."""
+    shingles excluded), from the segments' shingle postings.  *check* (optional) is
+    called before each segment (it raises to stop: a deadline)."""
     stats = {"truncated_buckets": 0, "largest_bucket": 0}
     h = np.ascontiguousarray(batch.sets.hashes, np.uint64)[:, None]
     owner = np.repeat(np.arange(batch.n, dtype=np.int64), np.diff(batch.sets.offsets))
     valid = np.ones(h.shape[0], dtype=np.bool_)
     keys_all = []
     for seg in segments:
+        if check is not None:
+            check()
         d = seg.data
         if d.post_keys.shape[1] == 0:
             continue
@@ -196,12 +199,16 @@ def _ranges(table_keys, table_rows, qkeys, qvalid, cap, stats):
     return q, r
 
 
-def lookup(segments, batch: Batch, cap: int = LOOKUP_LIMIT) -> tuple[np.ndarray, np.ndarray, dict]:
+def lookup(segments, batch: Batch, cap: int = LOOKUP_LIMIT, *,
+           check=None) -> tuple[np.ndarray, np.ndarray, dict]:
     """Candidate pairs (batch document, global index document) from every segment's
-    band and tiny tables; distinct, sorted."""
+    band and tiny tables; distinct, sorted.  *check* (optional) is called before
+    each segment (it raises to stop: a deadline)."""
     stats = {"truncated_buckets": 0, "largest_bucket": 0}
     qs, gs = [], []
     for seg in segments:
+        if check is not None:
+            check()
         d = seg.data
         for tk, tr, qk, qv in ((d.band_keys, d.band_rows, batch.keys, batch.banded),
                                (d.tiny_keys, d.tiny_rows, batch.fingerprints[:, None], batch.tiny)):

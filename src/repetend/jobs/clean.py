@@ -48,8 +48,9 @@ from ..scandir import open_scan
 
 __all__ = ["CleanConfig", "CleanResult", "clean_corpus"]
 
-_READ_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html")
-_WRITABLE = ("jsonl", "parquet", "csv", "tsv", "text")
+_READ_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html",
+              "duplicate_ids")
+_WRITABLE = ("jsonl", "parquet", "csv", "tsv", "text", "arrow")
 
 
 @dataclass
@@ -271,7 +272,7 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
             writer.close()
 
     try:
-        if out_fmt == "text":
+        if out_fmt in ("text", "arrow"):   # a directory out
             with atomic_dir(out) as tmp:
                 run(tmp)
         else:

@@ -13,6 +13,7 @@ import math
 import os
 import shutil
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
@@ -48,7 +49,8 @@ class ScanConfig:
     dups : NearDupConfig or None
         Near-duplicate detection; None skips the stage.
     report : bool
-        Write ``report.html``.
+        Write ``report.html``; False removes the ``report.html`` of an earlier
+        scan into the same directory (with a warning: it would show that scan).
     reuse : bool
         Reuse the store and stage outputs already in the scan directory when
         their inputs and parameters match.
@@ -103,7 +105,8 @@ class ScanConfig:
             raise ParameterError(f"unknown input option(s) {', '.join(sorted(unknown))}; "
                                  f"known: {', '.join(_INPUT_OPTIONS)}")
         for name, allowed in (("fmt", FORMATS), ("unit", ("word", "code", "char")),
-                              ("on_error", ("skip", "fail")), ("html", ("all", "main"))):
+                              ("on_error", ("skip", "fail")), ("html", ("all", "main")),
+                              ("duplicate_ids", ("fail", "rename"))):
             v = io.get(name)
             if v is not None and v not in allowed:
                 raise ParameterError(f"{_INPUT_OPTIONS[name]} must be one of {', '.join(allowed)}, "
@@ -124,7 +127,8 @@ class ScanConfig:
 # ScanConfig.input_options keys and the CLI options they come from
 _INPUT_OPTIONS = {"text_field": "--text-field", "id_field": "--id-field", "url_field": "--url-field",
                   "fmt": "--format", "glob": "--glob", "limit": "--limit", "on_error": "--on-error",
-                  "html": "--html", "unit": "--unit", "lang": "--lang"}
+                  "html": "--html", "duplicate_ids": "--duplicate-ids", "unit": "--unit",
+                  "lang": "--lang"}
 
 
 def _check_int(name: str, v, lo: int) -> None:
@@ -210,8 +214,9 @@ def _params(config: ScanConfig, min_docs: int, min_docs_rule: str, unit: str) ->
 
 def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLike,
          config: ScanConfig | None = None, *, command: str | None = None, quiet: bool = True,
-         log: Callable[[str], None] | None = None) -> ScanResult:
-    """Run the whole pipeline on *inputs* (files, or one token store) into *out*."""
+         log: Callable[[str], None] | None = None, config_file: dict | None = None) -> ScanResult:
+    """Run the whole pipeline on *inputs* (files, or one token store) into *out*
+    (*config_file*: the ``--config`` file's path and options, recorded in the summary)."""
     from ..corpus.store import is_store
 
     config = (config or ScanConfig()).validate()
@@ -247,12 +252,20 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
                                  "not a token store")
     if out.exists() and not out.is_dir():
         raise ParameterError(f"--out {out} exists and is not a directory")
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     with writer_lock(out):
-        return _write_scan(inputs, out, config, command=command, quiet=quiet, say=say)
+        try:
+            return _write_scan(inputs, out, config, command=command, quiet=quiet, say=say,
+                               config_file=config_file)
+        except BaseException:
+            if created:  # a failed first run leaves no directory behind it
+                shutil.rmtree(out, ignore_errors=True)
+            raise
 
 
 def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, quiet: bool,
+                config_file: dict | None = None,
                 say: Callable[[str], None]) -> ScanResult:
     """The stages of :func:`scan`, run while it holds the directory's writer lock."""
     from ..corpus.store import is_store
@@ -370,6 +383,7 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
 
     summary = {
         "command": command,
+        **({"config_file": config_file} if config_file is not None else {}),
         "inputs": input_list,
         "store": str(Path(store_path).resolve()) if store_path else None,
         "input_format": config.input_options.get("fmt"),
@@ -411,11 +425,16 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
     return result
 
 
+class StaleReportWarning(UserWarning):
+    """An earlier scan's ``report.html`` was removed (a scan without a report)."""
+
+
 def _drop_stale_stages(out: Path, config: ScanConfig, store: TokenStore, fingerprint: dict,
                        say: Callable[[str], None]) -> None:
     """A stage not run this time whose directory was made from another corpus (an
     earlier scan into the same directory) no longer belongs to it: removed, so
-    that the report and ``clean`` never read it as this corpus's."""
+    that the report and ``clean`` never read it as this corpus's.  Without a
+    report this time, an earlier ``report.html`` is removed too (with a warning)."""
     have = {"documents": store.n_docs, "tokens": store.n_tokens}
     for stage, cfg in ((PHRASES, config.phrases), (DUPS, config.dups)):
         stamp = read_stamp(out / stage) if cfg is None else None
@@ -423,6 +442,11 @@ def _drop_stale_stages(out: Path, config: ScanConfig, store: TokenStore, fingerp
                                                 fingerprint.get("inputs")):
             say(f"removing {stage}/: made from another corpus, and not run this time")
             shutil.rmtree(out / stage)
+    if not config.report and (out / REPORT).is_file():
+        # an earlier run's page: it shows that run's results, not this one's
+        warnings.warn(f"removing {out / REPORT}: written by an earlier scan, and not rewritten "
+                      "with --no-report", StaleReportWarning, stacklevel=3)
+        (out / REPORT).unlink()
 
 
 def _spark_phrases(spark, input_list: list[str], pcfg: PhraseConfig, store: TokenStore,

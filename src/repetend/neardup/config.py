@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import ParameterError
+from ..limits import MAX_DOCS, MAX_SEED, MAX_SHINGLE
 from .lsh import MAX_NUM_PERM, check_banding, lsh_params
 from .minhash import DEFAULT_SEED
 
@@ -76,8 +77,8 @@ class NearDupConfig:
             raise ParameterError(f"threshold must be in (0, 1], got {self.threshold}")
         if not 0.0 < float(self.containment) <= 1.0:
             raise ParameterError(f"containment threshold must be in (0, 1], got {self.containment}")
-        if int(self.shingle) < 1:
-            raise ParameterError(f"shingle size k must be >= 1, got {self.shingle}")
+        if not 1 <= int(self.shingle) <= MAX_SHINGLE:
+            raise ParameterError(f"shingle size k must be in 1..{MAX_SHINGLE}, got {self.shingle}")
         if not 1 <= int(self.num_perm) <= MAX_NUM_PERM:
             raise ParameterError(f"num_perm must be in 1..{MAX_NUM_PERM}, got {self.num_perm}")
         if self.bbits is not None and not 1 <= int(self.bbits) <= 64:
@@ -88,10 +89,12 @@ class NearDupConfig:
             raise ParameterError(f"scheme must be 'minhash' or 'oph', got {self.scheme!r}")
         if self.exact_hash not in ("xxh64", "crc32"):
             raise ParameterError(f"exact_hash must be 'xxh64' or 'crc32', got {self.exact_hash!r}")
-        if self.max_bucket is not None and self.max_bucket != 0 and int(self.max_bucket) < 3:
-            raise ParameterError(f"max_bucket must be None, 0 or >= 3, got {self.max_bucket}")
-        if int(self.min_shingles) < 1:
-            raise ParameterError(f"min_shingles must be >= 1, got {self.min_shingles}")
+        if self.max_bucket is not None and self.max_bucket != 0 and not 3 <= int(self.max_bucket) <= MAX_DOCS:
+            raise ParameterError(f"max_bucket must be None, 0 or in 3..{MAX_DOCS}, got {self.max_bucket}")
+        if not 1 <= int(self.min_shingles) <= MAX_DOCS:
+            raise ParameterError(f"min_shingles must be in 1..{MAX_DOCS}, got {self.min_shingles}")
+        if isinstance(self.seed, bool) or not 0 <= int(self.seed) <= MAX_SEED:
+            raise ParameterError(f"seed must be in 0..2**64-1, got {self.seed}")
         if not 0.0 <= float(self.min_recall) <= 1.0:
             raise ParameterError(f"min_recall must be in [0, 1], got {self.min_recall}")
         check_banding(int(self.num_perm), self.bands, self.rows)

@@ -46,6 +46,7 @@ import numpy.typing as npt
 
 from .._arrays import sorted_unique
 from ..errors import ParameterError
+from ..limits import MAX_NUM_PERM
 from . import _lsh_kernels as K
 from . import _minhash_kernels as MK
 
@@ -71,8 +72,8 @@ __all__ = [
 
 # The longest MinHash signature accepted: 8 bytes a document per value, and the
 # banding search looks at every (bands, rows) pair up to it (K = 10^8 grew past
-# 9.8 GB); datasketch's and the papers' signatures are 64-512 values.
-MAX_NUM_PERM = 8192
+# 9.8 GB); datasketch's and the papers' signatures are 64-512 values.  The value
+# lives in repetend.limits with the other bounds (MAX_NUM_PERM = 8192).
 
 
 def s_curve(s: npt.ArrayLike, bands: int, rows: int):
@@ -203,6 +204,9 @@ def lsh_params(threshold: float, num_perm: int, fp_weight: float = 0.5, fn_weigh
         raise ParameterError(f"num_perm must be in 1..{MAX_NUM_PERM}, got {num_perm}")
     if min_recall is not None and not 0.0 <= min_recall <= 1.0:
         raise ParameterError(f"min_recall must be in [0, 1], got {min_recall}")
+    for name, w in (("fp_weight", fp_weight), ("fn_weight", fn_weight)):
+        if not 0.0 <= float(w) <= 1.0:
+            raise ParameterError(f"{name} must be in [0, 1], got {w}")
     bs, rs = [], []
     for b in range(1, num_perm + 1):
         for r in range(1, num_perm // b + 1):

@@ -13,7 +13,11 @@ this module owns that directory's format:
     it is the representative kept.
 ``candidates`` (:data:`CANDIDATES_SCHEMA`)
     Every candidate examined (at most :data:`CANDIDATES_LIMIT` rows, a uniform
-    sample with a fixed seed beyond that), its Jaccard and MinHash estimate.
+    sample with a fixed seed beyond that): both ids and indices, its Jaccard and
+    MinHash estimate.
+``documents`` (:data:`DOCUMENTS_SCHEMA`)
+    One row per input document: its cluster (null: none), whether it is the
+    representative, and ``keep`` (false for the copies ``clean`` drops).
 ``summary.json``
     The run's summary, plus ``candidates_written`` and ``candidates_sampled``.
 
@@ -23,6 +27,8 @@ columns are described in ``docs/neardup.md``.
 
 from __future__ import annotations
 
+import contextlib
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -31,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from .._atomic import write_json, write_jsonl, write_parquet
+from .._atomic import atomic_path, write_json, write_jsonl, write_parquet
 from ..errors import ParameterError
 from .clusters import Clusters
 from .config import NearDupConfig
@@ -51,7 +57,7 @@ __all__ = [
 CANDIDATES_LIMIT = 200_000
 
 #: The tables of a dups directory, in the order they are written.
-DUPS_TABLES = ("pairs", "clusters", "containment", "candidates")
+DUPS_TABLES = ("pairs", "clusters", "containment", "candidates", "documents")
 
 #: The file formats of the tables.
 TABLE_FORMATS = ("parquet", "jsonl")
@@ -79,10 +85,24 @@ CLUSTERS_SCHEMA = pa.schema([
 
 #: ``candidates``: one row per candidate examined (``estimate`` NaN without signatures).
 CANDIDATES_SCHEMA = pa.schema([
+    ("a", pa.string()),
+    ("b", pa.string()),
     ("a_index", pa.int64()),
     ("b_index", pa.int64()),
     ("jaccard", pa.float64()),
     ("estimate", pa.float64()),
+])
+
+#: ``documents``: one row per input document, to join back to the corpus by id: its
+#: cluster (null when it has no near-duplicate), and ``keep`` — false for every
+#: member of a cluster but its representative (what ``repetend clean`` drops).
+DOCUMENTS_SCHEMA = pa.schema([
+    ("doc_index", pa.int64()),
+    ("doc_id", pa.string()),
+    ("cluster_id", pa.int64()),
+    ("cluster_size", pa.int64()),
+    ("is_representative", pa.bool_()),
+    ("keep", pa.bool_()),
 ])
 
 
@@ -130,13 +150,13 @@ class NearDupResult:
             "method": pa.array([self.config.method] * len(p), pa.string()),
         })
 
-    def to_arrow(self, what: Literal["pairs", "clusters", "containment", "candidates"] = "pairs",
+    def to_arrow(self, what: Literal["pairs", "clusters", "containment", "candidates", "documents"] = "pairs",
                  *, candidates_limit: int | None = None) -> pa.Table:
         """One result table as a pyarrow Table (schemas in the module docstring).
 
         Parameters
         ----------
-        what : {"pairs", "clusters", "containment", "candidates"}
+        what : {"pairs", "clusters", "containment", "candidates", "documents"}
             The table.
         candidates_limit : int, optional
             At most this many candidate rows: a uniform sample with a fixed seed,
@@ -145,8 +165,8 @@ class NearDupResult:
         Returns
         -------
         pyarrow.Table
-            With the columns of :data:`PAIRS_SCHEMA`, :data:`CLUSTERS_SCHEMA` or
-            :data:`CANDIDATES_SCHEMA` (the id columns take the type of the
+            With the columns of :data:`PAIRS_SCHEMA`, :data:`CLUSTERS_SCHEMA`,
+            :data:`CANDIDATES_SCHEMA` or :data:`DOCUMENTS_SCHEMA` (the id columns take the type of the
             store's ``doc_id``, a string).
         """
         if what == "pairs":
@@ -171,14 +191,33 @@ class NearDupResult:
                 rng = np.random.default_rng(0)
                 idx = np.sort(rng.choice(len(p), size=candidates_limit, replace=False))
             return pa.table({
+                "a": self._ids(p.a[idx]),
+                "b": self._ids(p.b[idx]),
                 "a_index": pa.array(p.a[idx], pa.int64()),
                 "b_index": pa.array(p.b[idx], pa.int64()),
                 "jaccard": pa.array(p.jaccard[idx], pa.float64()),
                 "estimate": pa.array(self.candidate_estimate[idx], pa.float64()),
             })
-        raise ParameterError(f"unknown table {what!r}: pairs, clusters, containment or candidates")
+        if what == "documents":
+            c = self.clusters
+            n = int(c.cluster_id.shape[0])
+            docs = np.arange(n, dtype=np.int64)
+            in_cluster = c.cluster_id >= 0
+            rep = np.where(in_cluster, c.is_representative(), True)
+            size = np.ones(n, dtype=np.int64)
+            size[in_cluster] = c.sizes[c.cluster_id[in_cluster]]
+            return pa.table({
+                "doc_index": pa.array(docs, pa.int64()),
+                "doc_id": self._ids(docs),
+                "cluster_id": pa.array(c.cluster_id, pa.int64(), mask=~in_cluster),
+                "cluster_size": pa.array(size, pa.int64()),
+                "is_representative": pa.array(rep, pa.bool_()),
+                "keep": pa.array(rep, pa.bool_()),
+            })
+        raise ParameterError(f"unknown table {what!r}: pairs, clusters, containment, candidates "
+                             "or documents")
 
-    def to_pandas(self, what: Literal["pairs", "clusters", "containment", "candidates"] = "pairs"):
+    def to_pandas(self, what: Literal["pairs", "clusters", "containment", "candidates", "documents"] = "pairs"):
         """One result table as a pandas DataFrame (needs pandas)."""
         from ..errors import require
 
@@ -188,7 +227,7 @@ class NearDupResult:
     def write(self, directory: str | Path, format: Literal["parquet", "jsonl"] = "parquet",
               candidates_limit: int = CANDIDATES_LIMIT) -> dict[str, Path]:
         """Write the dups directory: ``pairs``, ``clusters``, ``containment``,
-        ``candidates`` and ``summary.json`` into *directory*, each atomically.
+        ``candidates``, ``documents`` and ``summary.json`` into *directory*, each atomically.
 
         Parameters
         ----------
@@ -210,17 +249,25 @@ class NearDupResult:
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         written: dict[str, Path] = {}
-        for name in DUPS_TABLES:
-            table = self.to_arrow(name, candidates_limit=candidates_limit)
-            target = d / f"{name}.{format}"
-            if format == "parquet":
-                write_parquet(target, table)
-            else:
-                write_jsonl(target, table)
-            written[name] = target
-        summary = dict(self.summary)
-        summary["candidates_written"] = min(len(self.candidates), int(candidates_limit))
-        summary["candidates_sampled"] = len(self.candidates) > int(candidates_limit)
-        write_json(d / "summary.json", summary)
-        written["summary"] = d / "summary.json"
+        # every file is written to a temporary name first and the renames come after
+        # the last one: a full disk or an error leaves the earlier set whole
+        with contextlib.ExitStack() as staged:
+            for name in DUPS_TABLES:
+                table = self.to_arrow(name, candidates_limit=candidates_limit)
+                target = d / f"{name}.{format}"
+                tmp = staged.enter_context(atomic_path(target))
+                if format == "parquet":
+                    write_parquet(tmp, table)
+                else:
+                    write_jsonl(tmp, table)
+                written[name] = target
+            summary = dict(self.summary)
+            summary["candidates_written"] = min(len(self.candidates), int(candidates_limit))
+            summary["candidates_sampled"] = len(self.candidates) > int(candidates_limit)
+            write_json(staged.enter_context(atomic_path(d / "summary.json")), summary)
+            written["summary"] = d / "summary.json"
+        for name in DUPS_TABLES:   # the tables of an earlier run in the other format
+            for other in TABLE_FORMATS:
+                if other != format:
+                    (d / f"{name}.{other}").unlink(missing_ok=True)
         return written

@@ -8,6 +8,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..errors import ParameterError
+from ..limits import MAX_DOCS, MAX_FILTER_BYTES, MAX_LEN, MAX_LIST
 from .templates.config import TemplateConfig
 
 __all__ = ["ENGINES", "Engine", "PhraseConfig"]
@@ -81,24 +82,24 @@ class PhraseConfig:
     def validate(self) -> "PhraseConfig":
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its
         domain, the nested :class:`TemplateConfig` included."""
-        def _int(name: str, lo: int) -> None:
+        def _int(name: str, lo: int, hi: int) -> None:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise ParameterError(f"{name} must be an integer, got {v!r}")
-            if v < lo:
-                raise ParameterError(f"{name} must be >= {lo}, got {v}")
+            if not lo <= v <= hi:
+                raise ParameterError(f"{name} must be in {lo}..{hi}, got {v}")
 
         if self.min_docs is not None:
-            _int("min_docs", 1)
-        _int("min_len", 1)
-        _int("top_k", 0)
-        _int("max_drop_candidates", 0)
-        _int("histogram_bins", 1)
+            _int("min_docs", 1, MAX_DOCS)
+        _int("min_len", 1, MAX_LEN)
+        _int("top_k", 0, MAX_LIST)
+        _int("max_drop_candidates", 0, MAX_LIST)
+        _int("histogram_bins", 1, MAX_LIST)
         if self.engine not in ENGINES:
             raise ParameterError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
-        for name in ("seed_len", "filter_bytes"):
+        for name, hi in (("seed_len", MAX_LEN), ("filter_bytes", MAX_FILTER_BYTES)):
             if getattr(self, name) is not None:
-                _int(name, 1)
+                _int(name, 1, hi)
         if not (0.0 < float(self.near_full_share) <= 1.0):
             raise ParameterError(
                 f"near_full_share must be in (0, 1], got {self.near_full_share}")

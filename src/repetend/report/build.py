@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 
 from .._atomic import atomic_path
 from ..errors import ParameterError
+from ..limits import MAX_LIST
 from . import plots
 from .assets import CSS, JS, script_hash
 from .distinct import Distinct, distinct_view, phrase_cluster_df
@@ -60,8 +61,8 @@ class ReportCaps:
     def __post_init__(self):
         for name in ("max_phrases", "max_rows", "max_clusters", "max_chords", "max_text_chars",
                      "context_chars", "max_members"):
-            if getattr(self, name) < 1:
-                raise ParameterError(f"{name} must be ≥ 1, got {getattr(self, name)}")
+            if not 1 <= getattr(self, name) <= MAX_LIST:
+                raise ParameterError(f"{name} must be in 1..{MAX_LIST}, got {getattr(self, name)}")
         if self.examples_per_phrase < 0:
             raise ParameterError("examples_per_phrase must be ≥ 0")
         if not 0.0 < self.drop_share <= 1.0:

@@ -59,11 +59,12 @@ from starlette.middleware import Middleware
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..errors import RepetendError
+from ..errors import DeadlineExceeded, RepetendError
+from ..limits import MAX_SECONDS, SERVE_MAX
 from .access import check_token, token_matches
 
 __all__ = sorted(["create_app", "MAX_ANSWER_BYTES", "MAX_BODY_BYTES", "MAX_DEPTH", "MAX_DOCS",
-                  "MAX_MATCHES", "MAX_TOKENS", "QUERY_SECONDS", "json_depth_exceeds"])
+                  "MAX_MATCHES", "MAX_TOKENS", "ADD_SECONDS", "QUERY_SECONDS", "json_depth_exceeds"])
 
 log = logging.getLogger("repetend.serve")
 
@@ -74,6 +75,8 @@ MAX_TOKENS = 500_000                # total tokens of one request's texts
 MAX_MATCHES = 20_000                # limit × texts of one query (the defaults: 20 × 1000)
 MAX_ANSWER_BYTES = 16 * 1024 * 1024  # serialized answer of one query
 QUERY_SECONDS = 10.0                # time of one query
+ADD_SECONDS = 60.0                  # time of one /add (waiting for an earlier one included)
+QUERY_THREADS = None                # queries computed at once (None: anyio's 40 worker threads)
 
 _JSON_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.S)
 
@@ -229,6 +232,7 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
                allow_add: bool = True, max_segments: int | None = 8, token: str | None = None,
                max_tokens: int = MAX_TOKENS, max_matches: int = MAX_MATCHES,
                max_answer_bytes: int = MAX_ANSWER_BYTES, query_seconds: float = QUERY_SECONDS,
+               add_seconds: float = ADD_SECONDS, query_threads: int | None = QUERY_THREADS,
                max_depth: int = MAX_DEPTH, warm_up: bool = True) -> Starlette:
     """The ASGI app serving *index* (a :class:`NearDupIndex` or the path of one).
 
@@ -247,7 +251,12 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
     max_tokens : most tokens in all texts of one request (413)
     max_matches : most ``limit`` × texts of one query (413, before any work)
     max_answer_bytes : most bytes of a query's serialized answer (413)
-    query_seconds : time budget of one query (503 when exceeded)
+    query_seconds : time budget of one query (503 when exceeded); the query itself
+        stops at its next check (:meth:`NearDupIndex.query`'s ``timeout``)
+    query_threads : at most this many queries are computed at once, the others wait
+        (in their time budget); None: as many as anyio's worker threads (40)
+    add_seconds : time budget of one ``/add``, waiting for an earlier add included
+        (503 when exceeded, and nothing is added: :meth:`NearDupIndex.add`'s ``timeout``)
     max_depth : deepest JSON nesting of a body (400)
     warm_up : at start-up (the ASGI lifespan), run one query and one alignment of a
         long text so that the compiled kernels are loaded (or compiled, the first time
@@ -256,12 +265,21 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
     from ..index import NearDupIndex, shared_fragments, tokens_of
 
     token = check_token(token)
-    for name, v in (("max_tokens", max_tokens), ("max_matches", max_matches),
-                    ("max_answer_bytes", max_answer_bytes), ("max_depth", max_depth)):
-        if isinstance(v, bool) or int(v) < 1:
-            raise RepetendError(f"{name} must be >= 1, got {v}")
-    if not float(query_seconds) > 0:
-        raise RepetendError(f"query_seconds must be > 0, got {query_seconds}")
+    for name, v in (("max_body_bytes", max_body_bytes), ("max_docs", max_docs),
+                    ("max_tokens", max_tokens), ("max_matches", max_matches),
+                    ("max_answer_bytes", max_answer_bytes), ("max_depth", max_depth),
+                    ("max_segments", 1 if max_segments is None else max_segments)):
+        hi = SERVE_MAX[name]
+        if isinstance(v, bool) or not 1 <= int(v) <= hi:
+            raise RepetendError(f"{name} must be in 1..{hi}, got {v}")
+    for name, v in (("query_seconds", query_seconds), ("add_seconds", add_seconds)):
+        if isinstance(v, bool) or not 0 < float(v) <= MAX_SECONDS:
+            raise RepetendError(f"{name} must be in (0, {MAX_SECONDS:g}], got {v}")
+    if query_threads is not None and (isinstance(query_threads, bool)
+                                      or not 1 <= int(query_threads) <= SERVE_MAX["query_threads"]):
+        raise RepetendError(f"query_threads must be in 1..{SERVE_MAX['query_threads']}, "
+                            f"got {query_threads}")
+    limiter = None if query_threads is None else anyio.CapacityLimiter(int(query_threads))
     if not isinstance(index, NearDupIndex):
         index = NearDupIndex.open(Path(index))
     add_lock = asyncio.Lock()
@@ -301,7 +319,11 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
                 if stop():
                     raise _OutOfTime
                 t0 = time.perf_counter()
-                r = index.query(texts[i:i + size], ids=None if ids is None else ids[i:i + size], **kw)
+                try:
+                    r = index.query(texts[i:i + size], ids=None if ids is None else ids[i:i + size],
+                                    timeout=max(stop.left(), 1e-3), **kw)
+                except DeadlineExceeded:
+                    raise _OutOfTime from None
                 dt = time.perf_counter() - t0
                 docs.extend(r.documents)
                 parts.append(r.summary)
@@ -339,9 +361,12 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
         def stop() -> bool:
             return cancelled.is_set() or time.monotonic() > deadline
 
+        stop.left = lambda: deadline - time.monotonic()   # seconds left, for index.query
+
         with anyio.move_on_after(max(deadline - time.monotonic(), 0.0)):
             try:
-                return await anyio.to_thread.run_sync(fn, *args, stop, abandon_on_cancel=True)
+                return await anyio.to_thread.run_sync(fn, *args, stop, abandon_on_cancel=True,
+                                                      limiter=limiter)
             except _OutOfTime:
                 pass
         cancelled.set()
@@ -406,6 +431,7 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
     async def add(request: Request):
         if not allow_add:
             raise _HTTPError(403, "this server was started with adding disabled")
+        started = time.monotonic()
         obj = await _read_json(request, max_body_bytes, max_depth)
         docs = obj.get("documents")
         if set(obj) - {"documents"}:
@@ -428,11 +454,23 @@ def create_app(index, *, max_body_bytes: int = MAX_BODY_BYTES, max_docs: int = M
             texts.append(d["text"])
             ids.append(d.get("id"))
             urls.append(d.get("url"))
-        await run_in_threadpool(count_tokens, texts)
-        async with add_lock:
+        deadline = started + add_seconds
+        late = _HTTPError(503, f"the add took longer than the {add_seconds:g} s budget "
+                               f"(--add-seconds); nothing was added: send fewer documents")
+        try:
+            await run_in_threadpool(count_tokens, texts, lambda: time.monotonic() > deadline)
+            await asyncio.wait_for(add_lock.acquire(), max(deadline - time.monotonic(), 1e-3))
+        except (_OutOfTime, asyncio.TimeoutError):
+            raise late from None
+        try:
             base = index.n_docs
             ids = [x if x is not None else str(base + i) for i, x in enumerate(ids)]
-            res = await run_in_threadpool(index.add, texts, ids=ids, urls=urls)
+            res = await run_in_threadpool(index.add, texts, ids=ids, urls=urls,
+                                          timeout=max(deadline - time.monotonic(), 1e-3))
+        except DeadlineExceeded:
+            raise late from None
+        finally:
+            add_lock.release()
         task = None
         if max_segments is not None and index.n_segments > max_segments:
             task = BackgroundTask(compact)

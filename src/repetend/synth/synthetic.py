@@ -13,6 +13,7 @@ import numpy as np
 
 from ..corpus.record import Record
 from ..errors import ParameterError
+from ..limits import check_seed
 from ._synth_kernels import EMPTY, insert_new, spell_words
 from .corpus import SynthCorpus
 
@@ -181,6 +182,7 @@ def synthetic1(n_docs: int, words_per_doc: int = 5000, seed: int = 0) -> SynthCo
         raise ParameterError(f"n_docs must be at least {max_support} (the largest support), got {n_docs}")
     if words_per_doc < 2:
         raise ParameterError(f"words_per_doc must be at least 2, got {words_per_doc}")
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     texts = [t for t, _ in SYNTHETIC1_PHRASES]
     supports = [s for _, s in SYNTHETIC1_PHRASES]
@@ -261,6 +263,7 @@ def synthetic2(n_docs: int = 1000, seed: int = 0, *, n_phrases: int = 300, max_l
             f"shift={shift} so that no phrase contains another; lower max_len - min_len or raise shift")
     starts = np.arange(n_phrases, dtype=np.int64) * shift
     base_len = int((starts + lengths).max())
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     text = _word_text(_random_codes(base_len + n_docs * words_per_doc, rng, ()))
     base = text[:base_len].tobytes().decode("ascii").split()

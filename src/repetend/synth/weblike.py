@@ -33,6 +33,7 @@ import numpy as np
 
 from ..corpus.record import Record
 from ..errors import ParameterError
+from ..limits import check_seed
 from . import words as W
 from .corpus import SynthCorpus
 
@@ -417,6 +418,7 @@ def weblike(n_pages: int = 3000, n_sites: int | None = None, seed: int = 0,
     if body_words < 20:
         raise ParameterError(f"body_words must be at least 20, got {body_words}")
     lang_names, lang_p = _lang_shares(lang_mix)
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     langs = {n: _Lang(n, rng, int(vocab_size), float(zipf_words)) for n in lang_names}
     blocks = _Blocks()

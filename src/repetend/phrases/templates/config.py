@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ParameterError
+from ...limits import MAX_GAP, MAX_LEN
 
 
 @dataclass(slots=True)
@@ -75,16 +76,17 @@ class TemplateConfig:
 
     def validate(self) -> "TemplateConfig":
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
-        for name, lo in (("max_gap", 0), ("min_fixed", 0), ("top_values", 0),
-                         ("part_len", 1), ("min_span", 1), ("rounds", 1),
-                         ("word_slots", 0)):
+        for name, lo, hi in (("max_gap", 0, MAX_GAP), ("min_fixed", 0, MAX_LEN),
+                             ("top_values", 0, MAX_LEN), ("part_len", 1, MAX_LEN),
+                             ("min_span", 1, MAX_LEN), ("rounds", 1, MAX_LEN),
+                             ("word_slots", 0, MAX_LEN)):
             v = getattr(self, name)
             if v is None and name in ("part_len", "min_span"):
                 continue
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise ParameterError(f"templates: {name} must be an integer, got {v!r}")
-            if v < lo:
-                raise ParameterError(f"templates: {name} must be >= {lo}, got {v}")
+            if not lo <= v <= hi:
+                raise ParameterError(f"templates: {name} must be in {lo}..{hi}, got {v}")
         for name in ("short_parts", "mask_numbers", "drop_nested", "prune"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ParameterError(f"templates: {name} must be True or False, "

@@ -1,0 +1,117 @@
+"""HTML to text: the reader's C path (one XSLT program) gives exactly the text of
+the element-by-element walk, on random documents and hostile ones; WARC pages
+converted in worker processes give the same records, in order, as in-process."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from naive_html import walk_text
+from repetend.corpus import read_warc
+from repetend.corpus.read_warc import _tree_text, html_to_text
+
+pytest.importorskip("trafilatura")
+from trafilatura.utils import load_html  # noqa: E402
+
+TAGS = ["div", "p", "span", "b", "a", "li", "ul", "br", "td", "tr", "table", "h1", "nav",
+        "footer", "script", "style", "noscript", "template", "svg", "select", "option", "title",
+        "iframe", "em", "section", "pre", "code", "label"]
+WORDS = ["shop", "Доставка", "  ", "\t", "x&amp;y", "&lt;b&gt;", "\u00a0", "日本語", "a  b", "",
+         "line\nbreak", "3000", "–"]
+
+
+@st.composite
+def fragment(draw, depth=0):
+    parts = []
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.sampled_from(["text", "el", "el", "comment"] if depth < 4 else ["text"]))
+        if kind == "text":
+            parts.append(draw(st.sampled_from(WORDS)))
+        elif kind == "comment":
+            parts.append(f"<!-- {draw(st.sampled_from(WORDS))} -->")
+        else:
+            tag = draw(st.sampled_from(TAGS))
+            inner = draw(fragment(depth=depth + 1))
+            parts.append(f"<{tag}>{inner}</{tag}>" if tag != "br" else "<br>")
+    return "".join(parts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(head=fragment(), body=fragment(), with_body=st.booleans(), title=st.sampled_from(WORDS))
+def test_the_c_path_equals_the_walk(head, body, with_body, title):
+    html = (f"<html><head><title>{title}</title>{head}</head>"
+            + (f"<body>{body}</body>" if with_body else body) + "</html>")
+    tree = load_html(html)
+    if tree is None:
+        return
+    assert _tree_text(tree) == walk_text(load_html(html))
+
+
+@pytest.mark.parametrize("html", [
+    "<html><body>plain</body></html>",
+    "<html><body><script>x</script>after script<style>y</style>z</body></html>",
+    "<HTML><BODY><DIV>Upper</DIV><SCRIPT>no</SCRIPT>tail</BODY></HTML>",
+    "<html><head><title>T</title></head><body><p>a<p>b<li>c<td>d</body></html>",
+    "<html><body><?php echo 1 ?>pi tail<!-- c -->ctail<div><!----></div></body></html>",
+    "<!doctype html><html><body><svg><text>drawn</text></svg>visible</body></html>",
+    "<html><frameset><frame src=x></frameset></html>",
+    "<html><body>" + "<div>" * 300 + "deep" + "</div>" * 300 + "</body></html>",
+])
+def test_hostile_pages(html):
+    tree = load_html(html)
+    if tree is None:
+        return
+    assert _tree_text(tree) == walk_text(load_html(html))
+
+
+_POOLED = """
+import json, sys
+from repetend.corpus import read_warc
+from repetend.corpus.readers import read_corpus
+from repetend.corpus.record import ReadStats
+read_warc.WarcReader.workers = 2
+read_warc.WarcReader.pool_chunk = 4
+used = []
+real = read_warc.WarcReader._get_pool
+read_warc.WarcReader._get_pool = lambda self, w: used.append(real(self, w)) or used[-1]
+stats = ReadStats()
+recs = [[r.id, r.url, r.text, r.record_no] for r in read_corpus([sys.argv[1]], stats=stats)]
+print(json.dumps({"recs": recs, "stats": stats.as_dict(), "pool": used[-1] is not None}))
+"""
+
+
+def test_pages_converted_in_worker_processes_equal_in_process(tmp_path, monkeypatch):
+    """In a fresh interpreter (the pool forks only before any other thread runs)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from test_readers import read, write_warc
+
+    pages = [(f"http://site{i % 3}.example/p{i}",
+              f"<html><head><title>Page {i}</title></head><body><nav>Home | About</nav>"
+              f"<p>Body text {i} " + "words " * (i % 7) + "</p><footer>© Site</footer></body></html>",
+              "text/html; charset=utf-8") for i in range(70)]
+    pages = [(u, p.encode(), c) for u, p, c in pages]
+    pages.insert(33, ("http://bad.example/x", b"\xff\xfe<html><body>\x00\x00bad", "text/html"))
+    path = write_warc(tmp_path / "c.warc.gz", pages)
+    monkeypatch.setattr(read_warc.WarcReader, "workers", 1)
+    serial, s_stats = read(path)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, "-c", _POOLED, str(path)], capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["pool"] is True                    # the worker processes did the pages
+    assert got["recs"] == [[r.id, r.url, r.text, r.record_no] for r in serial]
+    assert got["stats"] == s_stats.as_dict()
+    assert len(serial) >= 70
+
+
+def test_html_to_text_modes():
+    assert html_to_text("<html><body><p>a</p><p>b</p></body></html>") == "a\nb"
+    with pytest.raises(Exception):
+        html_to_text("<p>x</p>", "nosuch")
