@@ -100,23 +100,29 @@ class DocPlan:
 
 
 class _Occurrences:
-    """Spans to cut, grouped by document (token positions)."""
+    """Spans to cut, grouped by document, in characters of the original text (the
+    token positions mapped by :func:`repetend.corpus.char_offsets.char_offsets`,
+    one compiled re-scan of the documents that have spans)."""
 
-    def __init__(self, table: pa.Table | None, n_docs: int):
+    def __init__(self, table: pa.Table | None, store):
+        n_docs = store.n_docs
         if table is None or table.num_rows == 0:
             self.doc = np.empty(0, np.int64)
             self.offsets = np.zeros(n_docs + 1, np.int64)
-            self.start = self.end = self.pid = np.empty(0, np.int64)
+            self.cstart = self.cend = self.pid = np.empty(0, np.int64)
             return
+        from ..corpus.char_offsets import char_offsets
+
         col = lambda c: pc.cast(table.column(c), pa.int64()).to_numpy(zero_copy_only=False)  # noqa: E731
         doc, start, end, pid = col("doc_index"), col("start"), col("end"), col("phrase_id")
         order = np.lexsort((start, doc))
-        self.doc, self.start, self.end, self.pid = doc[order], start[order], end[order], pid[order]
+        self.doc, start, end, self.pid = doc[order], start[order], end[order], pid[order]
+        self.cstart, self.cend = char_offsets(store, self.doc, start, end)
         self.offsets = np.searchsorted(self.doc, np.arange(n_docs + 1), side="left")
 
     def of(self, d: int):
         a, b = self.offsets[d], self.offsets[d + 1]
-        return self.start[a:b], self.end[a:b], self.pid[a:b]
+        return self.cstart[a:b], self.cend[a:b], self.pid[a:b]
 
 
 def _i64(table: pa.Table, name: str) -> np.ndarray:
@@ -202,7 +208,7 @@ class CleanPlan:
                 cut_table = tpl_cut if cut_table is None else pa.concat_tables(
                     [cut_table.select(["phrase_id", "doc_index", "start", "end"]).cast(tpl_cut.schema),
                      tpl_cut])
-        self._occ = _Occurrences(cut_table, n)
+        self._occ = _Occurrences(cut_table, store)
 
     def decide(self, i: int, text: str) -> DocPlan:
         """The plan of document *i* whose text is *text* (the scan's text of it)."""
@@ -214,11 +220,10 @@ class CleanPlan:
             return DocPlan("drop_duplicate", reason, chars=n_chars, chars_cut=n_chars, share=share)
         if cfg.min_share is not None and share is not None and share >= float(cfg.min_share) - 1e-12:
             return DocPlan("drop_template", "min_share", chars=n_chars, chars_cut=n_chars, share=share)
-        st, en, pid = self._occ.of(i)
-        if not st.size:
+        cs, ce, pid = self._occ.of(i)
+        if not cs.size:
             return DocPlan("keep", None, chars=n_chars, share=share)
-        spans = self.store.token_spans(i)
-        cuts = plan_cuts(text, spans[st, 0], spans[en - 1, 1], pid)
+        cuts = plan_cuts(text, cs, ce, pid)
         removed = sum(c.end - c.start for c in cuts)
         cut_share = removed / n_chars if n_chars else 0.0
         if cut_share > float(cfg.max_cut):
