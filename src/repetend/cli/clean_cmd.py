@@ -26,7 +26,7 @@ __all__ = ["COMMANDS", "clean"]
                    "or only the occurrences of the reported maximal phrases.")
 @click.option("--keep-templates", is_flag=True,
               help="Do not cut template occurrences (templates with variable parts).")
-@click.option("--max-cut", type=click.FloatRange(0.0, 1.0, min_open=True), default=0.9, show_default=True,
+@click.option("--max-cut", type=SHARE, default=0.9, show_default=True,
               help="A kept document whose boilerplate cuts would remove more than this share of its "
                    "characters is not cut (see --mostly-template); 1 = no limit.")
 @click.option("--mostly-template", type=click.Choice(["drop", "keep"]), default="drop", show_default=True,
