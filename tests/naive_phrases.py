@@ -12,8 +12,12 @@ from collections import defaultdict
 import numpy as np
 
 
-def naive_phrases(tokens, doc_offsets, min_docs, min_len):
+def naive_phrases(tokens, doc_offsets, min_docs, min_len, groups=None):
+    """With *groups* (one label per document) df counts distinct labels, not
+    documents (df over near-duplicate clusters)."""
     tokens = [int(t) for t in np.asarray(tokens)]
+    n_docs = len(doc_offsets) - 1
+    group_of = list(range(n_docs)) if groups is None else [int(g) for g in groups]
     docs = [(int(doc_offsets[d]), int(doc_offsets[d + 1])) for d in range(len(doc_offsets) - 1)]
     occ = defaultdict(list)      # phrase -> global starts
     docset = defaultdict(set)    # phrase -> documents
@@ -22,7 +26,7 @@ def naive_phrases(tokens, doc_offsets, min_docs, min_len):
             for j in range(i + 1, b + 1):
                 p = tuple(tokens[i:j])
                 occ[p].append(i)
-                docset[p].add(d)
+                docset[p].add(group_of[d])
     frequent = {p for p, ds in docset.items() if len(ds) >= min_docs}
     extended = set()  # frequent phrases with a frequent one-token extension
     for p in frequent:

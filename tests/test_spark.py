@@ -230,6 +230,25 @@ def test_phrases_equal_local_on_weblike(spark):
     assert 0 < kept < 1
 
 
+def test_phrases_over_groups_equal_local(spark):
+    """df over groups of documents (near-duplicate clusters): the pre-filters count
+    documents (one-sided), the driver mines with the groups; the same tables."""
+    from repetend.spark import find_phrases
+
+    ids, texts, urls = _weblike_rows()
+    df = spark.createDataFrame(list(zip(ids, texts, urls)), "id string, text string, url string")
+    store = _local_store(ids, texts, urls)
+    labels = np.random.default_rng(1).integers(0, 60, size=len(ids))
+    cfg = repetend.PhraseConfig(min_docs=4, min_len=8, df_over="clusters", templates=None)
+    got = find_phrases(spark, df, cfg, sketch_width=1 << 12, groups=labels)
+    want = repetend.find_phrases(store, cfg, groups=labels)
+    assert want.n_phrases > 5
+    assert want.summary["parameters"]["groups"] == got.summary["parameters"]["groups"]
+    _same_phrases(got, want)
+    with pytest.raises(ParameterError, match="needs groups"):
+        find_phrases(spark, df, cfg)
+
+
 def test_phrases_equal_local_from_parquet_with_order(spark, tmp_path):
     """Random corpora with planted repeats, read from Parquet, ordered by a column; a
     two-counter sketch (collisions everywhere) and a small store batch size."""

@@ -42,8 +42,8 @@ from .corpus.store import TokenStore, is_store
 from .errors import InputError
 
 __all__ = ["DOCUMENTS", "DUPS", "INPUTS_STAMP", "LOCK", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY",
-           "ScanDir", "open_scan", "phrases_summary_file", "read_json", "read_stamp", "stage_mismatch",
-           "templates_dir", "write_stamp", "writer_lock"]
+           "ScanDir", "clusters_file", "open_scan", "phrases_summary_file", "read_json", "read_stamp",
+           "stage_mismatch", "templates_dir", "write_stamp", "writer_lock"]
 
 SUMMARY = "summary.json"
 STORE = "store"
@@ -87,6 +87,17 @@ def phrases_summary_file(root: str | Path) -> Path | None:
         f = Path(root) / sub / SUMMARY
         if f.is_file():
             return f
+    return None
+
+
+def clusters_file(root: str | Path) -> Path | None:
+    """The clusters table of *root* — a dups output (``clusters.parquet`` or
+    ``.jsonl``) or a scan directory (its ``dups/``); None when there is none."""
+    for sub in (".", DUPS):
+        for ext in ("parquet", "jsonl"):
+            f = Path(root) / sub / f"clusters.{ext}"
+            if f.is_file():
+                return f
     return None
 
 

@@ -205,4 +205,5 @@ def scan_config(kw: dict):
     return ScanConfig(
         phrases=None if kw["no_phrases"] else pcfg, dups=None if kw["no_dups"] else ncfg,
         report=not kw["no_report"], reuse=kw["reuse"], spark_master=spark,
-        memory_limit=kw["memory_limit"], input_options=input_kwargs(kw))
+        memory_limit=kw["memory_limit"], input_options=input_kwargs(kw),
+        df_over=kw.get("df_over", "clusters"))

@@ -44,10 +44,17 @@ def _short(text: str, width: int = 90) -> str:
               default="parquet", show_default=True, help="Format of the output tables.")
 @click.option("--store", "store_out", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="Also keep the tokenized corpus as a token store here.")
+@click.option("--df-over", "df_over", type=click.Choice(["documents", "clusters"]),
+              default="documents", show_default=True,
+              help="What df counts: documents, or near-duplicate clusters (each cluster once, "
+                   "a document in none alone), read from --clusters.")
+@click.option("--clusters", "clusters_dir", type=click.Path(path_type=Path), default=None,
+              help="For --df-over clusters: a `repetend dups` output of this corpus, or a scan "
+                   "directory (its dups/).")
 @template_options
 @input_options
 def phrases(inputs, near_full_share, top_k, seed_len, filter_bytes, out, out_format, store_out,
-            quiet, **opts):
+            df_over, clusters_dir, quiet, **opts):
     """Find the maximal phrases that repeat across at least --min-docs documents
     (the BloomSpan paper's maximal contiguous frequent phrases) and write them with
     per-document and per-host coverage to --out.
@@ -55,21 +62,43 @@ def phrases(inputs, near_full_share, top_k, seed_len, filter_bytes, out, out_for
     INPUT is a corpus (JSONL, Parquet, CSV/TSV, WARC/WET, a directory of text
     files) or one token store made by ``repetend tokenize``.
     """
+    from ..errors import ParameterError
     from ..phrases import find_phrases
 
     cfg = phrase_config(opts, near_full_share=near_full_share, top_k=max(top_k, 0),
-                        seed_len=seed_len, filter_bytes=filter_bytes).validate()
-    store = load_corpus(inputs, out=store_out, quiet=quiet,
-                       **input_kwargs(opts))
+                        seed_len=seed_len, filter_bytes=filter_bytes, df_over=df_over).validate()
+    groups = None
+    if df_over == "clusters":
+        from ..jobs.clusters import cluster_groups, locate_clusters
+
+        if clusters_dir is None:
+            raise ParameterError("--df-over clusters needs --clusters DIR (a `repetend dups` "
+                                 "output of this corpus, or a scan directory)")
+        locate_clusters(clusters_dir)   # a directory without clusters: refused before reading
+        # the store is kept (--store) only once the clusters are known to be of this corpus
+        store = load_corpus(inputs, quiet=quiet, **input_kwargs(opts))
+        groups = cluster_groups(clusters_dir, store)
+        if store_out is not None:
+            store.save(store_out)
+    elif clusters_dir is not None:
+        raise ParameterError("--clusters is read only with --df-over clusters")
+    else:
+        store = load_corpus(inputs, out=store_out, quiet=quiet, **input_kwargs(opts))
     if not quiet:
+        over = (f", df over {len(set(groups.tolist())):,} clusters" if groups is not None
+                else "")
         click.echo(f"mining {store.n_tokens:,} tokens in {store.n_docs:,} documents "
-                   f"(sigma={cfg.min_docs}, L={cfg.min_len}, engine={cfg.engine})", err=True)
-    res = find_phrases(store, cfg)
+                   f"(sigma={cfg.min_docs}, L={cfg.min_len}, engine={cfg.engine}{over})",
+                   err=True)
+    res = find_phrases(store, cfg, groups=groups)
     res.write(out, format=out_format)
     s = res.summary
     click.echo(f"engine: {s['engine']} ({s['engine_choice'].get('rule', '')}), "
                f"{s['timings']['total']:.2f} s, peak memory {s['peak_memory_bytes'] / 2**20:.0f} MiB")
     click.echo(f"phrases: {s['phrases']:,}   occurrences: {s['occurrences']:,}")
+    if groups is not None:
+        click.echo(f"df over {s['parameters']['groups']:,} near-duplicate clusters of "
+                   f"{s['documents']:,} documents (each cluster counts once)")
     click.echo(f"covered: {s['covered_tokens']:,} of {s['tokens']:,} tokens "
                f"({100 * s['covered_share']:.2f}% of the corpus) by the phrases' occurrences; "
                f"{100 * s['frequent_share']:.2f}% inside any frequent phrase of >= L tokens")

@@ -26,7 +26,13 @@ def _print_summary(res, echo=click.echo) -> None:
     p = s["parameters"]
     if res.phrases is not None:
         ps = res.phrases.summary
-        echo(f"boilerplate (σ = {p['min_docs']}, L = {p['min_len']}; {p['min_docs_rule']}):")
+        over = p.get("df_over", "documents")
+        n_groups = (ps.get("parameters") or {}).get("groups")
+        echo(f"boilerplate (σ = {p['min_docs']}, L = {p['min_len']}; {p['min_docs_rule']}; "
+             + (f"df over {n_groups:,} clusters" if over == "clusters" and n_groups is not None
+                else "df over documents") + "):")
+        if ps.get("df_over_note"):
+            echo(f"  {ps['df_over_note']}")
         echo(f"  {ps.get('frequent_share', 0):.1%} of all tokens lie inside frequent phrases; "
              f"the {ps.get('phrases', 0):,} maximal phrases' occurrences cover "
              f"{ps.get('covered_share', 0):.1%}")
@@ -121,6 +127,11 @@ def _scan_options(fn):
                      help="Shingle size k (tokens)."),
         click.option("--num-perm", type=NUM_PERM, default=128, show_default=True,
                      help="MinHash signature length K."),
+        click.option("--df-over", "df_over", type=click.Choice(["clusters", "documents"]),
+                     default="clusters", show_default=True,
+                     help="What a phrase's df counts: the near-duplicate clusters found first "
+                          "(each cluster once, so copies of one text are one witness), or every "
+                          "document. Without the near-duplicate stage: documents."),
         click.option("--no-phrases", is_flag=True, help="Skip boilerplate mining."),
         click.option("--no-dups", is_flag=True, help="Skip near-duplicate detection."),
         click.option("--no-report", is_flag=True, help="Skip the HTML report."),

@@ -1,4 +1,7 @@
-"""The main job: tokenize, mine phrases, find near-duplicates, write the report.
+"""The main job: tokenize, find near-duplicates, mine phrases, write the report.
+
+Phrases come after the near-duplicates so that their df can count each
+near-duplicate cluster once (``ScanConfig.df_over``, default ``"clusters"``).
 
 Everything one run produces goes into a scan directory, laid out by
 :mod:`repetend.scandir`.  Every stage can be skipped (its config None), and
@@ -24,7 +27,8 @@ from .._atomic import write_json
 from ..corpus.store import TokenStore
 from ..errors import ParameterError
 from ..neardup import NearDupConfig
-from ..phrases import PhraseConfig
+from ..phrases import DF_OVER, PhraseConfig
+from ..phrases.groups import DfOver
 from ..scandir import (DUPS, INPUTS_STAMP, PHRASES, REPORT, STORE, SUMMARY, read_json, read_stamp,
                        stage_mismatch, write_stamp, writer_lock)
 from .reuse import inputs_stamp, same_inputs, same_params, templates_cut
@@ -62,6 +66,13 @@ class ScanConfig:
         (overrides the stages' own ``memory_limit``).
     input_options : dict
         Read and tokenizer options (``text_field``, ``fmt``, ``unit``, …).
+    df_over : {"clusters", "documents"}
+        What a phrase's df counts (``phrases.df_over`` is set from it):
+        ``"clusters"`` (the default) the near-duplicate clusters the dups stage
+        found, each once — a document in none is its own cluster — so that
+        copies of one text are one witness, not many; ``"documents"`` every
+        document.  Without the dups stage phrases count documents (the summary
+        says so).
     """
 
     phrases: PhraseConfig | None = field(default_factory=_default_phrases)
@@ -71,6 +82,7 @@ class ScanConfig:
     spark_master: str | None = None
     memory_limit: str | int | None = None
     input_options: dict = field(default_factory=dict)
+    df_over: DfOver = "clusters"
 
     def validate(self) -> "ScanConfig":
         """Check every option of every stage (raise :class:`ParameterError`), so a
@@ -85,6 +97,9 @@ class ScanConfig:
 
             if importlib.util.find_spec("pyspark") is None:
                 raise MissingExtraError("pyspark", "spark", "--engine spark")
+        if self.df_over not in DF_OVER:
+            raise ParameterError(f"--df-over must be one of {', '.join(DF_OVER)}, "
+                                 f"got {self.df_over!r}")
         for name in ("report", "reuse"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ParameterError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -209,6 +224,7 @@ def _params(config: ScanConfig, min_docs: int, min_docs_rule: str, unit: str) ->
         "dups_method": dc.method,
         "threshold": dc.threshold, "shingle": dc.shingle, "num_perm": dc.num_perm,
         "unit": unit,
+        "df_over": config.df_over if config.dups is not None else "documents",
     }
 
 
@@ -325,34 +341,7 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
         spark_cols = {"id_col": io.get("id_field") or "id", "text_col": io.get("text_field") or "text",
                       "url_col": io.get("url_field") or "url"}
 
-    # -- 2. boilerplate phrases --------------------------------------------------------
-    if pcfg0 is not None:
-        t0 = time.perf_counter()
-        pdir = out / PHRASES
-        pparams = {k: params[k] for k in ("min_docs", "min_len", "engine", "templates",
-                                          "template_parts", "max_gap", "template_min_span",
-                                          "template_prune")}
-        pparams["corpus"] = fingerprint
-        if (config.reuse and same_params(pdir, pparams)
-                and not (pcfg0.templates is not None and templates_cut(pdir))):
-            say("reusing phrases")
-        else:
-            from ..phrases import find_phrases
-
-            say(f"mining phrases (σ = {min_docs}, L = {pcfg0.min_len}) …")
-            pcfg = replace(pcfg0, min_docs=min_docs,
-                           memory_limit=(config.memory_limit if config.memory_limit is not None
-                                         else pcfg0.memory_limit))
-            if spark is not None:
-                res = _spark_phrases(spark, input_list, pcfg, store, spark_cols, say)
-            else:
-                res = find_phrases(store, pcfg)
-            res.write(pdir)
-            write_stamp(pdir, pparams)
-            result.phrases = res
-        timings["phrases"] = time.perf_counter() - t0
-
-    # -- 3. near-duplicates --------------------------------------------------------------
+    # -- 2. near-duplicates (first: phrase df may count its clusters) -----------------
     if ncfg0 is not None:
         t0 = time.perf_counter()
         ddir = out / DUPS
@@ -381,6 +370,49 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
             result.dups = res
         timings["dups"] = time.perf_counter() - t0
 
+    # -- 3. boilerplate phrases --------------------------------------------------------
+    if pcfg0 is not None:
+        t0 = time.perf_counter()
+        pdir = out / PHRASES
+        pparams = {k: params[k] for k in ("min_docs", "min_len", "engine", "templates",
+                                          "template_parts", "max_gap", "template_min_span",
+                                          "template_prune")}
+        pparams["corpus"] = fingerprint
+        groups = None
+        if params["df_over"] == "clusters":
+            # counted over the clusters just found (or reused): read back from dups/,
+            # checked against this store; the clustering is part of the reuse key
+            from .clusters import cluster_groups
+
+            groups = cluster_groups(out / DUPS, store)
+            pparams.update(df_over="clusters", dups={k: params[k] for k in (
+                "dups_method", "threshold", "shingle", "num_perm")},
+                groups=int(np.unique(groups).size), groups_sha1=_labels_digest(groups))
+        elif config.df_over == "clusters":
+            say("no near-duplicate stage (--no-dups): phrase df counts documents, not clusters")
+        if (config.reuse and same_params(pdir, pparams)
+                and not (pcfg0.templates is not None and templates_cut(pdir))):
+            say("reusing phrases")
+        else:
+            from ..phrases import find_phrases
+
+            say(f"mining phrases (σ = {min_docs}, L = {pcfg0.min_len}) …")
+            pcfg = replace(pcfg0, min_docs=min_docs,
+                           memory_limit=(config.memory_limit if config.memory_limit is not None
+                                         else pcfg0.memory_limit),
+                           df_over="clusters" if groups is not None else "documents")
+            if spark is not None:
+                res = _spark_phrases(spark, input_list, pcfg, store, spark_cols, say, groups)
+            else:
+                res = find_phrases(store, pcfg, groups=groups)
+            if groups is None and config.df_over == "clusters":
+                res.summary["df_over_note"] = ("df counts documents: the near-duplicate "
+                                               "stage was skipped, so there are no clusters")
+            res.write(pdir)
+            write_stamp(pdir, pparams)
+            result.phrases = res
+        timings["phrases"] = time.perf_counter() - t0
+
     summary = {
         "command": command,
         **({"config_file": config_file} if config_file is not None else {}),
@@ -395,6 +427,9 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
         "timings": timings,
         "peak_rss_mb": _peak_rss_mb(),
     }
+    if pcfg0 is not None and config.df_over == "clusters" and ncfg0 is None:
+        summary["df_over_note"] = ("phrase df counts documents: the near-duplicate stage was "
+                                   "skipped, so there are no clusters")
     write_json(out / SUMMARY, summary)
 
     # -- what clean would do to each document (documents.parquet) -------------------------
@@ -449,13 +484,25 @@ def _drop_stale_stages(out: Path, config: ScanConfig, store: TokenStore, fingerp
         (out / REPORT).unlink()
 
 
+def _labels_digest(labels: np.ndarray) -> str:
+    """A short fingerprint of a grouping (same partition of the documents, same
+    digest: labels are renumbered in order of first appearance first)."""
+    import hashlib
+
+    _, first, inv = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size, dtype=np.int64)
+    return hashlib.sha1(rank[inv.reshape(-1)].tobytes()).hexdigest()[:16]
+
+
 def _spark_phrases(spark, input_list: list[str], pcfg: PhraseConfig, store: TokenStore,
-                   spark_cols: dict, say: Callable[[str], None]):
+                   spark_cols: dict, say: Callable[[str], None], groups=None):
     """Phrases mined on Spark, with the template layer run here, on the local store."""
     from ..phrases import run_templates
     from ..spark import find_phrases as spark_phrases
 
-    res = spark_phrases(spark, input_list, pcfg, **spark_cols)
+    res = spark_phrases(spark, input_list, pcfg, **spark_cols,
+                        **({} if groups is None else {"groups": groups}))
     _same_order(res.documents, store, "phrases")
     if pcfg.templates is not None and pcfg.min_docs >= 2 and store.n_tokens:
         # the pre-filter drops the text between frequent parts, so the
@@ -463,7 +510,8 @@ def _spark_phrases(spark, input_list: list[str], pcfg: PhraseConfig, store: Toke
         # phrases Spark found (global token positions of this store)
         say("finding templates with variable parts locally …")
         frequent = round(res.summary["frequent_share"] * store.n_tokens)
-        res.templates, plan = run_templates(store, res.raw, pcfg, store.n_tokens, frequent)
+        res.templates, plan = run_templates(store, res.raw, pcfg, store.n_tokens, frequent,
+                                            groups=groups)
         if res.templates is not None:
             res.summary["templates"] = res.templates.summary
         else:

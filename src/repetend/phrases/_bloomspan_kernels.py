@@ -52,6 +52,59 @@ def word_df(tokens, doc_offsets, vocab_size):
     return df
 
 
+@jit
+def group_word_df(tokens, doc_offsets, doc_order, label, n_groups, vocab_size):
+    """Exact number of distinct document *groups* holding every token id (int32
+    [vocab_size]): documents are visited in ``doc_order``, which lists the
+    documents of each group one after the other, so a token's first sighting in
+    a group is a change of the group stamp (as :func:`word_df` per document)."""
+    df = np.zeros(vocab_size, dtype=np.int32)
+    last = np.full(vocab_size, -1, dtype=np.int32)
+    for i in range(doc_order.shape[0]):
+        d = doc_order[i]
+        g = label[d]
+        for p in range(doc_offsets[d], doc_offsets[d + 1]):
+            t = tokens[p]
+            df[t] += last[t] != g
+            last[t] = g
+    return df
+
+
+@jit
+def new_stamp(label):
+    """The stamp array of distinct-group counting (:func:`count_distinct`): one
+    slot per group, -1; one dummy slot without labels."""
+    if label is None:
+        return np.full(1, -1, dtype=np.int64)
+    top = 0
+    for i in range(label.shape[0]):
+        if label[i] > top:
+            top = label[i]
+    return np.full(top + 1, -1, dtype=np.int64)
+
+
+@jit
+def count_distinct(doc, a, b, label, stamp, run):
+    """Distinct documents of ``doc[a:b]`` (ascending there: one count per
+    change) or, with ``label`` (the group of every document), distinct groups:
+    ``stamp[group] == run`` marks a group seen in this run, so the order does not
+    matter; ``run`` must differ from every earlier run on this stamp."""
+    c = 0
+    if label is None:
+        last = -1
+        for k in range(a, b):
+            if doc[k] != last:
+                last = doc[k]
+                c += 1
+    else:
+        for k in range(a, b):
+            g = label[doc[k]]
+            if stamp[g] != run:
+                stamp[g] = run
+                c += 1
+    return c
+
+
 _BATCH = 512  # hashed n-grams buffered before their counters are touched
 
 
@@ -261,25 +314,17 @@ def _same_ngram(tokens, p, q, n):
 
 
 @jit
-def _distinct_docs(doc, a, b):
-    c = 0
-    last = -1
-    for k in range(a, b):
-        if doc[k] != last:
-            last = doc[k]
-            c += 1
-    return c
-
-
-@jit
-def group_seeds(tokens, pos, doc, key, n, min_docs):
+def group_seeds(tokens, pos, doc, key, n, min_docs, label=None):
     """Merge the key-sorted survivors into seeds with exact df.
 
     ``pos``/``doc`` are sorted by ``key`` with positions ascending inside equal
     keys.  A run of equal hash keys holding different n-grams (a 64-bit hash
     collision) is split by a stable partition on the n-gram, in place.
-    Returns (seed_start, seed_end, seed_df) of the seeds with df >= σ.
+    Returns (seed_start, seed_end, seed_df) of the seeds with df >= σ; with
+    ``label`` (int32, the group of every document) df counts distinct groups.
     """
+    stamp = new_stamp(label)
+    run = 0
     m = pos.shape[0]
     s_start = np.empty(m, dtype=np.int64)
     s_end = np.empty(m, dtype=np.int64)
@@ -324,7 +369,8 @@ def group_seeds(tokens, pos, doc, key, n, min_docs):
                 k1 = k0 + 1
                 while k1 < r and cls[order[k1]] == cls[order[k0]]:
                     k1 += 1
-                df = _distinct_docs(doc, a + k0, a + k1)
+                df = count_distinct(doc, a + k0, a + k1, label, stamp, run)
+                run += 1
                 if df >= min_docs:
                     s_start[ns] = a + k0
                     s_end[ns] = a + k1
@@ -332,7 +378,8 @@ def group_seeds(tokens, pos, doc, key, n, min_docs):
                     ns += 1
                 k0 = k1
         else:
-            df = _distinct_docs(doc, a, b)
+            df = count_distinct(doc, a, b, label, stamp, run)
+            run += 1
             if df >= min_docs:
                 s_start[ns] = a
                 s_end[ns] = b
@@ -462,7 +509,7 @@ def _record(c_len, c_df, c_off, c_occ, c_seed, nc, occ_pos, a, r, m, df, cover, 
 
 @jit
 def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
-               n, min_docs, min_len, cover, skip_covered):
+               n, min_docs, min_len, cover, skip_covered, label=None):
     """Grow every seed to the right by depth-first search on the token array.
 
     Seeds are visited in ``order`` (Ψ order).  A node is a phrase of length m
@@ -486,7 +533,11 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
     starts), the counters [nodes, pruned_left, seeds_covered,
     seeds_skipped, chain_steps] and the seed each candidate grew from (an
     index into ``seed_off``; the out-of-core path orders candidates by it).
+    With ``label`` (int32, the group of every document) a df counts distinct
+    groups (:func:`count_distinct`) instead of documents.
     """
+    stamp = new_stamp(label)
+    run = 0
     ns = seed_off.shape[0] - 1
     max_occ = 1
     for s in range(ns):
@@ -592,9 +643,16 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
                 for k in range(r):
                     if t0 >= 0 and keys[k] == t0:
                         cnt += 1
-                        if occ_doc[a + k] != last:
-                            last = occ_doc[a + k]
-                            gdf += 1
+                        if label is None:
+                            if occ_doc[a + k] != last:
+                                last = occ_doc[a + k]
+                                gdf += 1
+                        else:
+                            gg = label[occ_doc[a + k]]
+                            if stamp[gg] != run:
+                                stamp[gg] = run
+                                gdf += 1
+                run += 1
                 if t0 >= 0 and gdf >= min_docs:
                     j = a
                     for k in range(r):
@@ -621,12 +679,21 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
                 g1 = g0 + 1
                 last = occ_doc[a + perm[g0]]
                 gdf = 1
+                if label is not None:
+                    stamp[label[last]] = run
                 while g1 < r and keys[perm[g1]] == kg:
                     dd = occ_doc[a + perm[g1]]
-                    if dd != last:
-                        last = dd
-                        gdf += 1
+                    if label is None:
+                        if dd != last:
+                            last = dd
+                            gdf += 1
+                    else:
+                        gg = label[dd]
+                        if stamp[gg] != run:
+                            stamp[gg] = run
+                            gdf += 1
                     g1 += 1
+                run += 1
                 if kg >= 0 and gdf >= min_docs:
                     n_freq += 1
                 g0 = g1
@@ -650,12 +717,21 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
                 g1 = g0 + 1
                 last = occ_doc[a + g0]
                 gdf = 1
+                if label is not None:
+                    stamp[label[last]] = run
                 while g1 < r and keys[perm[g1]] == kg:
                     dd = occ_doc[a + g1]
-                    if dd != last:
-                        last = dd
-                        gdf += 1
+                    if label is None:
+                        if dd != last:
+                            last = dd
+                            gdf += 1
+                    else:
+                        gg = label[dd]
+                        if stamp[gg] != run:
+                            stamp[gg] = run
+                            gdf += 1
                     g1 += 1
+                run += 1
                 if kg >= 0 and gdf >= min_docs:
                     st_a[top] = a + g0
                     st_b[top] = a + g1

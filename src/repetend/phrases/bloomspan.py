@@ -49,6 +49,7 @@ import numpy.typing as npt
 from ..errors import ParameterError
 from . import _bloomspan_kernels as K
 from ._raw import RawPhrases
+from .groups import DocGroups, doc_groups
 
 __all__ = ["default_filter_bytes", "default_seed_len", "mine_bloomspan"]
 
@@ -180,6 +181,14 @@ def build_filter(tokens, doc_offsets, n: int, filter_bytes: int,
 
 # -- stages over shards of whole documents (one shard in memory, many out of core) ----
 
+def group_word_ok(tokens, doc_offsets, vocab_size: int, min_docs: int,
+                  groups: DocGroups) -> np.ndarray:
+    """uint8 flag per token id: it occurs in >= σ distinct groups of *groups*."""
+    wdf = K.group_word_df(tokens, doc_offsets, groups.order, groups.label,
+                          groups.n_groups, vocab_size)
+    return (wdf >= min_docs).astype(np.uint8)
+
+
 def word_ok_shards(shards, vocab_size: int, min_docs: int, token_df=None) -> np.ndarray:
     """uint8 flag per token id: its exact document frequency is >= σ.  The df is
     summed over ``shards`` (an iterable of (tokens, doc_offsets) of whole documents)
@@ -233,7 +242,8 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
                    min_docs: int, min_len: int, *, seed_len: int | None = None,
                    filter_bytes: int | None = None, vocab_size: int | None = None,
                    coverage_skip: bool = False,
-                   token_df: npt.ArrayLike | None = None) -> RawPhrases:
+                   token_df: npt.ArrayLike | None = None,
+                   groups: npt.ArrayLike | DocGroups | None = None) -> RawPhrases:
     """Maximal contiguous frequent phrases with BloomSpan.
 
     Parameters
@@ -263,6 +273,10 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
         Skip a seed whose occurrences all lie in positions already covered by
         found phrases, as the BloomSpan paper does. Faster on template-heavy corpora but
         not exact in general (see the module notes).
+    groups : int array of one label per document, optional
+        Count df over groups of documents (near-duplicate clusters), not
+        documents: df(P) is the number of distinct labels with an occurrence of
+        P (:mod:`repetend.phrases.groups`); ``token_df`` is then not used.
 
     Returns
     -------
@@ -298,13 +312,23 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     threshold = min(min_docs, 255)
     stats: dict = {"engine": "bloomspan", "tokens": n_tok, "docs": n_docs, "min_docs": min_docs,
                    "min_len": min_len, "seed_len": n, "coverage_skip": bool(coverage_skip)}
+    label = None
+    n_units = n_docs
+    if groups is not None:
+        if not isinstance(groups, DocGroups):
+            groups = doc_groups(groups, n_docs)
+        label, n_units = groups.label, groups.n_groups
+        stats["groups"] = n_units
     clock = _Clock(stats)
-    if min_docs > n_docs or n_tok == 0:
+    if min_docs > n_units or n_tok == 0:
         clock.total()
         return _empty(stats)
 
-    # 1. exact word df
-    word_ok = word_ok_shards([(tokens, doc_offsets)], vocab_size, min_docs, token_df)
+    # 1. exact word df (over groups when given)
+    if label is None:
+        word_ok = word_ok_shards([(tokens, doc_offsets)], vocab_size, min_docs, token_df)
+    else:
+        word_ok = group_word_ok(tokens, doc_offsets, vocab_size, min_docs, groups)
     stats["word_df_survivors"] = int(word_ok.sum())
     clock.lap("word_df")
 
@@ -328,7 +352,10 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     # 4. sort + merge into seeds with exact df
     keys = K.ngram_keys(tokens, pos, n)
     keys, pos, doc = K.radix_sort_occurrences(keys, pos, doc, 32 if n != 2 else 64)
-    s_start, s_end, s_df = K.group_seeds(tokens, pos, doc, keys, n, min_docs)
+    if label is None:
+        s_start, s_end, s_df = K.group_seeds(tokens, pos, doc, keys, n, min_docs)
+    else:
+        s_start, s_end, s_df = K.group_seeds(tokens, pos, doc, keys, n, min_docs, label)
     del keys
     seed_off, occ_pos, occ_doc = K.compact_seeds(pos, doc, s_start, s_end)
     del pos, doc, s_start, s_end
@@ -349,9 +376,10 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     # 6. DFS right growth with the left-neighbour rule; coverage mask
     bits[:] = 0
     cover = bits
-    c_len, c_df, c_off, c_occ, g, _ = K.grow_seeds(
-        tokens, doc_offsets, seed_off, occ_pos, occ_doc, s_df, psi_order,
-        n, min_docs, min_len, cover, bool(coverage_skip))
+    grow_args = (tokens, doc_offsets, seed_off, occ_pos, occ_doc, s_df, psi_order,
+                 n, min_docs, min_len, cover, bool(coverage_skip))
+    c_len, c_df, c_off, c_occ, g, _ = (K.grow_seeds(*grow_args) if label is None
+                                       else K.grow_seeds(*grow_args, label))
     del occ_pos, occ_doc
     stats["dfs_nodes"] = int(g[0])
     stats["pruned_left"] = int(g[1])

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..limits import MAX_DOCS, MAX_FILTER_BYTES, MAX_LEN, MAX_LIST
+from .groups import DF_OVER, DfOver
 from .templates.config import TemplateConfig
 
 __all__ = ["ENGINES", "Engine", "PhraseConfig"]
@@ -61,6 +62,11 @@ class PhraseConfig:
         Mine out of core (``bloomspan`` in shards over the memory-mapped store,
         seeds spilled to disk) keeping private memory under this many bytes
         (``"8G"`` works too); None mines in memory.
+    df_over : {"documents", "clusters"}
+        What df counts: distinct documents (the default), or distinct groups of
+        documents — near-duplicate clusters, a document in none alone in its
+        group — given to :func:`~repetend.phrases.find_phrases` as ``groups``
+        (:mod:`repetend.phrases.groups`).  σ applies to that df.
     """
 
     min_docs: int | None = 20
@@ -74,6 +80,7 @@ class PhraseConfig:
     histogram_bins: int = 20
     templates: TemplateConfig | None = field(default_factory=TemplateConfig)
     memory_limit: int | str | None = None
+    df_over: DfOver = "documents"
 
     def __post_init__(self) -> None:
         if isinstance(self.templates, (bool, np.bool_)):
@@ -95,6 +102,9 @@ class PhraseConfig:
         _int("top_k", 0, MAX_LIST)
         _int("max_drop_candidates", 0, MAX_LIST)
         _int("histogram_bins", 1, MAX_LIST)
+        if self.df_over not in DF_OVER:
+            raise ParameterError(f"df_over must be one of {', '.join(DF_OVER)}, "
+                                 f"got {self.df_over!r}")
         if self.engine not in ENGINES:
             raise ParameterError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         for name, hi in (("seed_len", MAX_LEN), ("filter_bytes", MAX_FILTER_BYTES)):
@@ -115,7 +125,9 @@ class PhraseConfig:
         reads): the fields in order, ``templates`` as True/False followed by
         ``max_gap``, ``template_parts``, ``template_min_span`` and
         ``template_prune`` (TemplateConfig's ``max_gap``, ``short_parts``,
-        ``min_span``, ``prune``; its defaults when there is no layer)."""
+        ``min_span``, ``prune``; its defaults when there is no layer), then
+        ``df_over`` when it is not ``"documents"`` (so that the parameters of a
+        run over documents read as they always did)."""
         tcfg = self.templates if self.templates is not None else TemplateConfig()
         params: dict[str, Any] = {
             "min_docs": self.min_docs, "min_len": self.min_len, "engine": self.engine,
@@ -126,6 +138,8 @@ class PhraseConfig:
         for flat, name in _TEMPLATE_PARAMS:
             params[flat] = getattr(tcfg, name)
         params["memory_limit"] = self.memory_limit
+        if self.df_over != "documents":
+            params["df_over"] = self.df_over
         return params
 
     @classmethod

@@ -29,6 +29,7 @@ from ._raw import RawPhrases
 from .config import PhraseConfig
 from .coverage import covered_per_document
 from .frequent_spans import FrequentSpans, frequent_spans
+from .groups import DocGroups, doc_groups
 from .result import PhraseResult, hosts_table, phrase_summary, phrase_tables
 
 __all__ = ["canonical_order", "find_phrases", "run_templates"]
@@ -77,12 +78,16 @@ def _as_corpus(corpus) -> _Corpus:
 
 # -- engines ---------------------------------------------------------------------
 
-def _run_engine(name: str, c: _Corpus, cfg: PhraseConfig) -> RawPhrases:
+def _run_engine(name: str, c: _Corpus, cfg: PhraseConfig,
+                groups: DocGroups | None = None) -> RawPhrases:
     if cfg.memory_limit is not None:
         from .outofcore import mine_bloomspan_ooc
 
         vocab_size = len(c.vocab) if c.vocab is not None else int(np.max(c.tokens)) + 1
-        kwargs = {"token_df": c.df} if c.df is not None and len(c.df) == vocab_size else {}
+        kwargs: dict[str, Any] = (
+            {"token_df": c.df} if c.df is not None and len(c.df) == vocab_size else {})
+        if groups is not None:
+            kwargs["groups"] = groups
         # c.tokens as it is: a memory-mapped store is read in shards, never copied
         return mine_bloomspan_ooc(c.tokens, c.doc_offsets, cfg.min_docs, cfg.min_len,
                                   memory_limit=cfg.memory_limit, seed_len=cfg.seed_len,
@@ -91,11 +96,12 @@ def _run_engine(name: str, c: _Corpus, cfg: PhraseConfig) -> RawPhrases:
     if name == "suffix":
         from .suffix import mine_suffix
 
-        return mine_suffix(tokens, c.doc_offsets, cfg.min_docs, cfg.min_len, token_df=c.df)
+        return mine_suffix(tokens, c.doc_offsets, cfg.min_docs, cfg.min_len, token_df=c.df,
+                           **({} if groups is None else {"groups": groups}))
     from .bloomspan import mine_bloomspan
 
     vocab_size = len(c.vocab) if c.vocab is not None else int(tokens.max()) + 1
-    kwargs = {}
+    kwargs = {} if groups is None else {"groups": groups}
     if c.df is not None and len(c.df) == vocab_size:
         kwargs["token_df"] = c.df  # the store already counted it
     return mine_bloomspan(tokens, c.doc_offsets, cfg.min_docs, cfg.min_len,
@@ -276,13 +282,16 @@ def _require_min_docs(cfg: PhraseConfig) -> None:
 
 
 def run_templates(corpus, raw: RawPhrases, cfg: PhraseConfig, n_tokens: int,
-                  frequent_tokens: int, spans: FrequentSpans | None = None
-                  ) -> tuple[Any, dict]:
+                  frequent_tokens: int, spans: FrequentSpans | None = None,
+                  groups: npt.ArrayLike | DocGroups | None = None) -> tuple[Any, dict]:
     """The template layer over exact phrases *raw* of *corpus*, as
     ``cfg.templates`` asks and ``cfg.memory_limit`` allows (:func:`_template_plan`).
 
     The layer runs with ``cfg.templates``, its ``short_parts`` set by the plan
     (False when only merge-only fits).
+
+    With ``cfg.df_over == "clusters"`` the layer counts df over *groups*
+    (required then, as for :func:`find_phrases`).
 
     Returns ``(TemplateResult or None, plan)``; the plan is also
     ``result.summary["memory_plan"]``, and None comes with ``plan["mode"] ==
@@ -301,6 +310,9 @@ def run_templates(corpus, raw: RawPhrases, cfg: PhraseConfig, n_tokens: int,
     if cfg.templates is None:
         raise ParameterError("run_templates needs cfg.templates (a TemplateConfig), got None")
     _require_min_docs(cfg)
+    if (cfg.df_over == "clusters") != (groups is not None):
+        raise ParameterError("run_templates: groups are given exactly when "
+                             "df_over='clusters'")
     plan = _template_plan(cfg, n_tokens, frequent_tokens)
     if plan["mode"] == "skipped":
         return None, plan
@@ -308,14 +320,16 @@ def run_templates(corpus, raw: RawPhrases, cfg: PhraseConfig, n_tokens: int,
                    short_parts=plan["mode"] == "default")
     budget = MemoryBudget(cfg.memory_limit) if cfg.memory_limit is not None else None
     with budget if budget is not None else contextlib.nullcontext():
-        templates = find_templates(corpus, raw, cfg.min_docs, cfg.min_len, tcfg, spans=spans)
+        templates = find_templates(corpus, raw, cfg.min_docs, cfg.min_len, tcfg, spans=spans,
+                                   **({} if groups is None else {"groups": groups}))
     if budget is not None:
         plan["peak_anon_bytes"] = budget.report()["peak_anon"]
     templates.summary["memory_plan"] = plan
     return templates, plan
 
 
-def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -> PhraseResult:
+def find_phrases(corpus, config: PhraseConfig | None = None, *,
+                 groups: npt.ArrayLike | None = None, **overrides: Any) -> PhraseResult:
     """Find the maximal contiguous frequent phrases of a corpus and their coverage.
 
     Parameters
@@ -327,6 +341,12 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
     config : PhraseConfig, optional
         Parameters; keyword arguments override its fields
         (``find_phrases(store, min_docs=5, min_len=8)``).
+    groups : int array, one label per document, optional
+        With ``df_over="clusters"`` (required there, refused otherwise): df
+        counts distinct labels — near-duplicate clusters, a document in none
+        with a label of its own (:func:`~repetend.phrases.groups.groups_from_clusters`
+        makes them from cluster ids) — and σ applies to that df.  Occurrences,
+        coverage and per-document shares stay on every document.
 
     Returns
     -------
@@ -365,9 +385,15 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
     cfg = replace(config, **overrides) if config is not None else PhraseConfig(**overrides)
     cfg.validate()
     _require_min_docs(cfg)
+    if cfg.df_over == "clusters" and groups is None:
+        raise ParameterError("df_over='clusters' needs groups: one cluster label per document")
+    if cfg.df_over != "clusters" and groups is not None:
+        raise ParameterError("groups given, but df_over is 'documents': pass df_over='clusters' "
+                             "to count df over them")
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
     c = _as_corpus(corpus)
+    grp = doc_groups(groups, c.doc_offsets.size - 1) if groups is not None else None
     n_tokens = int(c.tokens.shape[0])
     engine = cfg.engine
     reason: dict = {"rule": "requested"}
@@ -387,7 +413,7 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
             raise ParameterError("engine 'bloomspan' is not available in this installation; "
                                  "use engine='suffix' or 'auto'")
     t0 = time.perf_counter()
-    raw = _run_engine(engine, c, cfg)
+    raw = _run_engine(engine, c, cfg, grp)
     timings["mine"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     raw = _reorder(raw, canonical_order(raw, c.tokens))
@@ -407,7 +433,7 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
         t0 = time.perf_counter()
         templates, template_plan = run_templates(
             c.store if c.store is not None else (c.tokens, c.doc_offsets), raw, cfg, n_tokens,
-            fs.total, spans=fs)
+            fs.total, spans=fs, groups=grp)
         timings["templates"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - t_start
 
@@ -418,6 +444,8 @@ def find_phrases(corpus, config: PhraseConfig | None = None, **overrides: Any) -
         lengths=phrases.column("length").to_numpy(),
         occurrences=phrases.column("occurrences").to_numpy(), texts=texts, doc_ids=c.doc_ids,
         timings=timings, engine_stats=raw.stats)
+    if grp is not None:
+        summary["parameters"]["groups"] = grp.n_groups
     if hosts is not None:
         summary["hosts"] = hosts.num_rows
     if templates is not None:

@@ -50,8 +50,9 @@ from ..errors import ParameterError
 from . import _bloomspan_kernels as K
 from ._raw import RawPhrases
 from .bloomspan import (_BLOCK, _Clock, _as_int, _empty, _validate, count_filter_shards,
-                        default_filter_bytes, default_seed_len, shard_survivors,
+                        default_filter_bytes, default_seed_len, group_word_ok, shard_survivors,
                         word_ok_shards)
+from .groups import DocGroups, doc_groups
 
 __all__ = ["mine_bloomspan_ooc", "mine_bloomspan_store", "plan_shards"]
 
@@ -79,11 +80,13 @@ def _gather_csr(off: np.ndarray, vals: np.ndarray, order: np.ndarray):
     return new_off, vals[idx]
 
 
-def _seed_partition(tokens, doc_offsets, pos, doc, n, min_docs, min_len, cover):
-    """Seeds and DFS candidates of one partition (kernels only; releases the GIL)."""
+def _seed_partition(tokens, doc_offsets, pos, doc, n, min_docs, min_len, cover, label=None):
+    """Seeds and DFS candidates of one partition (kernels only; releases the GIL);
+    with ``label`` (the group of every document) df counts distinct groups."""
     keys = K.ngram_keys(tokens, pos, n)
     keys, pos, doc = K.radix_sort_occurrences(keys, pos, doc, 32 if n != 2 else 64)
-    s_start, s_end, s_df = K.group_seeds(tokens, pos, doc, keys, n, min_docs)
+    grp = () if label is None else (label,)
+    s_start, s_end, s_df = K.group_seeds(tokens, pos, doc, keys, n, min_docs, *grp)
     del keys
     seed_off, occ_pos, occ_doc = K.compact_seeds(pos, doc, s_start, s_end)
     del pos, doc, s_start, s_end
@@ -97,7 +100,7 @@ def _seed_partition(tokens, doc_offsets, pos, doc, n, min_docs, min_len, cover):
         order = np.zeros(0, dtype=np.int64)
     c_len, c_df, c_off, c_occ, g, c_seed = K.grow_seeds(
         tokens, doc_offsets, seed_off, occ_pos, occ_doc, s_df, order,
-        n, min_docs, min_len, cover, False)
+        n, min_docs, min_len, cover, False, *grp)
     return c_len, c_df, c_off, c_occ, s_df[c_seed], g, ns, n_occ
 
 
@@ -106,7 +109,8 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
                        seed_len: int | None = None, filter_bytes: int | None = None,
                        vocab_size: int | None = None, token_df: npt.ArrayLike | None = None,
                        workdir: str | os.PathLike | None = None, threads: int | None = None,
-                       shard_tokens: int | None = None, n_parts: int | None = None) -> RawPhrases:
+                       shard_tokens: int | None = None, n_parts: int | None = None,
+                       groups: npt.ArrayLike | DocGroups | None = None) -> RawPhrases:
     """Maximal frequent phrases with BloomSpan under a memory budget (module docs).
 
     Parameters
@@ -132,6 +136,11 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
         the survivor pass uses numba's threads.
     shard_tokens, n_parts : int, optional
         Override the planned shard size / partition count (tests force spilling).
+    groups : int array of one label per document, optional
+        Count df over groups of documents (near-duplicate clusters), as
+        :func:`repetend.phrases.bloomspan.mine_bloomspan` does; ``token_df``
+        is then not used (the group df of the tokens is counted in a pass over
+        the documents group by group).
 
     Returns
     -------
@@ -165,7 +174,16 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
     else:
         filter_bytes = _as_int("filter_bytes", filter_bytes, 1)
     filter_bytes = max(2, 1 << (int(filter_bytes).bit_length() - 1)) if n >= 2 else 0
-    fixed = filter_bytes + 25 * vocab_size + 8 * (n_docs + 1) + (n_tok + 63) // 64 * 8
+    label = None
+    n_units = n_docs
+    if groups is not None:
+        if not isinstance(groups, DocGroups):
+            groups = doc_groups(groups, n_docs)
+        label, n_units = groups.label, groups.n_groups
+    # with groups: the labels (4 B/doc), the visiting order (8 B/doc) and one
+    # stamp per group for each partition thread (8 B/group)
+    fixed = (filter_bytes + 25 * vocab_size + 8 * (n_docs + 1) + (n_tok + 63) // 64 * 8
+             + (0 if label is None else 12 * n_docs + 8 * n_units * threads))
     avail = work - fixed
     if avail < (1 << 20):
         raise ParameterError(
@@ -185,8 +203,10 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
     stats: dict = {"engine": "bloomspan", "out_of_core": True, "tokens": n_tok, "docs": n_docs,
                    "min_docs": min_docs, "min_len": min_len, "seed_len": n, "coverage_skip": False,
                    "memory_limit": limit, "threads": threads}
+    if label is not None:
+        stats["groups"] = n_units
     clock = _Clock(stats)
-    if min_docs > n_docs or n_tok == 0:
+    if min_docs > n_units or n_tok == 0:
         clock.total()
         return _empty(stats)
 
@@ -208,7 +228,10 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
     try:
         with budget:
             # 1. word df, shard by shard
-            word_ok = word_ok_shards(shards(), vocab_size, min_docs, token_df)
+            if label is None:
+                word_ok = word_ok_shards(shards(), vocab_size, min_docs, token_df)
+            else:
+                word_ok = group_word_ok(tokens, doc_offsets, vocab_size, min_docs, groups)
             stats["word_df_survivors"] = int(word_ok.sum())
             clock.lap("word_df")
 
@@ -257,7 +280,8 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
                     return None
                 pos = np.fromfile(spill / f"{j}.pos", dtype=np.int64)
                 doc = np.fromfile(spill / f"{j}.doc", dtype=np.int32)
-                out = _seed_partition(tokens, doc_offsets, pos, doc, n, min_docs, min_len, cover)
+                out = _seed_partition(tokens, doc_offsets, pos, doc, n, min_docs, min_len, cover,
+                                      label)
                 (spill / f"{j}.pos").unlink()
                 (spill / f"{j}.doc").unlink()
                 return out

@@ -43,6 +43,7 @@ import numpy.typing as npt
 from ..errors import ParameterError, require
 from . import _suffix_kernels as K
 from ._raw import RawPhrases
+from .groups import DocGroups, doc_groups
 
 __all__ = ["mine_suffix"]
 
@@ -57,7 +58,8 @@ def _empty(stats: dict) -> RawPhrases:
 
 def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int,
                 min_len: int, *, kgram_filter: bool = True,
-                filter_bits: int | None = None, token_df: npt.ArrayLike | None = None) -> RawPhrases:
+                filter_bits: int | None = None, token_df: npt.ArrayLike | None = None,
+                groups: npt.ArrayLike | DocGroups | None = None) -> RawPhrases:
     """Maximal contiguous frequent phrases with a suffix array and LCP intervals.
 
     Parameters
@@ -77,6 +79,10 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
     filter_bits : int, optional
         The filter has ``2**filter_bits`` byte counters (default: about n,
         n/2 for σ ≥ 4, n/4 for σ ≥ 8; at least 2**10, at most 2**29 = 512 MB).
+    groups : int array of one label per document, optional
+        Count df over groups of documents (near-duplicate clusters): the colour
+        of a suffix in the distinct-colour counting is its document's group
+        (:mod:`repetend.phrases.groups`); ``token_df`` is then not used.
 
     Returns
     -------
@@ -111,7 +117,14 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
     t = stats["timings"]
     n = int(tokens.shape[0])
     n_docs = int(doc_offsets.shape[0] - 1)
-    if n == 0 or n_docs == 0 or min_docs > n_docs:
+    label = None
+    n_units = n_docs   # the colours counted: documents, or their groups
+    if groups is not None:
+        if not isinstance(groups, DocGroups):
+            groups = doc_groups(groups, n_docs)
+        label, n_units = groups.label, groups.n_groups
+        stats["groups"] = n_units
+    if n == 0 or n_docs == 0 or min_docs > n_units:
         stats.update(frequent_intervals=0, candidates=0, phrases=0)
         return _empty(stats)
     if tokens.dtype != np.int32:
@@ -122,7 +135,11 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
     vocab_size = int(tokens.max()) + 1
     if int(tokens.min()) < 0:
         raise ValueError("token ids must be non-negative")
-    if token_df is not None and len(token_df) >= vocab_size:
+    if label is not None:
+        from ._bloomspan_kernels import group_word_df
+
+        df = group_word_df(tokens, doc_offsets, groups.order, label, n_units, vocab_size)
+    elif token_df is not None and len(token_df) >= vocab_size:
         df = np.asarray(token_df, dtype=np.int32)[:vocab_size]  # the store already counted it
     else:
         df = K.token_df(tokens, doc_offsets, vocab_size)
@@ -149,6 +166,8 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
         tokens, doc_offsets, code, min_len, cover)
     del cover
     del code
+    if label is not None:
+        seg_doc = label[seg_doc]   # a suffix's colour is its document's group
     if n_codes >= 2**8 and text32.size:
         # only the codes left in the runs matter: renumber them densely, which
         # can bring the text under 2**16 (or 2**8) symbols
@@ -192,13 +211,13 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
     cap = min(bound, max(1 << 16, m // 256))
     while True:
         lbs, rbs, lens, dfs, n_frequent, depth, n_found = K.frequent_leaves(
-            sa, lcp, docsa, n_docs, seg_cstart, seg_len, min_docs, min_len, cap)
+            sa, lcp, docsa, n_units, seg_cstart, seg_len, min_docs, min_len, cap)
         if n_found <= cap:
             break
         cap = min(bound, int(n_found))
     del lcp
     t5 = time.perf_counter()
-    keep = K.left_maximal(text, sa, docsa, lbs, rbs, min_docs, n_docs)
+    keep = K.left_maximal(text, sa, docsa, lbs, rbs, min_docs, n_units)
     lbs, rbs, lens, dfs = lbs[keep], rbs[keep], lens[keep], dfs[keep]
     t6 = time.perf_counter()
     occ_offsets, occ_starts = K.emit_occurrences(sa, seg_orig, seg_cstart, lbs, rbs)

@@ -247,7 +247,7 @@ def _surface(spark, docs_df, wanted: np.ndarray, unit: str) -> dict[int, tuple[s
 def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str = "text",
                  url_col: str | None = "url", order_col: str | None = None, unit: str = "word",
                  k: int | None = None, sketch_width: int = SKETCH_WIDTH,
-                 sketch_depth: int = SKETCH_DEPTH, **overrides: Any):
+                 sketch_depth: int = SKETCH_DEPTH, groups=None, **overrides: Any):
     """Maximal frequent phrases with Spark: the Spark twin of :func:`repetend.find_phrases`.
 
     Parameters
@@ -265,6 +265,11 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         k-gram length of the pre-filter, 1 <= k <= min_len (default min_len).
     sketch_width, sketch_depth : int
         Count-min sketch size (counters per row, rows); only speed depends on them.
+    groups : int array, one label per document (in ``doc_index`` order), optional
+        With ``df_over="clusters"``, as the local call: df counts distinct
+        labels.  The pre-filters count documents, which is one-sided (a token
+        or k-gram in fewer than σ documents is in fewer than σ groups), and the
+        driver mines the reduced corpus with the labels of its documents.
 
     Returns
     -------
@@ -301,6 +306,11 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         raise ParameterError(f"k must be in 1..min_len ({cfg.min_len}), got {k}")
     if sketch_width < 1 or sketch_depth < 1:
         raise ParameterError("sketch_width and sketch_depth must be >= 1")
+    if cfg.df_over == "clusters" and groups is None:
+        raise ParameterError("df_over='clusters' needs groups: one cluster label per document")
+    if cfg.df_over != "clusters" and groups is not None:
+        raise ParameterError("groups given, but df_over is 'documents': pass df_over='clusters' "
+                             "to count df over them")
     min_docs = int(cfg.min_docs)
     t0 = time.perf_counter()
     sc = spark.sparkContext
@@ -309,6 +319,10 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     persisted = [docs]
     try:
         n_docs = check_unique_ids(docs)
+        if groups is not None:
+            from ..phrases.groups import doc_groups
+
+            grp = doc_groups(groups, n_docs)
         tok_schema = T.StructType([T.StructField("doc_index", T.LongType()),
                                    T.StructField("n_tokens", T.LongType()),
                                    T.StructField("n_chars", T.LongType()),
@@ -385,7 +399,8 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         np.zeros(0, np.int64), 0)
     t1 = time.perf_counter()
     if tokens_r.size:
-        red = local_find((tokens_r, offsets_r), replace(cfg, templates=False))
+        red = local_find((tokens_r, offsets_r), replace(cfg, templates=False),
+                         **({} if groups is None else {"groups": grp.label[island_doc]}))
         raw_r, engine, reason = red.raw, red.summary["engine"], red.summary["engine_choice"]
         engine_stats = raw_r.stats
         red_docs, red_spans = red.documents, red.spans
@@ -474,6 +489,8 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         doc_ids=doc_ids.to_pylist(),
         timings={"prefilter": t_filter, "mine": t_mine, "total": time.perf_counter() - t0},
         engine_stats=engine_stats)
+    if groups is not None:
+        summary["parameters"]["groups"] = grp.n_groups
     summary["spark"] = {"k": k, "frequent_words": int(word_hash.size),
                         "sketch": [int(sketch_depth), int(sketch_width)],
                         "kgrams_past_sketch": int(n_survivors), "frequent_kgrams": int(grams.size),

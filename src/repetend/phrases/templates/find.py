@@ -32,7 +32,8 @@ def _empty_result(cfg: TemplateConfig, summary: dict) -> TemplateResult:
 
 
 def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
-                   config: TemplateConfig | None = None, spans=None) -> TemplateResult:
+                   config: TemplateConfig | None = None, spans=None,
+                   groups=None) -> TemplateResult:
     """Templates with variable parts (slots) over a corpus and its exact phrases.
 
     Parameters
@@ -54,6 +55,11 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         ``frequent_spans(tokens, doc_offsets, raw, min_len)`` when the caller has
         it (``find_phrases`` does): merge-only mode takes its runs instead of
         scanning the corpus again.
+    groups : int array of one label per document, or DocGroups, optional
+        Count df over groups of documents (near-duplicate clusters,
+        :mod:`repetend.phrases.groups`), as the exact phrases *raw* were: the
+        parts, the chains, the joins and each template's df count distinct
+        groups; occurrences stay on every document.
 
     Returns
     -------
@@ -104,6 +110,12 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     n_docs, n_tokens = offsets.size - 1, int(tokens.size)
     params = {**asdict(cfg), "min_docs": min_docs, "min_len": L,
               "resolved": {"part_len": part_len, "min_span": min_span}}
+    grp = None
+    if groups is not None:
+        from ..groups import DocGroups, doc_groups
+
+        grp = groups if isinstance(groups, DocGroups) else doc_groups(groups, n_docs)
+        params.update(df_over="clusters", groups=grp.n_groups)
 
     # 1. parts: the covered runs (every token inside a frequent phrase of ≥ L'
     #    tokens, numbers masked), and 2. the gapped sequence over them
@@ -118,7 +130,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         vocab_size = (slot_id + 1) if slot_id >= 0 else (len(c.vocab) if c.vocab is not None
                                                            else None)
         runs, part_counts, parts_engine = _part_runs(anchor_tokens, offsets, min_docs, part_len,
-                                                     cfg.engine, vocab_size)
+                                                     cfg.engine, vocab_size, grp)
     else:
         if spans is not None and np.asarray(spans.run_offsets).size != n_docs + 1:
             raise InputError("templates: spans are not of this corpus "
@@ -147,9 +159,9 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     clock.lap("gapped")
 
     # 3. maximal frequent phrases of that sequence (peeling rounds): the candidates
-    ix = _gapped_index(t, t_off, gap_id, min_docs) if t.size else None
+    ix = _gapped_index(t, t_off, gap_id, min_docs, groups=grp) if t.size else None
     groups, n_candidates, rounds = _mine_chains(ix, t, t_off, gap_id, min_docs, n_docs,
-                                                cfg.rounds)
+                                                cfg.rounds, grp)
     clock.lap("chains")
 
     # 4. slots, filters, tables
@@ -190,9 +202,9 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         clock.lap("locate")
         # joins: a short pattern that overlaps or touches another one in ≥ σ
         # documents forms one template with it (an author slot, then a date)
-        stats = _pattern_stats(keys, found, g_start, g_end, t_doc)
+        stats = _pattern_stats(keys, found, g_start, g_end, t_doc, grp)
         joined, joined_pos = _joins(keys, found, t, t_doc, stats, gap_id, min_docs,
-                                    min_span, cfg.join_share)
+                                    min_span, cfg.join_share, grp)
         n_joined = len(joined)
         if joined:
             more, more_skipped = _locate(ix, t, t_doc, joined, gap_id,
@@ -205,7 +217,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         clock.lap("joins")
         if joined:
             more_stats = _pattern_stats(joined, found[len(found) - len(joined):], g_start,
-                                        g_end, t_doc)
+                                        g_end, t_doc, grp)
             stats = (np.concatenate((stats[0], more_stats[0])),
                      np.concatenate((stats[1], more_stats[1])))
         occ, slots = _slot_stats(c, keys, found, g_start, g_end, t_doc, gap_id, num_id,

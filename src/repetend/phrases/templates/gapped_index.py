@@ -33,16 +33,23 @@ class _GappedIndex:
 
 
 def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, min_docs: int,
-                  min_len: int = 1, kgram_filter: bool = False) -> _GappedIndex:
+                  min_len: int = 1, kgram_filter: bool = False, groups=None) -> _GappedIndex:
     """The index of *t* (a gapped sequence or a peeled residue of it: tokens
     above *gap_id* are sentinels).  ``min_len=1`` without the filter keeps
     every frequent token (the index that locates the patterns); ``min_len=2``
     with the k-gram filter keeps what the chain miner needs, as
-    :func:`repetend.phrases.suffix.mine_suffix` does."""
+    :func:`repetend.phrases.suffix.mine_suffix` does.  With *groups* (a
+    :class:`~repetend.phrases.groups.DocGroups` of the documents of *t_off*)
+    df counts distinct groups, and a run's colour (``seg_doc``) is its
+    document's group."""
     from .. import _suffix_kernels as S
 
     top = gap_id + 1                            # every sentinel counted as one id
     df, occ = KI.token_counts(t, t_off, np.int64(top))
+    if groups is not None:
+        from ._kernels_groups import group_token_df
+
+        df = group_token_df(t, t_off, groups.order, groups.label, np.int64(top))
     frequent = df >= min_docs
     frequent[top] = False                       # sentinels (unique, df 1 each)
     n_codes = int(np.count_nonzero(frequent))
@@ -76,6 +83,8 @@ def _gapped_index(t: np.ndarray, t_off: np.ndarray, gap_id: int, min_docs: int,
         text = np.empty(m, dtype=dtype)
         seg_doc, seg_orig, seg_cstart, seg_len, t_of = KI.coded_runs(
             t, t_off, code, np.int64(top), text, n_runs)
+    if groups is not None:
+        seg_doc = groups.label[seg_doc]         # the colour counted: the document's group
     return _GappedIndex(text, _run_suffix_array(text, seg_cstart, seg_len, max(one_byte, 0)),
                         code, t_of, seg_doc, seg_orig, seg_cstart, seg_len)
 
@@ -199,7 +208,8 @@ _KEYS_PER_BLOCK = 64        # keys a block at least (under twice this: one block
 
 
 def _mine_chains(ix: _GappedIndex | None, t: np.ndarray, t_off: np.ndarray, gap_id: int,
-                 min_docs: int, n_docs: int, rounds: int) -> tuple[set[bytes], int, int]:
+                 min_docs: int, n_docs: int, rounds: int, grp=None
+                 ) -> tuple[set[bytes], int, int]:
     """Step 3's candidates: the maximal frequent phrases of the gapped sequence
     *t* (round 1 on its index *ix*), gap tokens at their edges trimmed, in up
     to *rounds* peeling rounds — the occurrences found become sentinels and
@@ -220,7 +230,8 @@ def _mine_chains(ix: _GappedIndex | None, t: np.ndarray, t_off: np.ndarray, gap_
             rest, r_off, r_pos = KI.residue_runs(residue, t_off, np.int32(gap_id + 1),
                                                  np.int32(gap_id + 1))
             c_len, c_off, c_starts = _mine_indexed(
-                _gapped_index(rest, r_off, gap_id, min_docs, 2, True), n_docs, min_docs, 2)
+                _gapped_index(rest, r_off, gap_id, min_docs, 2, True, grp), n_docs,
+                min_docs, 2)
             c_starts = r_pos[c_starts]
         if c_len.size == 0:
             break

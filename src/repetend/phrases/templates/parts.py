@@ -21,7 +21,8 @@ def _number_mask(vocab: Sequence[str]) -> np.ndarray:
 
 
 def _part_runs(tokens: np.ndarray, offsets: np.ndarray, min_docs: int, part_len: int,
-               engine: str, vocab_size: int | None) -> tuple[tuple | None, dict, str]:
+               engine: str, vocab_size: int | None, groups=None
+               ) -> tuple[tuple | None, dict, str]:
     """The covered runs of the parts: every position inside a phrase of ≥ L'
     (*part_len*) tokens with df ≥ σ, maximal or not, merged per document.
 
@@ -32,7 +33,10 @@ def _part_runs(tokens: np.ndarray, offsets: np.ndarray, min_docs: int, part_len:
     bloomspan's seed stage (:func:`_frequent_ngrams`) — and never grows the
     maximal phrases.  ``engine="suffix"`` mines the maximal phrases with the
     suffix engine and scans their L'-windows (the same runs, slower; kept as
-    an independent path).  Returns ``(runs or None, counts, engine used)``."""
+    an independent path).  With *groups* (a :class:`~repetend.phrases.groups.
+    DocGroups`) df counts distinct groups: the suffix engine's colours, or
+    bloomspan's seed stage with the groups (the packed count is per document
+    and is not used then).  Returns ``(runs or None, counts, engine used)``."""
     from ..auto import bloomspan_available
 
     if tokens.size == 0:
@@ -41,28 +45,30 @@ def _part_runs(tokens: np.ndarray, offsets: np.ndarray, min_docs: int, part_len:
         from ..frequent_spans import frequent_spans
         from ..suffix import mine_suffix
 
-        parts = mine_suffix(tokens, offsets, min_docs, part_len)
+        parts = mine_suffix(tokens, offsets, min_docs, part_len,
+                            **({} if groups is None else {"groups": groups}))
         if parts.n_phrases == 0:
             return None, {"part_phrases": 0}, "suffix"
         fs = frequent_spans(tokens, offsets, parts, part_len)
         return ((np.asarray(fs.run_offsets, np.int64), np.asarray(fs.starts, np.int64),
                  np.asarray(fs.ends, np.int64)), {"part_phrases": int(parts.n_phrases)}, "suffix")
     vs = max(vocab_size or 0, int(tokens.max(initial=0)) + 1)
-    packed = _packed_ngram_runs(tokens, offsets, min_docs, part_len, vs)
+    packed = _packed_ngram_runs(tokens, offsets, min_docs, part_len, vs) if groups is None \
+        else None
     if packed is not None:
         runs, kept = packed
         if kept == 0:
             return None, {"part_ngrams": 0}, "ngrams"
         return runs, {"part_ngrams": kept}, "ngrams"
-    pos, s_start, s_end = _frequent_ngrams(tokens, offsets, min_docs, part_len, vs)
+    pos, s_start, s_end = _frequent_ngrams(tokens, offsets, min_docs, part_len, vs, groups)
     counts = {"part_ngrams": int(s_start.size)}
     if s_start.size == 0:
         return None, counts, "ngrams"
     return KP.ngram_runs(offsets, pos, s_start, s_end, np.int64(part_len)), counts, "ngrams"
 
 
-def _survivors(tokens: np.ndarray, offsets: np.ndarray, min_docs: int, n: int, vocab_size: int
-               ) -> tuple[np.ndarray, np.ndarray]:
+def _survivors(tokens: np.ndarray, offsets: np.ndarray, min_docs: int, n: int, vocab_size: int,
+               groups=None) -> tuple[np.ndarray, np.ndarray]:
     """The n-gram positions that bloomspan's filters keep (word df ≥ σ for every
     token, a one-sided counting filter): a superset of the occurrences of the
     n-grams with df ≥ σ — bloomspan's own stages (:func:`~repetend.phrases.
@@ -71,7 +77,11 @@ def _survivors(tokens: np.ndarray, offsets: np.ndarray, min_docs: int, n: int, v
     from .. import _bloomspan_kernels as B
     from ..bloomspan import build_filter, default_filter_bytes, shard_survivors
 
-    word_ok = (B.word_df(tokens, offsets, vocab_size) >= min_docs).astype(np.uint8)
+    if groups is None:
+        word_ok = (B.word_df(tokens, offsets, vocab_size) >= min_docs).astype(np.uint8)
+    else:
+        word_ok = (B.group_word_df(tokens, offsets, groups.order, groups.label,
+                                   groups.n_groups, vocab_size) >= min_docs).astype(np.uint8)
     use_filter = n >= 2
     if use_filter:
         filt, shift = build_filter(tokens, offsets, n,
@@ -147,7 +157,7 @@ def _packed_ngram_runs(tokens: np.ndarray, offsets: np.ndarray, min_docs: int, n
 
 
 def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, min_docs: int, n: int,
-                     vocab_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     vocab_size: int, groups=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every n-gram with df ≥ σ and all its occurrences, exactly: the seed
     stage of :func:`repetend.phrases.bloomspan.mine_bloomspan` (word df, a
     one-sided counting filter, the survivors sorted by hash and grouped by
@@ -159,10 +169,13 @@ def _frequent_ngrams(tokens: np.ndarray, offsets: np.ndarray, min_docs: int, n: 
     n_tok, n_docs = int(tokens.size), int(offsets.size - 1)
     if min_docs > n_docs or n_tok == 0:
         return empty, empty, empty
-    pos, doc = _survivors(tokens, offsets, min_docs, n, vocab_size)
+    pos, doc = _survivors(tokens, offsets, min_docs, n, vocab_size, groups)
     keys = B.ngram_keys(tokens, pos, n)
     keys, pos, doc = B.radix_sort_occurrences(keys, pos, doc, 32 if n != 2 else 64)
-    s_start, s_end, _ = B.group_seeds(tokens, pos, doc, keys, n, min_docs)
+    if groups is None:
+        s_start, s_end, _ = B.group_seeds(tokens, pos, doc, keys, n, min_docs)
+    else:
+        s_start, s_end, _ = B.group_seeds(tokens, pos, doc, keys, n, min_docs, groups.label)
     return pos, s_start, s_end
 
 

@@ -62,7 +62,7 @@ def _final_keys(groups: set[bytes], gap_id: int, num_id: int, word_slots: int
 
 def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc: np.ndarray,
            stats: tuple[np.ndarray, np.ndarray], gap_id: int, min_docs: int, min_span: int,
-           share: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
+           share: float, groups=None) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Patterns made of two patterns, one of them short (median span < min_span),
     whose occurrences overlap, touch or are one gap apart, in the same order
     and at the same offset, in at least max(σ, share × the smaller of their
@@ -93,6 +93,10 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
 
     code, pos, docs = radix_sort_occurrences(code, pos, docs, int(code.max()).bit_length())
     bounds, df = KT.code_groups(code, docs)
+    if groups is not None:                     # documents → their groups, counted apart
+        from ._kernels_groups import distinct_per_run
+
+        df = distinct_per_run(bounds, groups.label[docs], np.int64(groups.n_groups))
     ucode = code[bounds[:-1]].astype(np.int64)
     uniq = np.stack([ucode // d_max // n_keys, ucode // d_max % n_keys, ucode % d_max], axis=1)
     need = np.maximum(min_docs, share * np.minimum(key_df[uniq[:, 0]], key_df[uniq[:, 1]]))
@@ -118,12 +122,19 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
 
 
 def _pattern_stats(keys: list[np.ndarray], found: list[np.ndarray], g_start: np.ndarray,
-                   g_end: np.ndarray, t_doc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                   g_end: np.ndarray, t_doc: np.ndarray, groups=None
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """Median span (corpus tokens, slots included) and df of each pattern from
-    its occurrences (gapped positions, increasing), all patterns at once."""
+    its occurrences (gapped positions, increasing), all patterns at once; with
+    *groups* df counts distinct groups."""
     off = np.zeros(len(keys) + 1, dtype=np.int64)
     np.cumsum([x.size for x in found], out=off[1:])
     q = np.concatenate(found).astype(np.int64, copy=False) if found else np.zeros(0, np.int64)
-    return KT.pattern_stats(q, off, np.array([k.size for k in keys], dtype=np.int64),
-                           g_start, g_end, t_doc)
+    med, df = KT.pattern_stats(q, off, np.array([k.size for k in keys], dtype=np.int64),
+                               g_start, g_end, t_doc)
+    if groups is not None:
+        from ._kernels_groups import distinct_per_run
+
+        df = distinct_per_run(off, groups.label[t_doc[q]], np.int64(groups.n_groups))
+    return med, df
 
