@@ -369,6 +369,12 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
             write_stamp(ddir, dparams, **({"measured_recall": recall} if recall is not None else {}))
             result.dups = res
         timings["dups"] = time.perf_counter() - t0
+        if asked is None and params["df_over"] == "clusters":
+            # σ over the distinct documents the phrases' df counts (choose_min_docs)
+            dropped = read_json(ddir / SUMMARY).get("duplicates_to_drop")
+            if dropped is not None:
+                min_docs, min_docs_rule = choose_min_docs(store, n_distinct=store.n_docs - int(dropped))
+                params.update(min_docs=min_docs, min_docs_rule=min_docs_rule)
 
     # -- 3. boilerplate phrases --------------------------------------------------------
     if pcfg0 is not None:
