@@ -49,5 +49,5 @@ def test_clean_refuses_to_destroy_inputs_or_other_files(tmp_path):
     with pytest.raises(InputError, match="is \\(or contains\\) an input"):
         clean_corpus(None, tmp_path / "s", tree)
     assert len(list(tree.iterdir())) == 8
-    res = clean_corpus(None, tmp_path / "s", tmp_path / "fresh")
+    res = clean_corpus(None, tmp_path / "s", tmp_path / "fresh", config=CleanConfig(max_cut=1.0))
     assert res.documents_out == 8

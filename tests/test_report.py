@@ -328,17 +328,33 @@ def test_sections_and_numbers(built):
     for anchor in ("summary", "eaters", "coverage", "hosts", "dups", "lsh", "params"):
         assert f'id="{anchor}"' in page
     assert "not in this scan" not in page
-    # every phrase (fewer than the cap) is listed with its escaped surface form
+    # every phrase in ≥ σ distinct clusters (fewer than the cap) is listed with its escaped
+    # surface form; one frequent only through copies of a document is not
     tp = pq.read_table(root / "scan" / "phrases" / "phrases.parquet").to_pylist()
     assert 0 < len(tp) <= 200
+    cluster_of = {d: f"c{c}" for d, c in zip(dup[1]["doc_index"], dup[1]["cluster_id"])}
+    occ = pq.read_table(root / "scan" / "phrases" / "occurrences.parquet").to_pylist()
+    cdf = {r["phrase_id"]: len({cluster_of.get(o["doc_index"], o["doc_index"]) for o in occ
+                                if o["phrase_id"] == r["phrase_id"]}) for r in tp}
+    eaters = page[page.index('id="eaters"'):page.index('id="coverage"')]
+    listed = [r for r in tp if cdf[r["phrase_id"]] >= 3]
+    assert listed and len(listed) < len(tp)
     for r in tp:
-        assert html.escape(r["text"][:400], quote=True) in page
-    # corpus share of boilerplate as the oracle computes it
+        assert (html.escape(r["text"][:400], quote=True) in eaters) == (cdf[r["phrase_id"]] >= 3)
+    assert f"Left out: {len(tp) - len(listed):,} of the {len(tp):,} phrases" in eaters
+    # corpus share of boilerplate as the oracle computes it: all tokens, and the tokens
+    # of the representatives (one per near-duplicate cluster)
     mask = naive_coverage(store.tokens, store.doc_offsets, ans)
     assert f"{100 * mask.mean():.1f}%" in page
+    rep = np.ones(store.n_docs, bool)
+    rep[[d for d, r in zip(dup[1]["doc_index"], dup[1]["is_representative"]) if not r]] = False
+    doc_of = np.repeat(np.arange(store.n_docs), np.diff(store.doc_offsets))
+    assert f"{100 * mask[rep[doc_of]].mean():.1f}%" in page
+    # the duplicate share: documents beyond one per cluster
     in_clusters = len(dup[1]["doc_index"])
     assert in_clusters > 0
-    assert f"{100 * in_clusters / store.n_docs:.1f}%" in page
+    n_extra = in_clusters - len(set(dup[1]["cluster_id"]))
+    assert f"{100 * n_extra / store.n_docs:.1f}%" in page
     # each cluster's side-by-side pair carries the oracle's figures
     ids = store.doc_ids
     shown = 0
@@ -541,3 +557,68 @@ def test_nothing_found_and_empty_documents(tmp_path):
     assert "0.0%" in page
     p = parse(page)
     assert p.starts.get("script") == 1
+
+
+def test_what_to_do_gives_the_clean_command_and_what_it_would_do(tmp_path):
+    """The command has the scan's own paths, shell-quoted; the figures are those of
+    the scan's documents.parquet, which is what clean with its defaults does."""
+    import shlex
+
+    from repetend.clean import decision_counts, write_decisions
+    from repetend.report import build_report
+    from repetend.scandir import open_scan
+
+    mp = pytest.MonkeyPatch()
+    patch_token_spans(mp)
+    try:
+        texts, ids, urls = web_corpus(2, 15)
+        src = tmp_path / "my corpus's files" / "in.jsonl"
+        src.parent.mkdir()
+        src.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in zip(ids, texts)))
+        scan_dir = tmp_path / "the scan"
+        make_scan(scan_dir, texts, ids, urls, min_docs=3, min_len=4, inputs=[str(src)])
+        page = build_report(scan_dir, tmp_path / "r.html").read_text()
+        assert 'id="todo"' in page and "no per-document decisions" in page
+        table = write_decisions(open_scan(scan_dir, need_store=True))
+        page = build_report(scan_dir, tmp_path / "r.html").read_text()
+    finally:
+        mp.undo()
+    todo = page[page.index('id="todo"'):page.index('id="eaters"')]
+    cmd = html.unescape(todo[todo.index("<pre>") + 5:todo.index("</pre>")])
+    argv = shlex.split(cmd)
+    assert argv[:2] == ["repetend", "clean"] and argv[2] == str(src)
+    assert argv[argv.index("--scan") + 1] == str(scan_dir.resolve())
+    out = Path(argv[argv.index("--out") + 1])
+    assert out.parent == src.parent and out.name == "in.clean.jsonl"
+    c = decision_counts(table)
+    assert c["drop_duplicate"] > 0 and c["drop_template"] > 0
+    for label, key in (("dropped as duplicates", "drop_duplicate"), ("dropped as mostly template", "drop_template"),
+                       ("characters cut from kept documents", "chars_cut_kept")):
+        row = todo[todo.index(label):]
+        assert row[row.index("<td>") + 4:].startswith(f"{c[key]:,}")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_cluster_df_and_shares_match_the_naive_count(tmp_path, seed):
+    """distinct_view / phrase_cluster_df against sets built by hand on random corpora
+    with copies: a phrase's cluster df is the number of distinct clusters holding it."""
+    from repetend.report.distinct import distinct_view, phrase_cluster_df
+    from repetend.scandir import open_scan
+    from test_clean_max_cut import random_corpus
+
+    texts, ids, urls = random_corpus(random.Random(100 + seed))
+    store, ans, (pairs, cl) = make_scan(tmp_path / "s", texts, ids, urls, min_docs=2, min_len=3)
+    dv = distinct_view(open_scan(tmp_path / "s"))
+    key = {d: ("c", c) for d, c in zip(cl["doc_index"], cl["cluster_id"])}
+    is_rep = dict(zip(cl["doc_index"], cl["is_representative"]))
+    rep = [bool(is_rep.get(i, True)) for i in range(store.n_docs)]
+    assert dv.representative.tolist() == rep
+    lengths = np.diff(store.doc_offsets)
+    dup = dv.duplicate_share()
+    assert dup["documents"] == store.n_docs - sum(rep)
+    assert dup["tokens"] == int(lengths[~np.asarray(rep)].sum())
+    occ = pq.read_table(tmp_path / "s" / "phrases" / "occurrences.parquet").to_pylist()
+    pids = sorted({o["phrase_id"] for o in occ})
+    want = [len({key.get(o["doc_index"], ("d", o["doc_index"])) for o in occ if o["phrase_id"] == p})
+            for p in pids]
+    assert phrase_cluster_df(open_scan(tmp_path / "s"), dv, np.asarray(pids)).tolist() == want

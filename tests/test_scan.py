@@ -187,6 +187,12 @@ def test_min_docs_rule_follows_site_size_then_corpus_size():
     # no urls: 0.2 % of the corpus, at least 5
     assert choose_min_docs(TokenStore.from_texts(["x"] * 100))[0] == 5
     assert choose_min_docs(TokenStore.from_texts(["x"] * 10_000))[0] == 20
+    # counted over distinct documents (near-duplicate clusters) when they are known:
+    # copies do not raise σ
+    assert choose_min_docs(TokenStore.from_texts(["x"] * 10_000), n_distinct=5_000)[0] == 10
+    sigma, why = choose_min_docs(TokenStore.from_texts(["x"] * 40_000), n_distinct=10_000)
+    assert sigma == 20 and "10000 distinct documents" in why
+    assert choose_min_docs(TokenStore.from_texts(["x"] * 10_000), n_distinct=100)[0] == 5
 
 
 def test_demo_runs_and_compares_with_the_truth(tmp_path):
@@ -349,3 +355,18 @@ def test_the_command_line_maps_options_to_nested_configs():
     assert config("--engine", "spark").spark_master == "local[2]"
     assert config("--engine", "spark").phrases.engine == "auto"
     assert config("--spark-master", "spark://h:7077").spark_master == "spark://h:7077"
+
+
+def test_sigma_without_urls_counts_distinct_documents(tmp_path):
+    """The automatic σ of a scan without urls is taken over the near-duplicate
+    clusters the dups stage found (docs/sigma.md), so copies do not raise it."""
+    from repetend.jobs import ScanConfig, scan
+    from repetend.phrases import PhraseConfig
+
+    base = [" ".join(f"w{i}x{j}" for j in range(30)) for i in range(1000)]
+    texts = base + base[:1000] * 2          # every document three times
+    res = scan(TokenStore.from_texts(texts), tmp_path / "s",
+               ScanConfig(phrases=PhraseConfig(min_docs=None, templates=False), report=False))
+    p = res.summary["parameters"]
+    assert "1000 distinct documents" in p["min_docs_rule"] and p["min_docs"] == 5
+    assert choose_min_docs(TokenStore.from_texts(texts))[0] == 6   # 0.2 % of 3,000 documents

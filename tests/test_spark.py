@@ -460,7 +460,7 @@ def test_scan_with_the_spark_engine_equals_the_local_scan(spark, tmp_path):
         outs[engine] = out
     for table in ("phrases/phrases.parquet", "phrases/spans.parquet", "dups/pairs.parquet",
                   "dups/clusters.parquet", "phrases/templates.parquet",
-                  "phrases/template_occurrences.parquet"):
+                  "phrases/template_occurrences.parquet", "documents.parquet"):
         a = pq.read_table(outs["auto"] / table)
         b = pq.read_table(outs["spark"] / table)
         assert a.num_rows > 0, table

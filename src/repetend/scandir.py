@@ -8,6 +8,9 @@
                        inputs.json (what it was read from, for reuse)
     OUT/phrases/       a phrases result (:mod:`repetend.phrases.result`)
     OUT/dups/          a near-duplicates result (:mod:`repetend.neardup.result`)
+    OUT/documents.parquet  one row per input document: its cluster, boilerplate
+                       share and what ``repetend clean`` with its defaults does
+                       to it (decision, reason; :mod:`repetend.clean.plan`)
     OUT/report.html    the self-contained report
 
 Each stage's ``summary.json`` carries a *stage stamp*, ``scan_parameters``: the
@@ -38,8 +41,8 @@ from .corpus.read_text import SCAN_DIR_MARKER
 from .corpus.store import TokenStore, is_store
 from .errors import InputError
 
-__all__ = ["DUPS", "INPUTS_STAMP", "LOCK", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY", "ScanDir",
-           "clusters_file", "open_scan", "phrases_summary_file", "read_json", "read_stamp",
+__all__ = ["DOCUMENTS", "DUPS", "INPUTS_STAMP", "LOCK", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY",
+           "ScanDir", "clusters_file", "open_scan", "phrases_summary_file", "read_json", "read_stamp",
            "stage_mismatch", "templates_dir", "write_stamp", "writer_lock"]
 
 SUMMARY = "summary.json"
@@ -48,6 +51,7 @@ INPUTS_STAMP = "inputs.json"     # inside STORE
 PHRASES = "phrases"
 DUPS = "dups"
 REPORT = "report.html"
+DOCUMENTS = "documents.parquet"   # the per-document decisions (repetend.clean.plan)
 STAMP_KEY = "scan_parameters"    # the stage stamp inside a stage's summary.json
 LOCK = SCAN_DIR_MARKER           # flock()ed by the scan writing the directory; the
                                  # directory reader skips a directory that has it

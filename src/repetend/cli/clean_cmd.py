@@ -26,11 +26,21 @@ __all__ = ["COMMANDS", "clean"]
                    "or only the occurrences of the reported maximal phrases.")
 @click.option("--keep-templates", is_flag=True,
               help="Do not cut template occurrences (templates with variable parts).")
+@click.option("--max-cut", type=SHARE, default=0.9, show_default=True,
+              help="A kept document whose boilerplate cuts would remove more than this share of its "
+                   "characters is not cut (see --mostly-template); 1 = no limit.")
+@click.option("--mostly-template", type=click.Choice(["drop", "keep"]), default="drop", show_default=True,
+              help="What to do with a document over --max-cut: drop it (logged as mostly_template) "
+                   "or keep it whole (logged as kept_whole).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def clean(inputs, scan_dir, out, keep_boilerplate, keep_duplicates, min_share, spans, keep_templates,
-          quiet):
+          max_cut, mostly_template, quiet):
     """Write INPUTS back without boilerplate spans and/or with one document per
     duplicate cluster, with a removal log OUT.removed.jsonl.
+
+    A kept document is never emptied: one that would lose more than
+    --max-cut of its characters is dropped as mostly template or kept whole
+    (--mostly-template).
 
     INPUTS default to the inputs recorded by the scan.
 
@@ -39,7 +49,8 @@ def clean(inputs, scan_dir, out, keep_boilerplate, keep_duplicates, min_share, s
     from ..jobs import CleanConfig, clean_corpus
 
     cfg = CleanConfig(remove_boilerplate=not keep_boilerplate, remove_duplicates=not keep_duplicates,
-                      min_share=min_share, spans=spans, templates=not keep_templates)
+                      min_share=min_share, spans=spans, templates=not keep_templates,
+                      max_cut=max_cut, mostly_template=mostly_template)
     res = clean_corpus(list(inputs) or None, scan_dir, out, config=cfg, quiet=quiet)
     for line in res.describe():
         click.echo(line, err=True)

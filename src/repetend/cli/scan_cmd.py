@@ -105,7 +105,8 @@ def _scan_options(fn):
                      help="Scan directory to write."),
         click.option("--min-docs", type=DOCS, default=None,
                      help="σ: a phrase must be in at least this many documents "
-                          "(default: from the typical site size, or 0.2% of the corpus)."),
+                          "(default: from the typical site size, or without urls 0.2% of the "
+                          "distinct documents, at least 5; docs/sigma.md)."),
         click.option("--min-len", type=LENGTH, default=10, show_default=True,
                      help="L: shortest phrase reported, in tokens."),
         click.option("--engine", type=click.Choice(["auto", "bloomspan", "suffix", "spark"]),

@@ -16,6 +16,13 @@ Three removals, each optional:
 * **min_share** — documents whose boilerplate share (the frequent share, or the
   maximal-phrase share with ``spans="maximal"``) is at least this are dropped.
 
+A kept document is never silently emptied: one whose cuts would remove more
+than ``max_cut`` (default 0.9) of its characters is dropped as mostly template
+(``mostly_template="drop"``, the default) or kept whole (``"keep"``), and the
+log and the result count both.  What happens to each document is decided by
+:mod:`repetend.clean.plan`, the same code the scan uses for its
+``documents.parquet`` and the report for its "What to do" section.
+
 The input is read again with :func:`repetend.corpus.readers.read_corpus` and
 the scan's input options; the records are matched to the scan's documents by
 order and checked (same id, same text), and written in the input's own format
@@ -33,37 +40,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from .._atomic import atomic_dir, atomic_path
 from ..errors import InputError, ParameterError
-from ..clean import apply_cuts, make_writer, open_output, plan_cuts
-from ..scandir import DUPS, PHRASES, open_scan
+from ..clean import CleanConfig, apply_cuts, make_writer, open_output, plan_clean
+from ..scandir import open_scan
 
 __all__ = ["CleanConfig", "CleanResult", "clean_corpus"]
 
 _READ_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html",
               "duplicate_ids")
 _WRITABLE = ("jsonl", "parquet", "csv", "tsv", "text", "arrow")
-
-
-@dataclass(frozen=True, slots=True)
-class CleanConfig:
-    """What :func:`clean_corpus` removes."""
-
-    remove_boilerplate: bool = True
-    remove_duplicates: bool = True
-    min_share: float | None = None
-    spans: str = "frequent"   # "frequent" spans or "maximal" phrase occurrences
-    templates: bool = True    # also cut template occurrences (slots included), when the scan has them
-
-    def __post_init__(self):
-        if self.spans not in ("frequent", "maximal"):
-            raise ParameterError(f"spans must be 'frequent' or 'maximal', got {self.spans!r}")
-        if self.min_share is not None and not (0.0 < float(self.min_share) <= 1.0):
-            raise ParameterError(f"min_share must be in (0, 1], got {self.min_share}")
 
 
 @dataclass
@@ -81,6 +68,9 @@ class CleanResult:
     chars_in: int = 0
     chars_removed: int = 0              # original characters in cuts and dropped documents
     notes: list[str] = field(default_factory=list)
+    dropped_template: int = 0           # dropped: the cuts would remove more than max_cut
+    kept_whole: int = 0                 # kept uncut: the cuts would remove more than max_cut
+    chars_cut: int = 0                  # original characters cut from kept documents
 
     def as_dict(self) -> dict:
         d = asdict(self)
@@ -89,32 +79,15 @@ class CleanResult:
 
     def describe(self) -> list[str]:
         share = self.chars_removed / self.chars_in if self.chars_in else 0.0
-        lines = [f"clean: {self.documents_in:,} documents in, {self.documents_out:,} out "
-                 f"({self.dropped_duplicates:,} duplicates and {self.dropped_min_share:,} mostly-template "
-                 f"documents dropped, {self.documents_cleaned:,} with boilerplate cut); "
-                 f"{self.chars_removed:,} of {self.chars_in:,} characters removed ({100 * share:.1f}%)",
+        ms = f", {self.dropped_min_share:,} at --min-share" if self.dropped_min_share else ""
+        lines = [f"clean: {self.documents_in:,} documents in, {self.documents_out:,} out: "
+                 f"dropped {self.dropped_duplicates:,} as duplicates, {self.dropped_template:,} as "
+                 f"mostly template{ms}; kept {self.documents_cleaned:,} with boilerplate cut "
+                 f"({self.chars_cut:,} characters cut), {self.kept_whole:,} whole although mostly "
+                 f"template; {self.chars_removed:,} of {self.chars_in:,} characters removed "
+                 f"({100 * share:.1f}%)",
                  f"clean: wrote {self.out} ({self.out_format}); removal log {self.log}"]
         return lines + [f"clean: note: {n}" for n in self.notes]
-
-
-class _Occurrences:
-    """Phrase occurrences grouped by document (token positions)."""
-
-    def __init__(self, table: pa.Table | None, n_docs: int):
-        if table is None or table.num_rows == 0:
-            self.doc = np.empty(0, np.int64)
-            self.offsets = np.zeros(n_docs + 1, np.int64)
-            self.start = self.end = self.pid = np.empty(0, np.int64)
-            return
-        col = lambda c: pc.cast(table.column(c), pa.int64()).to_numpy(zero_copy_only=False)  # noqa: E731
-        doc, start, end, pid = col("doc_index"), col("start"), col("end"), col("phrase_id")
-        order = np.lexsort((start, doc))
-        self.doc, self.start, self.end, self.pid = doc[order], start[order], end[order], pid[order]
-        self.offsets = np.searchsorted(self.doc, np.arange(n_docs + 1), side="left")
-
-    def of(self, d: int):
-        a, b = self.offsets[d], self.offsets[d + 1]
-        return self.start[a:b], self.end[a:b], self.pid[a:b]
 
 
 def _check_output(out: Path, files, inputs=()) -> None:
@@ -167,7 +140,9 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
         ``.gz``/``.zst`` suffix for JSONL/CSV) or a directory for a tree of text
         files.  The removal log goes to ``<out>.removed.jsonl``.
     config
-        What to remove (:class:`CleanConfig`); default: boilerplate and duplicates.
+        What to remove (:class:`repetend.clean.CleanConfig`); default:
+        boilerplate and duplicates, a document that would lose more than 90 %
+        of its characters dropped as mostly template.
     quiet
         No progress bar.
     **input_options
@@ -223,58 +198,8 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
 
     n = store.n_docs
     doc_ids = store.doc_ids
-    # what goes
-    drop_reason: dict[int, str] = {}
-    if cfg.remove_duplicates:
-        cl = scan.table(f"{DUPS}/clusters.parquet")
-        if cl is None:
-            res.notes.append("the scan has no duplicate clusters (dups/ missing): no duplicates removed")
-        elif cl.num_rows:
-            cid = pc.cast(cl.column("cluster_id"), pa.int64()).to_numpy(zero_copy_only=False)
-            dix = pc.cast(cl.column("doc_index"), pa.int64()).to_numpy(zero_copy_only=False)
-            rep = cl.column("is_representative").to_numpy(zero_copy_only=False).astype(bool)
-            rep_of = {int(c): int(d) for c, d in zip(cid[rep], dix[rep])}
-            for c, d, r in zip(cid, dix, rep):
-                if not r and int(c) in rep_of:
-                    drop_reason[int(d)] = f"duplicate_of:{doc_ids[rep_of[int(c)]]}"
-    share = None
-    frequent = cfg.spans == "frequent" and scan.table(f"{PHRASES}/spans.parquet", ["doc_index"]) is not None
-    if cfg.spans == "frequent" and not frequent and cfg.remove_boilerplate:
-        res.notes.append("the scan has no frequent spans (phrases/spans.parquet; an older scan): "
-                         "removing the maximal phrases' occurrences")
-    share_col = "frequent_share" if frequent else "boilerplate_share"
-    if cfg.min_share is not None or cfg.remove_boilerplate:
-        dt = scan.table(f"{PHRASES}/documents.parquet", ["doc_index", share_col])
-        if dt is None:
-            if cfg.min_share is not None:
-                raise InputError("--min-share needs the phrase stage (phrases/documents.parquet)",
-                                 path=str(scan.root))
-            if cfg.remove_boilerplate:
-                res.notes.append("the scan has no phrases (phrases/ missing): no boilerplate removed")
-        else:
-            share = np.zeros(n)
-            share[pc.cast(dt.column("doc_index"), pa.int64()).to_numpy(zero_copy_only=False)] = \
-                pc.cast(dt.column(share_col), pa.float64()).to_numpy(zero_copy_only=False)
-            if cfg.min_share is not None:
-                for d in np.flatnonzero(share >= float(cfg.min_share) - 1e-12):
-                    drop_reason.setdefault(int(d), "min_share")
-    span_table = f"{PHRASES}/spans.parquet" if frequent else f"{PHRASES}/occurrences.parquet"
-    cut_table = None
-    if cfg.remove_boilerplate:
-        cut_table = scan.table(span_table, ["phrase_id", "doc_index", "start", "end"])
-        tpl = (scan.table(f"{PHRASES}/template_occurrences.parquet",
-                          ["template_id", "doc_index", "start", "end"]) if cfg.templates else None)
-        if tpl is not None and tpl.num_rows:
-            # template spans (slots included) join the cuts; they carry no phrase id
-            tpl_cut = pa.table({
-                "phrase_id": pa.array(np.full(tpl.num_rows, -1, np.int64)),
-                "doc_index": pc.cast(tpl.column("doc_index"), pa.int64()),
-                "start": pc.cast(tpl.column("start"), pa.int64()),
-                "end": pc.cast(tpl.column("end"), pa.int64())})
-            cut_table = tpl_cut if cut_table is None else pa.concat_tables(
-                [cut_table.select(["phrase_id", "doc_index", "start", "end"]).cast(tpl_cut.schema),
-                 tpl_cut])
-    occ = _Occurrences(cut_table, n)
+    plan = plan_clean(scan, cfg)
+    res.notes.extend(plan.notes)
 
     records = read_corpus(inputs, **opts)
     bar = None
@@ -303,31 +228,34 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
                     res.documents_in += 1
                     res.chars_in += len(text)
                     entry = None
-                    reason = drop_reason.get(i)
-                    if reason is not None:
+                    p = plan.decide(i, text)
+                    if p.decision != "keep":
                         new_text, changed = None, True
-                        entry = {"reason": reason,
+                        entry = {"reason": p.reason,
                                  "cuts": [{"start": 0, "end": len(text), "text": text, "replacement": "",
                                            "phrase_ids": []}]}
                         res.chars_removed += len(text)
-                        if reason == "min_share":
+                        if p.reason == "min_share":
                             res.dropped_min_share += 1
-                            entry["boilerplate_share"] = float(share[i])
+                            entry["boilerplate_share"] = p.share
+                        elif p.reason == "mostly_template":
+                            res.dropped_template += 1
+                            entry["cut_share"] = p.cut_share
                         else:
                             res.dropped_duplicates += 1
+                    elif p.reason == "kept_whole":
+                        new_text, changed = text, False
+                        res.kept_whole += 1
+                        entry = {"reason": "kept_whole", "cut_share": p.cut_share, "cuts": []}
+                    elif p.cuts:
+                        new_text, changed = apply_cuts(text, p.cuts), True
+                        res.chars_removed += p.chars_cut
+                        res.chars_cut += p.chars_cut
+                        res.documents_cleaned += 1
+                        entry = {"reason": "boilerplate", "removed_chars": p.chars_cut,
+                                 "cuts": [c.as_dict(text) for c in p.cuts]}
                     else:
-                        st, en, pid = occ.of(i)
-                        if st.size:
-                            spans = store.token_spans(i)
-                            cuts = plan_cuts(text, spans[st, 0], spans[en - 1, 1], pid)
-                            new_text, changed = apply_cuts(text, cuts), True
-                            removed = sum(c.end - c.start for c in cuts)
-                            res.chars_removed += removed
-                            res.documents_cleaned += 1
-                            entry = {"reason": "boilerplate", "removed_chars": removed,
-                                     "cuts": [c.as_dict(text) for c in cuts]}
-                        else:
-                            new_text, changed = text, False
+                        new_text, changed = text, False
                     if entry is not None:
                         line = {"doc_index": i, "id": rec.id, "source": rec.source,
                                 "record_no": rec.record_no, **entry}

@@ -36,6 +36,7 @@ from ..errors import ParameterError
 from ..limits import MAX_LIST
 from . import plots
 from .assets import CSS, JS, script_hash
+from .distinct import Distinct, distinct_view, phrase_cluster_df
 from ..neardup.recall import RECALL_FLOOR, RECALL_MAX_TOKENS
 from ..scandir import DUPS, PHRASES, ScanDir, open_scan
 
@@ -151,18 +152,36 @@ def _summary_section(scan: ScanDir, facts: dict) -> str:
     n_docs = _n_docs(scan)
     n_tok = scan.store.n_tokens if scan.store is not None else corpus.get("tokens")
     cards = [_card(_fmt_int(n_docs), "documents"), _card(_fmt_int(n_tok), "tokens")]
-    if "frequent_share" in facts:
-        cards.append(_card(_fmt_share(facts["frequent_share"]),
-                           "of all tokens are boilerplate: inside some phrase of ≥ L tokens found "
-                           "in ≥ σ documents"))
-    if "boilerplate_share" in facts:
-        cards.append(_card(_fmt_share(facts["boilerplate_share"]),
-                           "of all tokens are inside occurrences of the reported maximal phrases"))
+    dup = facts.get("duplicate")
+    if dup is not None:
+        cards.append(_card(_fmt_int(facts["n_distinct"]), "distinct documents (one per near-duplicate "
+                           "cluster)"))
+        tok = f" ({_fmt_share(dup['tokens_share'])} of tokens)" if "tokens_share" in dup else ""
+        cards.append(_card(_fmt_share(dup["documents_share"]) + e(tok),
+                           "duplicate share: documents beyond one representative per cluster"))
+    if "frequent_share_distinct" in facts:
+        cards.append(_card(_fmt_share(facts["frequent_share_distinct"]),
+                           "boilerplate share: tokens of distinct documents inside some phrase of ≥ L "
+                           f"tokens found in ≥ σ {facts.get('df_unit', 'documents')}"))
+    if "boilerplate_share_distinct" in facts:
+        cards.append(_card(_fmt_share(facts["boilerplate_share_distinct"]),
+                           "of the tokens of distinct documents are inside occurrences of the reported "
+                           "maximal phrases"))
         cards.append(_card(_fmt_int(facts.get("n_phrases")), "maximal frequent phrases"))
     if "dup_doc_share" in facts:
-        cards.append(_card(_fmt_share(facts["dup_doc_share"]), "of documents are in duplicate clusters"))
-        cards.append(_card(_fmt_int(facts.get("n_clusters")), "duplicate clusters"))
+        cards.append(_card(_fmt_int(facts.get("n_clusters")), "near-duplicate clusters (≥ 2 documents)"))
     parts = [f'<div class="cards">{"".join(cards)}</div>']
+    if dup is not None or "frequent_share_distinct" in facts:
+        parts.append(
+            '<p class="note">How the two shares are counted. A <b>distinct document</b> is one '
+            "near-duplicate cluster (a document in no cluster is its own cluster), stood for by its "
+            "representative. The <b>duplicate share</b> is the documents that are not representatives, "
+            "and their tokens, over all documents and all tokens: what keeping one document per cluster "
+            "removes. The <b>boilerplate share</b> is Σ over representatives of their tokens inside "
+            "frequent spans (any phrase of ≥ L tokens in ≥ σ "
+            f"{e(facts.get('df_unit', 'documents'))}), over Σ of the representatives' tokens: each "
+            "cluster counted once, so copies of a document add nothing to it. The two do not overlap "
+            "and do not add up to a total of repeated text.</p>")
     skipped = dict(scan.summary.get("skipped") or {})
     for stage, on in (scan.summary.get("stages") or {}).items():
         if on is False and stage not in skipped:
@@ -238,7 +257,7 @@ def _phrase_examples(scan: ScanDir, phrase_ids: np.ndarray, k: int) -> dict[int,
     return out
 
 
-def _phrases_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict) -> str:
+def _phrases_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict, distinct: Distinct) -> str:
     t = scan.table(f"{PHRASES}/phrases.parquet")
     n_all = t.num_rows
     facts["n_phrases"] = n_all
@@ -246,11 +265,32 @@ def _phrases_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict
     if n_all == 0:
         return _section("eaters", "Biggest index eaters", '<p class="note">No phrase reached the support '
                         "and length thresholds.</p>")
-    psi = pc.cast(t.column("psi"), pa.float64()).to_numpy(zero_copy_only=False)
-    order = np.lexsort((-pc.cast(t.column("length"), pa.int64()).to_numpy(zero_copy_only=False), -psi))
+    length_all = pc.cast(t.column("length"), pa.int64()).to_numpy(zero_copy_only=False)
+    df_all = pc.cast(t.column("df"), pa.int64()).to_numpy(zero_copy_only=False)
+    if distinct.has_clusters:
+        cdf_all = phrase_cluster_df(scan, distinct, pc.cast(t.column("phrase_id"), pa.int64())
+                                    .to_numpy(zero_copy_only=False))
+    else:
+        cdf_all = df_all
+    psi_c_all = length_all * cdf_all
+    sigma = ((scan.phrases_summary or {}).get("parameters") or {}).get("min_docs") \
+        or (scan.summary.get("parameters") or {}).get("min_docs")
+    # a phrase frequent only through copies of one document (in fewer than σ distinct
+    # clusters) is no index eater once one document per cluster is kept
+    through_copies = np.flatnonzero(cdf_all < int(sigma)) if sigma and distinct.has_clusters \
+        else np.empty(0, np.int64)
+    order = np.lexsort((-length_all, -psi_c_all))
+    order = order[cdf_all[order] >= int(sigma)] if through_copies.size else order
+    n_all = int(order.size)
+    if n_all == 0:
+        return _section("eaters", "Biggest index eaters", f'<p class="note">All {t.num_rows:,} phrases '
+                        f"are frequent only through near-duplicate copies (in fewer than σ = {int(sigma)} "
+                        "distinct clusters).</p>")
     top = order[:caps.max_phrases]
     t = t.take(pa.array(top))
     cols = {c: t.column(c).to_pylist() for c in t.column_names}
+    cols["cluster_df"] = cdf_all[top].tolist()
+    cols["psi_clusters"] = psi_c_all[top].tolist()
     ex = _phrase_examples(scan, np.asarray(cols["phrase_id"]), caps.examples_per_phrase)
     id_of = scan.store.docs.column("doc_id") if scan.store is not None else None
     rows = []
@@ -275,23 +315,33 @@ def _phrases_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict
                     + "".join(ex_html) + "</details>")
         rows.append("<tr>" + _num_td(i + 1) + f'<td class="text" data-v="{e(text[:200])}">{body}</td>'
                     + _num_td(cols["df"][i], _fmt_int(cols["df"][i]))
+                    + _num_td(cols["cluster_df"][i], _fmt_int(cols["cluster_df"][i]))
                     + _num_td(occ, _fmt_int(occ))
                     + _num_td(length, _fmt_int(length))
-                    + _num_td(cols["psi"][i], _fmt_int(cols["psi"][i]))
+                    + _num_td(cols["psi_clusters"][i], _fmt_int(cols["psi_clusters"][i]))
                     + _num_td(share, _fmt_share(share) if share is not None else "–") + "</tr>")
     params = (scan.phrases_summary or {}).get("parameters") or {}
     pnote = ", ".join(f"{k} = {v}" for k, v in params.items()
                       if k in ("min_docs", "min_len", "engine") and v is not None)
-    head = (f'<p class="note">Maximal contiguous frequent phrases (the BloomSpan paper) ordered by Ψ = length × df, '
-            f"the tokens each one takes from the index. Showing {min(n_all, caps.max_phrases):,} of "
+    head = (f'<p class="note">Maximal contiguous frequent phrases (the BloomSpan paper) ordered by '
+            f"Ψ = length × (distinct clusters with the phrase), the tokens each one takes from an index "
+            f"that keeps one document per near-duplicate cluster: a phrase is counted once per cluster, "
+            f"not once per copy. df is the support the phrase was mined with (over "
+            f"{e(facts.get('df_unit', 'documents'))}). Showing {min(n_all, caps.max_phrases):,} of "
             f"{n_all:,}{'; ' + e(pnote) if pnote else ''}. Click a phrase for up to "
             f"{caps.examples_per_phrase} documents with the phrase highlighted in context. "
             f"“share” = occurrences × length / all tokens (an upper bound: occurrences may overlap).</p>")
+    if through_copies.size:
+        head += (f'<p class="note">Left out: {through_copies.size:,} of the {facts["n_phrases"]:,} phrases reach '
+                 f"df ≥ σ = {int(sigma)} only by counting the copies of near-duplicate documents: they are "
+                 f"in fewer than σ distinct clusters, so they are not text that many different documents "
+                 f"share.</p>")
     if texts.problem:
         head += f'<p class="skip">Examples left out: {e(texts.problem)}</p>'
     table = ('<table class="sortable"><thead><tr><th class="num">#</th><th>phrase (surface form)</th>'
-             '<th class="num">df (documents)</th><th class="num">occurrences</th>'
-             '<th class="num">length (tokens)</th><th class="num">Ψ = length × df</th>'
+             f'<th class="num">df ({e(facts.get("df_unit", "documents"))})</th>'
+             '<th class="num">distinct clusters</th><th class="num">occurrences</th>'
+             '<th class="num">length (tokens)</th><th class="num">Ψ = length × clusters</th>'
              '<th class="num">share of tokens</th></tr></thead><tbody>' + "\n".join(rows) + "</tbody></table>")
     return _section("eaters", "Biggest index eaters", head + table)
 
@@ -304,54 +354,83 @@ def _doc_snippet(texts: _Texts, d: int, n: int = 160) -> str:
     return t[:n] + ("…" if len(t) > n else "")
 
 
-def _coverage_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict) -> str:
+def _coverage_section(scan: ScanDir, texts: _Texts, caps: ReportCaps, facts: dict, distinct: Distinct,
+                      decisions: pa.Table | None) -> str:
     t = scan.table(f"{PHRASES}/documents.parquet")
     if t is None:
         return _section("coverage", "Boilerplate share per document",
                         '<p class="note">No phrases/documents.parquet in the scan.</p>')
     n_tokens = pc.cast(t.column("n_tokens"), pa.float64()).to_numpy(zero_copy_only=False)
     covered = pc.cast(t.column("covered_tokens"), pa.float64()).to_numpy(zero_copy_only=False)
+    dix = (pc.cast(t.column("doc_index"), pa.int64()).to_numpy(zero_copy_only=False)
+           if "doc_index" in t.column_names else np.arange(t.num_rows))
+    ok = dix < distinct.n_docs
+    rep = np.zeros(t.num_rows, bool)
+    rep[ok] = distinct.representative[dix[ok]]
+    copies = np.ones(t.num_rows, np.int64)
+    copies[ok] = distinct.size[dix[ok]]
     total = float(n_tokens.sum())
+    rep_total = float(n_tokens[rep].sum())
     facts["boilerplate_share"] = float(covered.sum() / total) if total else 0.0
+    facts["boilerplate_share_distinct"] = float(covered[rep].sum() / rep_total) if rep_total else 0.0
     # the frequent-span share (any frequent phrase, maximal or not) when the scan has it
     share_col = "frequent_share" if "frequent_share" in t.column_names else "boilerplate_share"
     share = pc.cast(t.column(share_col), pa.float64()).to_numpy(zero_copy_only=False)
     if share_col == "frequent_share":
         fcov = pc.cast(t.column("frequent_tokens"), pa.float64()).to_numpy(zero_copy_only=False)
         facts["frequent_share"] = float(fcov.sum() / total) if total else 0.0
+        facts["frequent_share_distinct"] = float(fcov[rep].sum() / rep_total) if rep_total else 0.0
     psum = scan.phrases_summary or {}
     pp = psum.get("parameters") or {}
     drop_at = psum.get("drop_share") or pp.get("near_full_share") or pp.get("drop_share") or caps.drop_share
     drop_at = float(drop_at)
-    svg = plots.share_histogram(share, drop_at=drop_at)
-    parts = [_figure(svg, "Each bar counts the documents whose share of boilerplate tokens falls in the bin. "
-                          "A hump at the right end means pages that are almost entirely template.",
+    rshare = share[rep]
+    svg = plots.share_histogram(rshare, drop_at=drop_at)
+    parts = [_figure(svg, "Each bar counts the distinct documents (one representative per near-duplicate "
+                          "cluster) whose share of boilerplate tokens falls in the bin. A hump at the right "
+                          "end means pages that are almost entirely template.",
                      "histogram of per-document boilerplate share")]
-    q = np.quantile(share, [0.5, 0.9, 0.99]) if share.size else [0, 0, 0]
-    parts.append(f'<p class="note">Median share {_fmt_share(q[0])}, 90th percentile {_fmt_share(q[1])}, '
-                 f"99th percentile {_fmt_share(q[2])}; corpus share (all tokens) "
-                 f"{_fmt_share(facts.get('frequent_share', facts['boilerplate_share']))}. "
-                 + ("Share = tokens inside any phrase of ≥ L tokens in ≥ σ documents "
-                    "(maximal or not)." if share_col == "frequent_share" else "")
+    q = np.quantile(rshare, [0.5, 0.9, 0.99]) if rshare.size else [0, 0, 0]
+    parts.append(f'<p class="note">Over the {int(rep.sum()):,} distinct documents: median share '
+                 f"{_fmt_share(q[0])}, 90th percentile {_fmt_share(q[1])}, 99th percentile "
+                 f"{_fmt_share(q[2])}; boilerplate share (their tokens) "
+                 f"{_fmt_share(facts.get('frequent_share_distinct', facts['boilerplate_share_distinct']))}"
+                 f" (all {t.num_rows:,} documents, copies included: "
+                 f"{_fmt_share(facts.get('frequent_share', facts['boilerplate_share']))}). "
+                 + ("Share = tokens inside any phrase of ≥ L tokens in ≥ σ "
+                    f"{e(facts.get('df_unit', 'documents'))} (maximal or not)."
+                    if share_col == "frequent_share" else "")
                  + "</p>")
-    cand = np.flatnonzero(share >= drop_at)
+    cand = np.flatnonzero(rep & (share >= drop_at))
     cand = cand[np.lexsort((-n_tokens[cand], -share[cand]))]
-    parts.append(f"<h3>Drop candidates: {len(cand):,} documents with share ≥ {drop_at:g}</h3>")
+    parts.append(f"<h3>Drop candidates: {len(cand):,} distinct documents with share ≥ {drop_at:g}</h3>")
     if len(cand):
         doc_id = t.column("doc_id").to_pylist() if "doc_id" in t.column_names else None
         url = t.column("url").to_pylist() if "url" in t.column_names else None
-        dix = (t.column("doc_index").to_numpy(zero_copy_only=False) if "doc_index" in t.column_names
-               else np.arange(t.num_rows))
+        decision = reason = None
+        if decisions is not None:
+            decision = decisions.column("decision").to_pylist()
+            reason = decisions.column("reason").to_pylist()
         rows = []
         for i in cand[:caps.max_rows]:
+            d = int(dix[i])
+            what = ""
+            if decision is not None and d < len(decision):
+                what = decision[d] + (f" ({reason[d]})" if reason[d] else "")
             rows.append("<tr>" + f'<td class="text">{e(doc_id[i] if doc_id else dix[i])}</td>'
                         + f'<td class="text">{e((url[i] if url else None) or "")}</td>'
+                        + _num_td(int(copies[i]), _fmt_int(copies[i]))
                         + _num_td(int(n_tokens[i]), _fmt_int(n_tokens[i]))
                         + _num_td(float(share[i]), _fmt_share(share[i]))
-                        + f'<td class="text">{e(_doc_snippet(texts, int(dix[i])))}</td></tr>')
-        parts.append(f'<p class="note">Showing {min(len(cand), caps.max_rows):,} (largest share first).</p>'
+                        + f'<td class="text">{e(what)}</td>'
+                        + f'<td class="text">{e(_doc_snippet(texts, d))}</td></tr>')
+        parts.append(f'<p class="note">One row per near-duplicate cluster (its representative; '
+                     f"“copies” = documents in the cluster). Showing {min(len(cand), caps.max_rows):,} "
+                     "(largest share first). “clean” = what <code>repetend clean</code> with its defaults "
+                     "does to the document (documents.parquet).</p>"
                      '<table class="sortable"><thead><tr><th>document</th><th>url</th>'
-                     '<th class="num">tokens</th><th class="num">boilerplate share</th><th>beginning of text</th>'
+                     '<th class="num">copies</th><th class="num">tokens</th>'
+                     '<th class="num">boilerplate share</th><th>clean</th><th>beginning of text</th>'
                      "</tr></thead><tbody>" + "\n".join(rows) + "</tbody></table>")
     return _section("coverage", "Boilerplate share per document", "\n".join(parts))
 
@@ -580,6 +659,70 @@ def _lsh_section(scan: ScanDir, caps: ReportCaps) -> str | None:
     return _section("lsh", "How the pairs were found", '<div class="figs">' + "".join(figs) + "</div>")
 
 
+def _suggested_out(inputs: list[str], fmt: str | None) -> str:
+    """Where the report suggests writing the cleaned corpus: beside the (first)
+    input, never inside an input directory."""
+    first = Path(inputs[0]) if inputs else Path("corpus.jsonl")
+    if first.is_dir() or fmt == "text":
+        return str(first.parent / (first.name.rstrip("/") + "-clean"))
+    name = first.name
+    for suf in (".jsonl.gz", ".jsonl.zst", ".jsonl", ".parquet", ".csv.gz", ".csv", ".tsv"):
+        if name.endswith(suf):
+            return str(first.with_name(name[: -len(suf)] + ".clean" + suf))
+    return str(first.with_name(first.stem + ".clean.jsonl"))
+
+
+def _todo_section(scan: ScanDir, scan_dir: Path, decisions) -> str:
+    from ..clean import decision_counts
+    from ..scandir import DOCUMENTS
+
+    inputs = [str(x) for x in (scan.summary.get("inputs") or [])]
+    out = _suggested_out(inputs, scan.summary.get("input_format"))
+    cmd = " ".join(["repetend clean", *(_q(x) for x in inputs), "--scan", _q(str(scan_dir.resolve())),
+                    "--out", _q(out)])
+    parts = ['<p class="note">To write this corpus back without its duplicates and boilerplate, for a '
+             "search index or a training set:</p>", f"<pre>{e(cmd)}</pre>"]
+    if decisions is None:
+        parts.append('<p class="skip">This scan has no per-document decisions (documents.parquet; a scan '
+                     "made by an older repetend): scan again to see here what the command would do.</p>")
+        return _section("todo", "What to do", "\n".join(parts))
+    table, policy = decisions
+    c = decision_counts(table)
+    max_cut = policy.get("max_cut", 0.9)
+    pct = lambda a, b: f" ({_fmt_share(a / b)})" if b else ""  # noqa: E731
+    mostly = sum(1 for r in table.column("reason").to_pylist() if r == "mostly_template")
+    rows = [("documents in", _fmt_int(c["documents"])),
+            ("kept", _fmt_int(c["kept"]) + pct(c["kept"], c["documents"])),
+            ("… with boilerplate cut", _fmt_int(c["kept_cut"])),
+            ("… kept whole although mostly template", _fmt_int(c["kept_whole"])),
+            ("dropped as duplicates (all but one document per near-duplicate cluster)",
+             _fmt_int(c["drop_duplicate"])),
+            (f"dropped as mostly template (the cuts would remove more than {_fmt_share(max_cut)} of the "
+             "document's characters)", _fmt_int(c["drop_template"])),
+            ("characters cut from kept documents", _fmt_int(c["chars_cut_kept"])
+             + pct(c["chars_cut_kept"], c["chars"])),
+            ("characters removed in all (cuts and dropped documents)", _fmt_int(c["chars_removed"])
+             + pct(c["chars_removed"], c["chars"]))]
+    parts.append("<h3>What the command would do</h3>"
+                 '<table class="kv"><tbody>' + "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>"
+                                                       for k, v in rows) + "</tbody></table>")
+    alts = [f"<li><code>--mostly-template keep</code>: keep the {mostly:,} mostly-template documents whole "
+            "instead of dropping them (nothing cut from them).</li>",
+            f"<li><code>--max-cut X</code>: the share of its characters above which a document counts as "
+            f"mostly template (now {_fmt_share(max_cut)}); <code>--max-cut 1</code> cuts every document "
+            "however much it loses, even to nothing.</li>",
+            "<li><code>--keep-duplicates</code>, <code>--keep-boilerplate</code>: leave either kind of "
+            "repetition in.</li>"]
+    parts.append("<h3>Other choices</h3><ul>" + "".join(alts) + "</ul>")
+    parts.append(f'<p class="note">Every document\'s decision (<code>keep</code>, <code>drop_duplicate</code>, '
+                 f"<code>drop_template</code>) and its reason are in <code>{e(DOCUMENTS)}</code> of the scan "
+                 f"directory, one row per input document, to join back to the corpus by "
+                 f"<code>doc_id</code>; the same planning code decides there, here and in "
+                 f"<code>repetend clean</code>. The removal log <code>OUT.removed.jsonl</code> holds every "
+                 f"removed character, to audit or undo.</p>")
+    return _section("todo", "What to do", "\n".join(parts))
+
+
 def _params_section(scan: ScanDir, scan_dir: Path, out_html: Path, caps: ReportCaps) -> str:
     cmd = scan.summary.get("command")
     parts = []
@@ -651,9 +794,20 @@ def build_report(scan_dir: str | os.PathLike, out_html: str | os.PathLike, *,
     texts = _Texts(scan.store)
     facts: dict = {}
     body = []
+    from ..clean import read_decisions
+
+    distinct = distinct_view(scan)
+    decisions = read_decisions(scan)
+    if distinct.has_clusters:
+        facts["duplicate"] = distinct.duplicate_share()
+        facts["n_distinct"] = distinct.n_distinct
+    pparams = (scan.phrases_summary or {}).get("parameters") or {}
+    df_over = pparams.get("df_over") or (scan.summary.get("parameters") or {}).get("df_over")
+    facts["df_unit"] = "distinct clusters" if df_over == "clusters" else "documents"
     if scan.has_phrases:
-        eaters = _phrases_section(scan, texts, caps, facts)
-        coverage = _coverage_section(scan, texts, caps, facts)
+        eaters = _phrases_section(scan, texts, caps, facts, distinct)
+        coverage = _coverage_section(scan, texts, caps, facts, distinct,
+                                     decisions[0] if decisions is not None else None)
         hosts = _hosts_section(scan, caps)
         from .templates_section import (find_templates_dir, templates_section_html,
                                         templates_skipped)
@@ -666,8 +820,12 @@ def build_report(scan_dir: str | os.PathLike, out_html: str | os.PathLike, *,
         body.append(_dups_section(scan, texts, caps, facts))
         body.append(_lsh_section(scan, caps))
     body.insert(0, _summary_section(scan, facts))
+    if scan.has_phrases or scan.has_dups:
+        body.insert(1, _todo_section(scan, scan_dir, decisions))
     body.append(_params_section(scan, scan_dir, out_html, caps))
     toc = [("summary", "Summary")]
+    if scan.has_phrases or scan.has_dups:
+        toc.append(("todo", "What to do"))
     if scan.has_phrases:
         toc += [("eaters", "Index eaters")] + ([("templates", "Templates")] if has_templates else [])
         toc += [("coverage", "Share per document"), ("hosts", "Sites")]
