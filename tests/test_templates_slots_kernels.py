@@ -111,8 +111,13 @@ def test_example_picks_matches_lexsort(seed, n_keys):
     starts = np.concatenate([np.sort(rng.choice(1000, size=int(n), replace=False))
                              for n in n_occ]).astype(np.int64)
     doc_len = rng.integers(1, 4, size=starts.size).astype(np.int64)
-    pick = KS.example_picks(off, sl_key, sl_off, ss, se, variable, doc_len, starts,
-                            np.int64(n_keys))
+    occ_empty = np.zeros(starts.size, dtype=np.bool_)
+    half = sl_key.size // 2   # two batches of slots: the flags accumulate
+    KS.mark_empty_occurrences(occ_empty, off, sl_key[:half], sl_off[:half + 1], ss, se,
+                              variable[:half])
+    KS.mark_empty_occurrences(occ_empty, off, sl_key[half:], sl_off[half:] - sl_off[half],
+                              ss[sl_off[half]:], se[sl_off[half]:], variable[half:])
+    pick = KS.example_picks(off, sl_key, occ_empty, doc_len, starts, np.int64(n_keys))
     for k in range(n_keys):
         mine = np.flatnonzero(sl_key == k)
         if mine.size == 0:
