@@ -35,7 +35,7 @@ from .._jit import jit
 
 __all__ = ["MIN_OCCURRENCES", "periodic_chain"]
 
-MIN_OCCURRENCES = 64  # smaller nodes: the ordinary step is cheap enough
+MIN_OCCURRENCES = 16  # smaller nodes: the ordinary step costs at most 16 per step
 
 
 @jit
