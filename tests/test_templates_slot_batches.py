@@ -1,6 +1,7 @@
 """The slot statistics are counted batch by batch of slot values
-(``templates/slots.py``: ``SLOT_BATCH``); the tables must not depend on the
-batch size, down to one slot per batch."""
+(``templates/slots.py``: ``SLOT_BATCH``) and the joins are found batch by batch
+of pattern pairs (``templates/patterns.py``: ``JOIN_BATCH``); the tables must
+not depend on the batch sizes, down to one slot or one pattern per batch."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 from repetend.phrases import find_phrases
 from repetend.phrases.templates import TemplateConfig, find_templates
+from repetend.phrases.templates import patterns as PT
 from repetend.phrases.templates import slots as S
 
 
@@ -34,3 +36,14 @@ def test_tables_do_not_depend_on_the_slot_batch(weblike_store, monkeypatch):
         t, o = _tables(store, raw)
         assert t.equals(table), batch
         assert o.equals(occurrences), batch
+
+
+def test_tables_do_not_depend_on_the_join_batch(weblike_store, monkeypatch):
+    store, raw = weblike_store
+    res = find_templates(store, raw, 6, 8, TemplateConfig(min_span=6))
+    assert res.summary["joined_patterns"] > 0   # joins to find
+    for batch in (1, 40):
+        monkeypatch.setattr(PT, "JOIN_BATCH", batch)
+        t, o = _tables(store, raw)
+        assert t.equals(res.table), batch
+        assert o.equals(res.occurrences), batch

@@ -203,6 +203,15 @@ def test_pair_groups_matches_naive(seed, n_docs, n_keys, cap):
     assert cnt <= cap and (a == q.size) == (len(want) <= cap)
     done = [w for i, w in naive if i < a]
     assert list(zip(*(b[:cnt].tolist() for b in bufs))) == done
+    # counted per pattern A, then emitted a range of patterns at a time
+    counts = KT.pair_counts(*args[:-1])
+    a_of = (code // np.uint64(d_max) // np.uint64(n_keys)).astype(np.int64)
+    assert counts.tolist() == np.bincount(a_of, minlength=n_keys).tolist()
+    cut = int(rng.integers(0, n_keys + 1))
+    for lo, hi in ((0, cut), (cut, n_keys)):
+        got = KT.pair_range(*args, np.int64(lo), np.int64(hi), np.int64(counts[lo:hi].sum()))
+        assert list(zip(*(g.tolist() for g in got))) == [
+            w for w, k in zip(want, a_of.tolist()) if lo <= k < hi]
 
 
 @settings(max_examples=60, deadline=None)
