@@ -25,6 +25,11 @@ first length where the ordinary step would do anything but pass on one child:
 the main group falls below σ documents, all occurrences leave, or a leaving
 group is frequent and not removed by the left-neighbour rule.  The counters
 (nodes, left prunes, chain steps) advance as the ordinary step would.
+
+numba's on-disk cache of ``grow_seeds`` does not notice an edit of this file
+(it keys on ``_bloomspan_kernels.py`` only): after changing it, delete
+``phrases/__pycache__/_bloomspan_kernels.grow_seeds-*`` (a stale copy corrupted
+memory while this walk was built).
 """
 
 from __future__ import annotations
