@@ -111,8 +111,13 @@ def test_example_picks_matches_lexsort(seed, n_keys):
     starts = np.concatenate([np.sort(rng.choice(1000, size=int(n), replace=False))
                              for n in n_occ]).astype(np.int64)
     doc_len = rng.integers(1, 4, size=starts.size).astype(np.int64)
-    pick = KS.example_picks(off, sl_key, sl_off, ss, se, variable, doc_len, starts,
-                            np.int64(n_keys))
+    occ_empty = np.zeros(starts.size, dtype=np.bool_)
+    half = sl_key.size // 2   # two batches of slots: the flags accumulate
+    KS.mark_empty_occurrences(occ_empty, off, sl_key[:half], sl_off[:half + 1], ss, se,
+                              variable[:half])
+    KS.mark_empty_occurrences(occ_empty, off, sl_key[half:], sl_off[half:] - sl_off[half],
+                              ss[sl_off[half]:], se[sl_off[half]:], variable[half:])
+    pick = KS.example_picks(off, sl_key, occ_empty, doc_len, starts, np.int64(n_keys))
     for k in range(n_keys):
         mine = np.flatnonzero(sl_key == k)
         if mine.size == 0:
@@ -198,6 +203,15 @@ def test_pair_groups_matches_naive(seed, n_docs, n_keys, cap):
     assert cnt <= cap and (a == q.size) == (len(want) <= cap)
     done = [w for i, w in naive if i < a]
     assert list(zip(*(b[:cnt].tolist() for b in bufs))) == done
+    # counted per pattern A, then emitted a range of patterns at a time
+    counts = KT.pair_counts(*args[:-1])
+    a_of = (code // np.uint64(d_max) // np.uint64(n_keys)).astype(np.int64)
+    assert counts.tolist() == np.bincount(a_of, minlength=n_keys).tolist()
+    cut = int(rng.integers(0, n_keys + 1))
+    for lo, hi in ((0, cut), (cut, n_keys)):
+        got = KT.pair_range(*args, np.int64(lo), np.int64(hi), np.int64(counts[lo:hi].sum()))
+        assert list(zip(*(g.tolist() for g in got))) == [
+            w for w, k in zip(want, a_of.tolist()) if lo <= k < hi]
 
 
 @settings(max_examples=60, deadline=None)

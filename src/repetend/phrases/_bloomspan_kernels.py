@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit, pjit, prange
+from ._periodic_kernels import MIN_OCCURRENCES, periodic_chain
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -598,6 +599,16 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
                 if same:
                     stats[1] += 1
                     continue
+            # periodic runs: walk their chain of single-child nodes at once
+            if b - a >= MIN_OCCURRENCES:
+                pst, pb, pm, pdf = periodic_chain(tokens, doc_offsets, occ_pos, occ_doc,
+                                                  a, b, m, df, min_docs, stats, label)
+                if pst == 1:
+                    continue
+                if pst == 2:
+                    b = pb
+                    m = pm
+                    df = pdf
             # all occurrences continue with one token: extend in place (same
             # occurrences, same df, same left neighbours)
             while True:

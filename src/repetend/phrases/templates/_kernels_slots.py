@@ -107,23 +107,30 @@ def slot_positions(keys, key_off, who, gap_id, num_id):
 
 
 @jit
-def example_picks(off, sl_key, sl_off, ss, se, variable, doc_len, starts, n_keys):
-    """Per pattern with slots (slot s belongs to pattern ``sl_key[s]``; its
-    ``ss``/``se`` at the pattern's x-th occurrence at ``sl_off[s] + x``): the global index of its example occurrence, the first
-    one in ``lexsort((starts, doc_len, ~nonempty))`` order — every *variable*
-    slot non-empty if possible, then the shortest document, then the
-    smallest start.  -1 for a pattern without slots."""
-    pick = np.full(n_keys, -1, dtype=np.int64)
-    n_sl = sl_key.shape[0]
-    # slot by slot (sequential reads), then occurrence by occurrence
-    empty = np.zeros(starts.shape[0], dtype=np.bool_)
-    for s in range(n_sl):
+def mark_empty_occurrences(occ_empty, off, sl_key, sl_off, ss, se, variable):
+    """Set ``occ_empty[g]`` for every occurrence g (global, pattern ``sl_key[s]``'s
+    x-th at ``off[sl_key[s]] + x``) where a *variable* slot s is empty; the
+    slot's values are ``ss``/``se`` at ``sl_off[s] + x``.  Called batch after
+    batch of slots, it accumulates."""
+    for s in range(sl_key.shape[0]):
         if variable[s]:
             a = off[sl_key[s]]
             for w in range(sl_off[s], sl_off[s + 1]):
                 if se[w] <= ss[w]:
-                    empty[a + w - sl_off[s]] = True
-    for s in range(n_sl):
+                    occ_empty[a + w - sl_off[s]] = True
+
+
+@jit
+def example_picks(off, sl_key, occ_empty, doc_len, starts, n_keys):
+    """Per pattern with slots (slot s belongs to pattern ``sl_key[s]``): the
+    global index of its example occurrence, the first one in
+    ``lexsort((starts, doc_len, occ_empty))`` order — every *variable* slot
+    non-empty if possible (``occ_empty``, see :func:`mark_empty_occurrences`),
+    then the shortest document, then the smallest start.  -1 for a pattern
+    without slots."""
+    pick = np.full(n_keys, -1, dtype=np.int64)
+    empty = occ_empty
+    for s in range(sl_key.shape[0]):
         k = sl_key[s]
         if pick[k] >= 0 or off[k + 1] == off[k]:
             continue
@@ -139,6 +146,32 @@ def example_picks(off, sl_key, sl_off, ss, se, variable, doc_len, starts, n_keys
                 best = g
         pick[k] = best
     return pick
+
+
+@jit
+def first_values(ss, se, sl_off, out_ss, out_se):
+    """The value range of every slot at its pattern's first occurrence
+    (``ss``/``se`` at ``sl_off[s]``; 0, 0 for a slot without occurrences)."""
+    for s in range(sl_off.shape[0] - 1):
+        if sl_off[s + 1] > sl_off[s]:
+            out_ss[s] = ss[sl_off[s]]
+            out_se[s] = se[sl_off[s]]
+
+
+@jit
+def pick_values(q, off, sl_key, sl_pos, pick, t_start, t_end):
+    """The value range of every slot at its pattern's example occurrence
+    ``pick[sl_key[s]]`` (a global occurrence index; gapped positions ``q``)."""
+    n = sl_key.shape[0]
+    ss = np.zeros(n, dtype=np.int64)
+    se = np.zeros(n, dtype=np.int64)
+    for s in range(n):
+        g = pick[sl_key[s]]
+        if g >= 0:
+            p = q[g] + sl_pos[s]
+            ss[s] = t_start[p]
+            se[s] = t_end[p]
+    return ss, se
 
 
 @jit

@@ -60,6 +60,11 @@ def _final_keys(groups: set[bytes], gap_id: int, num_id: int, word_slots: int
     return out, mem
 
 
+# pairs of pattern occurrences held at once while joining (20 bytes each, twice
+# while sorted); the joins are the same whatever the batch
+JOIN_BATCH = 1 << 24
+
+
 def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc: np.ndarray,
            stats: tuple[np.ndarray, np.ndarray], gap_id: int, min_docs: int, min_span: int,
            share: float, groups=None) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -82,10 +87,35 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
     # (position, pattern) order
     q, key = KT.by_position(np.concatenate(found).astype(np.int64, copy=False), occ_off)
     d_max = int(klen.max()) + 2                 # offsets are at most len(A) + 1
-    code, pos, docs = KT.pair_groups(q, key, klen, t_doc, short, t, np.int32(gap_id),
-                                    np.int64(n_keys), np.int64(d_max))
-    if code.size == 0:
+    args = (q, key, klen, t_doc, short, t, np.int32(gap_id), np.int64(n_keys))
+    # the pairs of a batch of patterns A at a time (contiguous: the groups come in
+    # the same (A, B, offset) order as from one sort of all pairs), so that the
+    # pairs held at once stay about JOIN_BATCH whatever their total
+    per_a = KT.pair_counts(*args)
+    ends = np.cumsum(per_a)
+    if ends[-1] == 0:
         return [], []
+    existing = {k.tobytes() for k in keys}
+    out: list[np.ndarray] = []
+    out_pos: list[np.ndarray] = []
+    k_lo = 0
+    while k_lo < n_keys:
+        base = ends[k_lo - 1] if k_lo else 0
+        k_hi = int(np.searchsorted(ends, base + max(int(JOIN_BATCH), 1), side="right"))
+        k_hi = min(max(k_hi, k_lo + 1), n_keys)
+        total = int(ends[k_hi - 1] - base)
+        if total:
+            code, pos, docs = KT.pair_range(*args, np.int64(d_max), np.int64(k_lo),
+                                            np.int64(k_hi), np.int64(total))
+            _join_groups(code, pos, docs, keys, key_df, n_keys, d_max, min_docs, share, gap_id,
+                         existing, out, out_pos)
+        k_lo = k_hi
+    return out, out_pos
+
+
+def _join_groups(code, pos, docs, keys, key_df, n_keys, d_max, min_docs, share, gap_id,
+                 existing, out, out_pos) -> None:
+    """The joined patterns of one batch of pairs, appended to *out*/*out_pos*."""
     # group the pairs by (A, B, offset): a stable sort keeps each group's
     # positions (distinct: one B occurrence per A occurrence and offset) and
     # documents increasing
@@ -98,10 +128,9 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
 
         df = distinct_per_run(bounds, groups.label[docs], np.int64(groups.n_groups))
     ucode = code[bounds[:-1]].astype(np.int64)
+    del code, docs
     uniq = np.stack([ucode // d_max // n_keys, ucode // d_max % n_keys, ucode % d_max], axis=1)
     need = np.maximum(min_docs, share * np.minimum(key_df[uniq[:, 0]], key_df[uniq[:, 1]]))
-    existing = {k.tobytes() for k in keys}
-    out, out_pos = [], []
     for u in np.flatnonzero(df >= need):
         i, j, off = (int(x) for x in uniq[u])
         A, B = keys[i], keys[j]
@@ -118,7 +147,6 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
         existing.add(joined.tobytes())
         out.append(joined)
         out_pos.append(pos[bounds[u]:bounds[u + 1]].copy())
-    return out, out_pos
 
 
 def _pattern_stats(keys: list[np.ndarray], found: list[np.ndarray], g_start: np.ndarray,

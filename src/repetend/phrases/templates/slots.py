@@ -15,10 +15,16 @@ from .result import SLOT, TEMPLATE_SCHEMA
 from .corpus import _Corpus, _strings
 
 
+# slot values held at once (about 40 bytes each while a batch is counted): the
+# statistics are exact whatever the batch, only the memory is bounded
+SLOT_BATCH = 1 << 22
+
+
 def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
                 t_start: np.ndarray, t_end: np.ndarray, t_doc: np.ndarray, gap_id: int,
                 num_id: int, top_values: int, min_span: int,
-                stats: tuple[np.ndarray, np.ndarray]) -> tuple[dict, dict]:
+                stats: tuple[np.ndarray, np.ndarray],
+                batch: int | None = None) -> tuple[dict, dict]:
     """Occurrence and slot statistics of all kept patterns at once (a few
     compiled passes over their occurrences instead of a few per pattern).
 
@@ -28,11 +34,19 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
     (concatenated in pattern order, ``off`` the offsets: a pattern not kept has
     none) its global ``starts``/``ends``, ``docs`` and ``doc_len``.  ``slots``:
     per slot position of a kept pattern (``key``, ``pos``, in pattern order,
-    ``first`` the index of a pattern's first slot) the value ranges ``ss``/``se``
-    of its occurrences (offsets ``off``), ``distinct``, ``empty``, and the top
-    values as in ``np.unique`` + ``lexsort((uniq, -cnt))`` (``top_first``:
-    occurrence index of each one's first occurrence within the slot,
-    ``top_count``, grouped by slot with offsets ``top_off``)."""
+    ``first`` the index of a pattern's first slot, ``off`` the offsets of its
+    values, one per occurrence) ``distinct``, ``empty``, the value range at the
+    pattern's first occurrence (``first_ss``/``first_se``) and at its example
+    occurrence (``pick_ss``/``pick_se``), and the top values as in
+    ``np.unique`` + ``lexsort((uniq, -cnt))`` (``top_first``: occurrence index
+    of each one's first occurrence within the slot, ``top_count``, its range
+    ``top_ss``/``top_se``, grouped by slot with offsets ``top_off``).
+
+    The values of all slots at all occurrences are never held at once: they are
+    counted *batch* values at a time (slot by slot; a slot with more values is
+    a batch of its own), so the memory is bounded by the occurrences, not by
+    occurrences × slots."""
+    batch = SLOT_BATCH if batch is None else int(batch)
     n_keys = len(keys)
     med, df = stats
     n_occ = np.array([x.size for x in found], dtype=np.int64)
@@ -63,28 +77,51 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
     sl_n = n_occ[sl_key]
     sl_off = np.zeros(n_sl + 1, dtype=np.int64)
     np.cumsum(sl_n, out=sl_off[1:])
-    ss, se = KS.slot_ranges(q, off, sl_key, sl_pos, sl_off, t_start, t_end)
-    h = KS.value_hashes(c.tokens, ss, se)
-    distinct, empty, top_first, top_count, top_off = KS.slot_values(h, ss, se, sl_off,
-                                                                   np.int64(top_values))
-    variable = distinct > 1
-    pick = KS.example_picks(off, sl_key, sl_off, ss, se, variable, doc_len, starts,
-                            np.int64(n_keys))
+    distinct = np.zeros(n_sl, dtype=np.int64)
+    empty = np.zeros(n_sl, dtype=np.int64)
+    first_ss = np.zeros(n_sl, dtype=np.int64)
+    first_se = np.zeros(n_sl, dtype=np.int64)
+    occ_empty = np.zeros(q.size, dtype=np.bool_)  # some variable slot is empty there
+    tops: list[tuple[np.ndarray, ...]] = []
+    top_off = np.zeros(n_sl + 1, dtype=np.int64)
+    tokens = c.tokens
+    s0 = 0
+    while s0 < n_sl:
+        s1 = int(np.searchsorted(sl_off, sl_off[s0] + max(batch, 1), side="right")) - 1
+        s1 = min(max(s1, s0 + 1), n_sl)
+        b_off = sl_off[s0:s1 + 1] - sl_off[s0]
+        ss, se = KS.slot_ranges(q, off, sl_key[s0:s1], sl_pos[s0:s1], b_off, t_start, t_end)
+        h = KS.value_hashes(tokens, ss, se)
+        b_dist, b_empty, b_first, b_count, b_top = KS.slot_values(h, ss, se, b_off,
+                                                                  np.int64(top_values))
+        del h
+        distinct[s0:s1], empty[s0:s1] = b_dist, b_empty
+        KS.first_values(ss, se, b_off, first_ss[s0:s1], first_se[s0:s1])
+        KS.mark_empty_occurrences(occ_empty, off, sl_key[s0:s1], b_off, ss, se, b_dist > 1)
+        g = np.repeat(b_off[:-1], np.diff(b_top)) + b_first
+        tops.append((b_first, b_count, ss[g], se[g]))
+        top_off[s0 + 1:s1 + 1] = top_off[s0] + b_top[1:]
+        del ss, se
+        s0 = s1
+    cat = [np.concatenate([t[i] for t in tops]) if tops else np.zeros(0, np.int64)
+           for i in range(4)]
+    top_first, top_count, top_ss, top_se = cat
+    pick = KS.example_picks(off, sl_key, occ_empty, doc_len, starts, np.int64(n_keys))
+    pick_ss, pick_se = KS.pick_values(q, off, sl_key, sl_pos, pick, t_start, t_end)
     occ = {"off": off, "starts": starts, "ends": ends, "docs": docs, "df": df, "span": med,
            "keep": keep, "doc_len": doc_len, "pick": pick}
-    slots = {"key": sl_key, "pos": sl_pos, "first": first, "off": sl_off, "ss": ss, "se": se,
-             "distinct": distinct, "empty": empty, "top_first": top_first,
-             "top_count": top_count, "top_off": top_off}
+    slots = {"key": sl_key, "pos": sl_pos, "first": first, "off": sl_off,
+             "first_ss": first_ss, "first_se": first_se, "pick_ss": pick_ss,
+             "pick_se": pick_se, "distinct": distinct, "empty": empty,
+             "top_first": top_first, "top_count": top_count, "top_ss": top_ss,
+             "top_se": top_se, "top_off": top_off}
     return occ, slots
 
 
-def _top_texts(c: _Corpus, ss: np.ndarray, se: np.ndarray, sl_off: np.ndarray,
-               slot_of: np.ndarray, top_first: np.ndarray) -> list[str]:
-    """The decoded text of top values (entry u: the value at slot-local
-    occurrence ``top_first[u]`` of slot ``slot_of[u]``): the token ids of all of
-    them gathered at once and looked up in the vocabulary in one pass."""
-    g = sl_off[slot_of] + top_first
-    vs, ve = ss[g], se[g]
+def _top_texts(c: _Corpus, vs: np.ndarray, ve: np.ndarray) -> list[str]:
+    """The decoded text of top values (token ranges ``vs[u]:ve[u]``): the
+    token ids of all of them gathered at once and looked up in the vocabulary
+    in one pass."""
     lens = ve - vs
     v_off = np.zeros(lens.size + 1, dtype=np.int64)
     np.cumsum(lens, out=v_off[1:])
@@ -108,8 +145,9 @@ def _templates(c: _Corpus, keys: list[np.ndarray], occ: dict, sl: dict, gap_id: 
     # Python lists once: the loop below reads them scalar by scalar
     off, first, pick_l = occ["off"].tolist(), sl["first"].tolist(), occ["pick"].tolist()
     df_l, span_l = occ["df"].tolist(), occ["span"].tolist()
-    sl_off, sl_distinct = sl["off"].tolist(), sl["distinct"].tolist()
-    sl_ss, sl_se = sl["ss"], sl["se"]
+    sl_distinct = sl["distinct"].tolist()
+    first_ss, first_se = sl["first_ss"], sl["first_se"]
+    pick_ss, pick_se = sl["pick_ss"], sl["pick_se"]
     starts, ends, docs = occ["starts"], occ["ends"], occ["docs"]
     doc_offsets = c.doc_offsets
     out: dict[str, list] = {k: [] for k in (
@@ -128,8 +166,7 @@ def _templates(c: _Corpus, keys: list[np.ndarray], occ: dict, sl: dict, gap_id: 
             s = s_next
             s_next += 1
             if sl_distinct[s] == 1:                   # a constant: fixed text after all
-                a = sl_off[s]
-                fixed_run.extend(tokens[int(sl_ss[a]):int(sl_se[a])].tolist())
+                fixed_run.extend(tokens[int(first_ss[s]):int(first_se[s])].tolist())
                 continue
             if fixed_run:
                 elements.append(("f", fixed_run))
@@ -149,10 +186,9 @@ def _templates(c: _Corpus, keys: list[np.ndarray], occ: dict, sl: dict, gap_id: 
         # the shortest such document (mapping tokens back to text costs its
         # length): chosen by :func:`_kernels_slots.example_picks`
         pick = pick_l[key]
-        x = pick - off[key]
         d = int(docs[pick])
         base = int(doc_offsets[d])
-        slot_ranges = {i: (int(sl_ss[sl_off[s] + x]) - base, int(sl_se[sl_off[s] + x]) - base)
+        slot_ranges = {i: (int(pick_ss[s]) - base, int(pick_se[s]) - base)
                        for i, s in enumerate(slot_idx)}
         text = _surface(c, d, int(starts[pick]) - base, int(ends[pick]) - base, elements,
                         slot_ranges)
@@ -194,7 +230,7 @@ def _template_table(c: _Corpus, tpl: dict, sl: dict) -> tuple[pa.Table, np.ndarr
     u = np.arange(int(v_off[-1]), dtype=np.int64) + np.repeat(top_off[sel] - v_off[:-1], n_top)
     slot_of = np.repeat(sel, n_top)
     counts = sl["top_count"][u]
-    texts = _top_texts(c, sl["ss"], sl["se"], sl["off"], slot_of, sl["top_first"][u])
+    texts = _top_texts(c, sl["top_ss"][u], sl["top_se"][u])
     tie = np.flatnonzero((counts[1:] == counts[:-1]) & (slot_of[1:] == slot_of[:-1]))
     if tie.size:
         counts_l = counts.tolist()
