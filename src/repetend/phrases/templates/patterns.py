@@ -108,14 +108,15 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
             code, pos, docs = KT.pair_range(*args, np.int64(d_max), np.int64(k_lo),
                                             np.int64(k_hi), np.int64(total))
             _join_groups(code, pos, docs, keys, key_df, n_keys, d_max, min_docs, share, gap_id,
-                         existing, out, out_pos)
+                         existing, out, out_pos, groups)
         k_lo = k_hi
     return out, out_pos
 
 
 def _join_groups(code, pos, docs, keys, key_df, n_keys, d_max, min_docs, share, gap_id,
-                 existing, out, out_pos) -> None:
-    """The joined patterns of one batch of pairs, appended to *out*/*out_pos*."""
+                 existing, out, out_pos, groups=None) -> None:
+    """The joined patterns of one batch of pairs, appended to *out*/*out_pos*
+    (with *groups* a join's df counts distinct groups)."""
     # group the pairs by (A, B, offset): a stable sort keeps each group's
     # positions (distinct: one B occurrence per A occurrence and offset) and
     # documents increasing
