@@ -726,22 +726,9 @@ def grow_seeds(tokens, doc_offsets, seed_off, occ_pos, occ_doc, seed_df, order,
             while g0 < r:
                 kg = keys[perm[g0]]
                 g1 = g0 + 1
-                last = occ_doc[a + g0]
-                gdf = 1
-                if label is not None:
-                    stamp[label[last]] = run
                 while g1 < r and keys[perm[g1]] == kg:
-                    dd = occ_doc[a + g1]
-                    if label is None:
-                        if dd != last:
-                            last = dd
-                            gdf += 1
-                    else:
-                        gg = label[dd]
-                        if stamp[gg] != run:
-                            stamp[gg] = run
-                            gdf += 1
                     g1 += 1
+                gdf = count_distinct(occ_doc, a + g0, a + g1, label, stamp, run)
                 run += 1
                 if kg >= 0 and gdf >= min_docs:
                     st_a[top] = a + g0

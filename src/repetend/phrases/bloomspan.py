@@ -49,7 +49,7 @@ import numpy.typing as npt
 from ..errors import ParameterError
 from . import _bloomspan_kernels as K
 from ._raw import RawPhrases
-from .groups import DocGroups, doc_groups
+from .groups import DocGroups, engine_labels
 
 __all__ = ["default_filter_bytes", "default_seed_len", "mine_bloomspan"]
 
@@ -312,12 +312,8 @@ def mine_bloomspan(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.in
     threshold = min(min_docs, 255)
     stats: dict = {"engine": "bloomspan", "tokens": n_tok, "docs": n_docs, "min_docs": min_docs,
                    "min_len": min_len, "seed_len": n, "coverage_skip": bool(coverage_skip)}
-    label = None
-    n_units = n_docs
-    if groups is not None:
-        if not isinstance(groups, DocGroups):
-            groups = doc_groups(groups, n_docs)
-        label, n_units = groups.label, groups.n_groups
+    groups, label, n_units = engine_labels(groups, n_docs)   # documents, or their groups
+    if label is not None:
         stats["groups"] = n_units
     clock = _Clock(stats)
     if min_docs > n_units or n_tok == 0:

@@ -66,6 +66,18 @@ def doc_groups(labels: npt.ArrayLike, n_docs: int) -> DocGroups:
                      n_groups=int(uniq.shape[0]))
 
 
+def engine_labels(groups, n_docs: int) -> tuple[DocGroups | None, npt.NDArray[np.int32] | None,
+                                                 int]:
+    """What an engine counts: ``(groups, label, n_units)`` — the checked groups
+    (None: documents), the label of every document (None: documents) and the
+    number of units df counts (groups, or documents)."""
+    if groups is None:
+        return None, None, int(n_docs)
+    if not isinstance(groups, DocGroups):
+        groups = doc_groups(groups, n_docs)
+    return groups, groups.label, groups.n_groups
+
+
 def groups_from_clusters(cluster_id: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """Group labels from near-duplicate cluster ids (one per document, negative
     for a document in no cluster): a clustered document takes its cluster's

@@ -52,7 +52,7 @@ from ._raw import RawPhrases
 from .bloomspan import (_BLOCK, _Clock, _as_int, _empty, _validate, count_filter_shards,
                         default_filter_bytes, default_seed_len, group_word_ok, shard_survivors,
                         word_ok_shards)
-from .groups import DocGroups, doc_groups
+from .groups import DocGroups, engine_labels
 
 __all__ = ["mine_bloomspan_ooc", "mine_bloomspan_store", "plan_shards"]
 
@@ -174,12 +174,7 @@ def mine_bloomspan_ooc(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[n
     else:
         filter_bytes = _as_int("filter_bytes", filter_bytes, 1)
     filter_bytes = max(2, 1 << (int(filter_bytes).bit_length() - 1)) if n >= 2 else 0
-    label = None
-    n_units = n_docs
-    if groups is not None:
-        if not isinstance(groups, DocGroups):
-            groups = doc_groups(groups, n_docs)
-        label, n_units = groups.label, groups.n_groups
+    groups, label, n_units = engine_labels(groups, n_docs)   # documents, or their groups
     # with groups: the labels (4 B/doc), the visiting order (8 B/doc) and one
     # stamp per group for each partition thread (8 B/group)
     fixed = (filter_bytes + 25 * vocab_size + 8 * (n_docs + 1) + (n_tok + 63) // 64 * 8

@@ -43,7 +43,7 @@ import numpy.typing as npt
 from ..errors import ParameterError, require
 from . import _suffix_kernels as K
 from ._raw import RawPhrases
-from .groups import DocGroups, doc_groups
+from .groups import DocGroups, engine_labels
 
 __all__ = ["mine_suffix"]
 
@@ -117,12 +117,8 @@ def mine_suffix(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: int
     t = stats["timings"]
     n = int(tokens.shape[0])
     n_docs = int(doc_offsets.shape[0] - 1)
-    label = None
-    n_units = n_docs   # the colours counted: documents, or their groups
-    if groups is not None:
-        if not isinstance(groups, DocGroups):
-            groups = doc_groups(groups, n_docs)
-        label, n_units = groups.label, groups.n_groups
+    groups, label, n_units = engine_labels(groups, n_docs)   # documents, or their groups
+    if label is not None:
         stats["groups"] = n_units
     if n == 0 or n_docs == 0 or min_docs > n_units:
         stats.update(frequent_intervals=0, candidates=0, phrases=0)
