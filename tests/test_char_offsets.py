@@ -101,3 +101,33 @@ def test_scan_tables_carry_character_offsets_that_cut_the_text(tmp_path):
             assert tb.strings(np.arange(len(tb))) == want
             seen += 1
     assert seen > 100
+
+
+def test_clean_from_the_written_offsets_equals_clean_from_token_positions(tmp_path):
+    """clean reads char_start/char_end from the tables; a scan written before them
+    (token positions only) gives the same cleaned corpus through the re-scan."""
+    import shutil
+
+    import pyarrow.parquet as pq
+    from click.testing import CliRunner
+
+    from repetend.cli import main
+    from repetend.synth import weblike
+
+    paths = weblike(120, seed=5).write(tmp_path / "c")
+    run = CliRunner().invoke
+    assert run(main, ["scan", str(paths["corpus"]), "-o", str(tmp_path / "k"), "--min-docs", "4",
+                      "-q", "--no-report"]).exit_code == 0
+    shutil.copytree(tmp_path / "k", tmp_path / "old")
+    for name in ("occurrences", "spans", "template_occurrences"):
+        f = tmp_path / "old" / "phrases" / f"{name}.parquet"
+        t = pq.read_table(f)
+        pq.write_table(t.drop_columns(["char_start", "char_end"]), f)
+    outs = []
+    for k in ("k", "old"):
+        out = tmp_path / f"{k}.jsonl"
+        r = run(main, ["clean", str(paths["corpus"]), "--scan", str(tmp_path / k), "-o", str(out),
+                       "-q"])
+        assert r.exit_code == 0, r.output
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and len(outs[0]) > 1000

@@ -100,9 +100,11 @@ class DocPlan:
 
 
 class _Occurrences:
-    """Spans to cut, grouped by document, in characters of the original text (the
-    token positions mapped by :func:`repetend.corpus.char_offsets.char_offsets`,
-    one compiled re-scan of the documents that have spans)."""
+    """Spans to cut, grouped by document, in characters of the original text: the
+    tables' ``char_start``/``char_end`` (written by the phrase stage), or for a
+    scan written before them the token positions mapped by
+    :func:`repetend.corpus.char_offsets.char_offsets` (one compiled re-scan of the
+    documents that have spans)."""
 
     def __init__(self, table: pa.Table | None, store):
         n_docs = store.n_docs
@@ -117,7 +119,10 @@ class _Occurrences:
         doc, start, end, pid = col("doc_index"), col("start"), col("end"), col("phrase_id")
         order = np.lexsort((start, doc))
         self.doc, start, end, self.pid = doc[order], start[order], end[order], pid[order]
-        self.cstart, self.cend = char_offsets(store, self.doc, start, end)
+        if "char_start" in table.column_names:
+            self.cstart, self.cend = col("char_start")[order], col("char_end")[order]
+        else:
+            self.cstart, self.cend = char_offsets(store, self.doc, start, end)
         self.offsets = np.searchsorted(self.doc, np.arange(n_docs + 1), side="left")
 
     def of(self, d: int):
@@ -195,19 +200,20 @@ class CleanPlan:
         cut_table = None
         if cfg.remove_boilerplate:
             span_table = f"{PHRASES}/spans.parquet" if frequent else f"{PHRASES}/occurrences.parquet"
-            cut_table = scan.table(span_table, ["phrase_id", "doc_index", "start", "end"])
-            tpl = (scan.table(f"{PHRASES}/template_occurrences.parquet",
-                              ["template_id", "doc_index", "start", "end"]) if cfg.templates else None)
+            # character offsets when the tables have them (a scan written before them
+            # has token positions only: the columns are then left out on both sides)
+            pos = ["doc_index", "start", "end", "char_start", "char_end"]
+            cut_table = scan.table(span_table, ["phrase_id", *pos])
+            tpl = (scan.table(f"{PHRASES}/template_occurrences.parquet", ["template_id", *pos])
+                   if cfg.templates else None)
             if tpl is not None and tpl.num_rows:
                 # template spans (slots included) join the cuts; they carry no phrase id
-                tpl_cut = pa.table({
-                    "phrase_id": pa.array(np.full(tpl.num_rows, -1, np.int64)),
-                    "doc_index": pc.cast(tpl.column("doc_index"), pa.int64()),
-                    "start": pc.cast(tpl.column("start"), pa.int64()),
-                    "end": pc.cast(tpl.column("end"), pa.int64())})
+                cols = [c for c in pos if c in tpl.column_names
+                        and (cut_table is None or c in cut_table.column_names)]
+                tpl_cut = pa.table({"phrase_id": pa.array(np.full(tpl.num_rows, -1, np.int64)),
+                                    **{c: pc.cast(tpl.column(c), pa.int64()) for c in cols}})
                 cut_table = tpl_cut if cut_table is None else pa.concat_tables(
-                    [cut_table.select(["phrase_id", "doc_index", "start", "end"]).cast(tpl_cut.schema),
-                     tpl_cut])
+                    [cut_table.select(["phrase_id", *cols]).cast(tpl_cut.schema), tpl_cut])
         self._occ = _Occurrences(cut_table, store)
 
     def decide(self, i: int, text: str) -> DocPlan:

@@ -15,6 +15,7 @@ import json
 import shutil
 from pathlib import Path
 
+from ..corpus.read_hf import arrow_batches
 from ..errors import InputError
 from .table_rows import kept_rows
 
@@ -26,19 +27,6 @@ def _dataset_root(shard: Path) -> Path:
     shard's folder."""
     return shard.parent.parent if (shard.parent.parent / "dataset_dict.json").is_file() \
         else shard.parent
-
-
-def _arrow_batches(path: Path):
-    import pyarrow as pa
-
-    f = pa.memory_map(str(path))
-    try:
-        reader = pa.ipc.open_stream(f)
-        return reader.schema, iter(reader)
-    except pa.ArrowInvalid:
-        f.seek(0)
-        r = pa.ipc.open_file(f)
-        return r.schema, (r.get_batch(i) for i in range(r.num_record_batches))
 
 
 class DatasetDirWriter:
@@ -92,7 +80,7 @@ class DatasetDirWriter:
         dest = self.target / shard.relative_to(root)
         dest.parent.mkdir(parents=True, exist_ok=True)
         self._copy_sidecars(shard, root, dest.parent)
-        schema, batches = _arrow_batches(shard)
+        schema, batches = arrow_batches(shard)
         base = 0
         with pa.OSFile(str(dest), "wb") as sink, pa.ipc.new_stream(sink, schema) as w:
             for batch in batches:
@@ -116,6 +104,6 @@ class DatasetDirWriter:
             for f in state.get("_data_files") or []:
                 dest = self.target / src_dir.relative_to(root) / f["filename"]
                 if not dest.exists():
-                    schema, _ = _arrow_batches(src_dir / f["filename"])
+                    schema, _ = arrow_batches(src_dir / f["filename"])
                     with pa.OSFile(str(dest), "wb") as sink, pa.ipc.new_stream(sink, schema):
                         pass

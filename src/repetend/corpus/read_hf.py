@@ -27,7 +27,7 @@ from ..errors import InputError
 from .read_table import ParquetReader
 from .record import Record
 
-__all__ = ["ArrowReader", "dataset_files", "is_dataset_dir"]
+__all__ = ["ArrowReader", "arrow_batches", "dataset_files", "is_dataset_dir"]
 
 _HUB_DATA = {".parquet": "parquet", ".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv",
              ".tsv": "tsv"}
@@ -115,6 +115,21 @@ def dataset_files(d: Path) -> list[tuple[Path, str]]:
     return out
 
 
+def arrow_batches(path: Path):
+    """``(schema, record batches)`` of an Arrow IPC file, stream format (as
+    ``datasets`` writes it) or file format, memory-mapped."""
+    import pyarrow as pa
+
+    f = pa.memory_map(str(path))
+    try:
+        reader = pa.ipc.open_stream(f)
+        return reader.schema, iter(reader)
+    except pa.ArrowInvalid:
+        f.seek(0)
+        r = pa.ipc.open_file(f)
+        return r.schema, (r.get_batch(i) for i in range(r.num_record_batches))
+
+
 class ArrowReader(ParquetReader):
     """An Arrow IPC shard of a ``save_to_disk`` dataset (stream or file format),
     batch by batch, only the text / id / url columns."""
@@ -125,18 +140,10 @@ class ArrowReader(ParquetReader):
         import pyarrow as pa
 
         try:
-            f = pa.memory_map(str(path))
-            try:
-                reader = pa.ipc.open_stream(f)
-                batches = iter(reader)
-            except pa.ArrowInvalid:
-                f.seek(0)
-                file_reader = pa.ipc.open_file(f)
-                reader = file_reader
-                batches = (file_reader.get_batch(i) for i in range(file_reader.num_record_batches))
+            schema, batches = arrow_batches(path)
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputError(f"not a readable Arrow file ({exc})", path=str(path)) from None
-        yield from self.table_records(path, reader.schema,
+        yield from self.table_records(path, schema,
                                       lambda cols: (b.select(cols) for b in batches),
                                       "the dataset's columns")
 

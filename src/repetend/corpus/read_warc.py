@@ -182,7 +182,7 @@ class _WarcBase(Reader):
                     break
                 except Exception as exc:  # one damaged payload (chunking, encoding, HTML)
                     self.malformed(path, f"WARC record {record_no}",
-                                   f"cannot decode the payload ({type(exc).__name__}: {exc})")
+                                   _payload_error(exc))
                     continue
                 if rec is not None:
                     yield rec
@@ -405,32 +405,35 @@ class WarcReader(_WarcBase):
         if pool is None:
             yield from super().read_file(path)
             return
+        from collections import deque
+
+        in_flight: deque = deque()     # (pages, future of their texts), in file order
+
+        def submit(pages: list[_Pending]) -> None:
+            in_flight.append((pages, pool.submit(_pages_to_text, self.html,
+                                                 [p.html for p in pages])))
+
+        def drain(limit: int):
+            while len(in_flight) > limit:
+                pages, fut = in_flight.popleft()
+                for p, (ok, value) in zip(pages, fut.result()):
+                    if ok:
+                        yield self.make(path, p.record_no, value, p.rid, p.url)
+                    else:
+                        self.malformed(path, f"WARC record {p.record_no}", value)
+
         self._defer = True
         try:
-            if True:
-                in_flight: list = []
-                chunk: list[_Pending] = []
-
-                def drain(limit: int):
-                    while len(in_flight) > limit:
-                        pending, fut = in_flight.pop(0)
-                        for p, (ok, value) in zip(pending, fut.result()):
-                            if ok:
-                                yield self.make(path, p.record_no, value, p.rid, p.url)
-                            else:
-                                self.malformed(path, f"WARC record {p.record_no}", value)
-
-                for item in super().read_file(path):
-                    chunk.append(item)
-                    if len(chunk) >= self.pool_chunk:
-                        in_flight.append((chunk, pool.submit(_pages_to_text, self.html,
-                                                             [p.html for p in chunk])))
-                        chunk = []
-                        yield from drain(2 * workers)
-                if chunk:
-                    in_flight.append((chunk, pool.submit(_pages_to_text, self.html,
-                                                         [p.html for p in chunk])))
-                yield from drain(0)
+            chunk: list[_Pending] = []
+            for item in super().read_file(path):
+                chunk.append(item)
+                if len(chunk) >= self.pool_chunk:
+                    submit(chunk)
+                    chunk = []
+                    yield from drain(2 * workers)
+            if chunk:
+                submit(chunk)
+            yield from drain(0)
         finally:
             self._defer = False
 
@@ -470,6 +473,11 @@ class _Pending:
     rid: str | None
 
 
+def _payload_error(exc: BaseException) -> str:
+    """The message of a record whose payload cannot be made text (counted, skipped)."""
+    return f"cannot decode the payload ({type(exc).__name__}: {exc})"
+
+
 def _pages_to_text(mode: str, pages: list) -> list[tuple[bool, str]]:
     """In a worker process: the text of each page, or the message of its failure."""
     out = []
@@ -477,5 +485,5 @@ def _pages_to_text(mode: str, pages: list) -> list[tuple[bool, str]]:
         try:
             out.append((True, html_to_text(html, mode)))
         except Exception as exc:  # one damaged page, as in this process: counted, skipped
-            out.append((False, f"cannot decode the payload ({type(exc).__name__}: {exc})"))
+            out.append((False, _payload_error(exc)))
     return out

@@ -307,37 +307,12 @@ def pair_groups(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max):
 
 
 @jit
-def pair_counts(q, key, klen, t_doc, short, t, gap_id, n_keys):
-    """How many pairs of :func:`pair_groups` each pattern A has (int64
-    [n_keys]), without storing them: the sizes that cut the pairs into
-    batches of patterns (:func:`pair_range`)."""
+def _scan_pairs(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, k_lo, k_hi, fill,
+                counts, code, pos, doc):
+    """The one walk over the pairs of :func:`pair_groups` whose pattern A is in
+    ``[k_lo, k_hi)``: counted per A into *counts*, and with *fill* written to
+    *code*/*pos*/*doc* in order; returns how many."""
     n = q.shape[0]
-    counts = np.zeros(n_keys, dtype=np.int64)
-    for a in range(n):
-        ka = key[a]
-        la = klen[ka]
-        qa = q[a]
-        da = t_doc[qa]
-        b = a + 1
-        while b < n and q[b] <= qa + la + 1:
-            d = q[b] - qa
-            kb = key[b]
-            if d >= 1 and d + klen[kb] > la and t_doc[q[b]] == da \
-                    and (short[ka] or short[kb]) \
-                    and (d <= la or t[qa + la] == gap_id):
-                counts[ka] += 1
-            b += 1
-    return counts
-
-
-@jit
-def pair_range(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, k_lo, k_hi, total):
-    """The pairs of :func:`pair_groups` whose pattern A is in ``[k_lo, k_hi)``,
-    in the same order (*total*: their number, from :func:`pair_counts`)."""
-    n = q.shape[0]
-    code = np.empty(total, dtype=np.uint64)
-    pos = np.empty(total, dtype=np.int64)
-    doc = np.empty(total, dtype=np.int32)
     cnt = 0
     for a in range(n):
         ka = key[a]
@@ -353,11 +328,40 @@ def pair_range(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, k_lo, k_hi,
             if d >= 1 and d + klen[kb] > la and t_doc[q[b]] == da \
                     and (short[ka] or short[kb]) \
                     and (d <= la or t[qa + la] == gap_id):
-                code[cnt] = np.uint64((ka * n_keys + kb) * d_max + d)
-                pos[cnt] = qa
-                doc[cnt] = da
+                counts[ka] += 1
+                if fill:
+                    code[cnt] = np.uint64((ka * n_keys + kb) * d_max + d)
+                    pos[cnt] = qa
+                    doc[cnt] = da
                 cnt += 1
             b += 1
+    return cnt
+
+
+@jit
+def pair_counts(q, key, klen, t_doc, short, t, gap_id, n_keys):
+    """How many pairs of :func:`pair_groups` each pattern A has (int64
+    [n_keys]), without storing them: the sizes that cut the pairs into
+    batches of patterns (:func:`pair_range`)."""
+    counts = np.zeros(n_keys, dtype=np.int64)
+    none_u = np.empty(0, dtype=np.uint64)
+    none_i = np.empty(0, dtype=np.int64)
+    none_d = np.empty(0, dtype=np.int32)
+    _scan_pairs(q, key, klen, t_doc, short, t, gap_id, n_keys, 1, 0, n_keys, False, counts,
+                none_u, none_i, none_d)
+    return counts
+
+
+@jit
+def pair_range(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, k_lo, k_hi, total):
+    """The pairs of :func:`pair_groups` whose pattern A is in ``[k_lo, k_hi)``,
+    in the same order (*total*: their number, from :func:`pair_counts`)."""
+    code = np.empty(total, dtype=np.uint64)
+    pos = np.empty(total, dtype=np.int64)
+    doc = np.empty(total, dtype=np.int32)
+    counts = np.zeros(n_keys, dtype=np.int64)
+    cnt = _scan_pairs(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, k_lo, k_hi, True,
+                      counts, code, pos, doc)
     return code[:cnt], pos[:cnt], doc[:cnt]
 
 
