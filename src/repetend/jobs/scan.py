@@ -196,13 +196,11 @@ def choose_min_docs(store: TokenStore, n_distinct: int | None = None) -> tuple[i
             min_docs = int(min(200, max(3, math.floor(s / 4))))
             return min_docs, (f"urls known: median site size {s:g} pages → σ = clamp(⌊{s:g}/4⌋, 3, 200)"
                            f" = {min_docs}")
-    if n_distinct is None:
-        min_docs = int(min(200, max(5, round(0.002 * n))))
-        return min_docs, f"no urls: {n} documents → σ = clamp(round(0.002·{n}), 5, 200) = {min_docs}"
-    c = int(n_distinct)
+    c = n if n_distinct is None else int(n_distinct)
     min_docs = int(min(200, max(5, round(0.002 * c))))
-    return min_docs, (f"no urls: {c} distinct documents (near-duplicate clusters) of {n} → "
-                      f"σ = clamp(round(0.002·{c}), 5, 200) = {min_docs}")
+    what = (f"{n} documents" if n_distinct is None
+            else f"{c} distinct documents (near-duplicate clusters) of {n}")
+    return min_docs, f"no urls: {what} → σ = clamp(round(0.002·{c}), 5, 200) = {min_docs}"
 
 
 def _peak_rss_mb() -> float:
