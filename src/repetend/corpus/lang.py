@@ -33,31 +33,32 @@ MIN_LETTERS = 20
 UNDETERMINED = ""
 
 _LETTERS = re.compile(r"[^\W\d_]+")
+_NON_LETTER = re.compile(r"[\W\d_]")
 
 
 def detector_input(text: str, limit: int = PREFIX_CHARS) -> str:
     """The letters of *text* as words separated by single spaces, at most *limit* characters.
 
-    Scans only as much of the text as it needs (about ``4 * limit`` characters
-    at a time), so a long page costs no more than its beginning.
+    Equal to ``" ".join(re.findall(r"[^\W\d_]+", text))[:limit]``, but scans only
+    as much of the text as it needs (pieces of about ``4 * limit`` characters,
+    each cut at a non-letter), so a long page costs no more than its beginning.
     """
     out: list[str] = []
     n = 0
     pos = 0
+    size = len(text)
     step = max(4 * limit, 1024)
-    while n < limit and pos < len(text):
-        chunk = text[pos:pos + step]
-        # a word cut by the chunk border: step back to the last non-letter
-        if pos + step < len(text):
-            m = re.search(r"[\W\d_][^\W\d_]*\Z", chunk)
-            if m is not None and m.start() > 0:
-                chunk = chunk[:m.start() + 1]
-        pos += len(chunk)
-        for w in _LETTERS.findall(chunk):
+    while n <= limit and pos < size:
+        end = pos + step
+        if end < size:
+            m = _NON_LETTER.search(text, end)
+            end = m.start() if m is not None else size
+        for w in _LETTERS.findall(text, pos, end):
             out.append(w)
             n += len(w) + 1
-            if n >= limit:
+            if n > limit:
                 break
+        pos = end
     return " ".join(out)[:limit]
 
 
