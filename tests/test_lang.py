@@ -200,3 +200,26 @@ def test_cli_auto_and_lemmatize(tmp_path):
     res = CliRunner().invoke(main, ["tokenize", str(path), "--out", str(store), "-q", "--lang-detect"])
     assert res.exit_code == 0, res.output
     assert TokenStore.open(store).docs.column("language").to_pylist() == ["ru", "ru", "en", "en", "de", "de"]
+
+
+def test_scan_keeps_the_language_in_documents_parquet_and_the_report(tmp_path):
+    import pyarrow.parquet as pq
+
+    from repetend.jobs import scan
+    from repetend.jobs.scan import ScanConfig
+    from repetend.neardup import NearDupConfig
+
+    path = tmp_path / "c.jsonl"
+    with open(path, "w", encoding="utf-8") as f:
+        for i, d in enumerate([RU, RU2, EN, EN2, DE, DE2, RU]):
+            f.write(json.dumps({"id": f"d{i}", "text": d + f" {i}"}, ensure_ascii=False) + "\n")
+    cfg = dict(phrases=None, dups=NearDupConfig(method="allpairs", threshold=0.5, shingle=2), report=True)
+    scan([path], tmp_path / "on", ScanConfig(**cfg, input_options={"lang_detect": True}))
+    t = pq.read_table(tmp_path / "on" / "documents.parquet")
+    assert t.column("language").to_pylist() == ["ru", "ru", "en", "en", "de", "de", "ru"]
+    html = (tmp_path / "on" / "report.html").read_text(encoding="utf-8")
+    assert "Languages (detected per document)" in html and "42.9%" in html
+    scan([path], tmp_path / "off", ScanConfig(**cfg))
+    off = pq.read_table(tmp_path / "off" / "documents.parquet")
+    assert off.equals(t.drop_columns(["language"]))
+    assert "Languages (detected" not in (tmp_path / "off" / "report.html").read_text(encoding="utf-8")
