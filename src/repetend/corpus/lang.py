@@ -103,14 +103,9 @@ def language_counts(langs: Sequence[str | None]) -> list[tuple[str, int]]:
 LANGUAGE_COLUMN = "language"
 
 
-def store_languages(store, stopwords=None, stem=None, lemmatize=None, say=None) -> list[str] | None:
+def store_languages(store, say=None) -> list[str]:
     """Each document's language: the store's ``language`` column (``--lang-detect``
-    when it was built), else detected now from its texts; None when the options
-    need no language (none is ``auto``)."""
-    from ..neardup.normalize_lang import needs_languages
-
-    if not needs_languages(stopwords, stem, lemmatize):
-        return None
+    when it was built), else detected now from its texts."""
     if LANGUAGE_COLUMN in store.docs.column_names:
         return [x or "" for x in store.docs.column(LANGUAGE_COLUMN).to_pylist()]
     if say is not None:

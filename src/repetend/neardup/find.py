@@ -258,12 +258,12 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
             say(f"normalizing {len(vocab):,} vocabulary entries (stopwords={cfg.stopwords}, stem={cfg.stem}"
                 + (f", lemmatize={cfg.lemmatize})" if cfg.lemmatize else ")"))
             if per_language(cfg.stopwords, cfg.stem, cfg.lemmatize):
-                from .normalize_lang import normalize_by_language, normalize_tokens_rows
                 from ..corpus.lang import store_languages
+                from .normalize_lang import needs_languages, normalize_by_language, normalize_tokens_rows
 
-                norm = normalize_by_language(vocab, tokens, offsets,
-                                             store_languages(store, cfg.stopwords, cfg.stem,
-                                                             cfg.lemmatize, say),
+                langs = (store_languages(store, say)
+                         if needs_languages(cfg.stopwords, cfg.stem, cfg.lemmatize) else None)
+                norm = normalize_by_language(vocab, tokens, offsets, langs,
                                              stopwords=cfg.stopwords, stem=cfg.stem,
                                              lemmatize=cfg.lemmatize)
                 tokens, offsets = normalize_tokens_rows(tokens, offsets, norm.doc_row, norm.remap)
