@@ -272,10 +272,14 @@ def decisions_table(plan: CleanPlan, plans: list[DocPlan] | None = None) -> pa.T
             return pa.nulls(n, typ)
         return pa.array(a.astype(np.int64) if typ == pa.int64() else a, typ)
 
+    # the detected language (--lang-detect) only when the store has one: else the table is as before
+    lang = ({"language": pc.cast(docs.column("language"), pa.string())}
+            if "language" in docs.column_names else {})
     return pa.table({
         "doc_index": pa.array(np.arange(n, dtype=np.int64)),
         "doc_id": pc.cast(docs.column("doc_id"), pa.string()),
         "url": pc.cast(docs.column("url"), pa.string()),
+        **lang,
         "n_tokens": pc.cast(docs.column("n_tokens"), pa.int64()),
         "n_chars": pa.array([p.chars for p in plans], pa.int64()),
         "cluster_id": pa.array(plan.cluster_id, mask=plan.cluster_id < 0),

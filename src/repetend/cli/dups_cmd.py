@@ -48,6 +48,11 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
         lines.append(f"normalized (stopwords={nz['stopwords']}, stem={nz['stem']}): vocabulary "
                      f"{_n(nz['vocabulary'])} -> {_n(nz['normalized_vocabulary'])}, tokens "
                      f"{_n(nz['tokens_before'])} -> {_n(nz['tokens_after'])}")
+        if nz.get("rows"):
+            langs = ", ".join(f"{'/'.join(r['languages'][:4])}{'…' if len(r['languages']) > 4 else ''} "
+                              f"{_n(r['documents'])} docs (stem={r['stem']}, stop={r['stopwords']}"
+                              f"{', lemmas' if r['lemmatize'] else ''})" for r in nz["rows"][:6])
+            lines.append(f"per language: {langs}" + (" …" if len(nz["rows"]) > 6 else ""))
     if s["method"] == "exact":
         lines.append(f"{_n(s['verified_pairs'])} pairs of documents with the same canonical checksum")
     else:
@@ -98,10 +103,14 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
 @click.option("--containment", type=SHARE, default=0.8, show_default=True,
               help="Report pairs with containment >= this and J < threshold apart.")
 @click.option("--stopwords", default=None, metavar="LANG|FILE",
-              help="Drop stop words before shingling: a language (ru, en, ...; package stop-words) "
-                   "or a file with one word per line.")
-@click.option("--stem", default=None, metavar="LANG",
-              help="Snowball-stem tokens before shingling (PyStemmer): russian/ru, english/en, ...")
+              help="Drop stop words before shingling: a language (ru, en, ...; package stop-words), "
+                   "a file with one word per line, or auto (each document's detected language).")
+@click.option("--stem", default=None, metavar="LANG|auto",
+              help="Snowball-stem tokens before shingling (PyStemmer): russian/ru, english/en, ..., "
+                   "or auto (each document's detected language).")
+@click.option("--lemmatize", default=None, type=click.Choice(["ru", "auto"]),
+              help="Replace Russian words by their most probable normal form (pymorphy3; extra "
+                   "'lemma'): ru = in every document, auto = in documents detected as Russian.")
 @click.option("--hamming", type=click.IntRange(0, 32), default=3, show_default=True,
               help="SimHash: maximal Hamming distance of candidate fingerprints.")
 @click.option("--simhash-blocks", type=click.IntRange(1, 64), default=None,
@@ -113,7 +122,7 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
 @click.option("--out-format", "--output-format", "out_format", type=click.Choice(["parquet", "jsonl"]),
               default="parquet", show_default=True, help="Format of the result tables.")
 @input_options
-def dups(inputs, stopwords, stem, out, out_format, quiet, **opts):
+def dups(inputs, stopwords, stem, lemmatize, out, out_format, quiet, **opts):
     """Find near-duplicate documents in INPUT... (a corpus or a token store).
 
     Writes OUT/pairs, clusters, containment, candidates (.parquet or .jsonl;
@@ -121,14 +130,14 @@ def dups(inputs, stopwords, stem, out, out_format, quiet, **opts):
     """
     from ..neardup import find_near_duplicates
 
-    cfg = neardup_config({**opts, "stopwords": stopwords, "stem": stem}).validate()
-    if stem or stopwords:  # a wrong language, file or missing extra fails before the corpus is read
-        from ..neardup.normalize import load_stopwords, stemmer_language
+    cfg = neardup_config({**opts, "stopwords": stopwords, "stem": stem,
+                          "lemmatize": lemmatize}).validate()
+    if stem or stopwords or lemmatize:  # a wrong language, file or missing extra fails before the corpus is read
+        from ..neardup.normalize_lang import check_normalization_options, needs_languages
 
-        if stem:
-            stemmer_language(stem)
-        if stopwords:
-            load_stopwords(stopwords)
+        check_normalization_options(stopwords, stem, lemmatize)
+        if needs_languages(stopwords, stem, lemmatize):
+            opts["lang_detect"] = True   # auto: the languages are detected as the store is built
     store = load_corpus(inputs, quiet=quiet, **input_kwargs(opts))
     say = (lambda msg: None) if quiet else (lambda msg: click.echo(msg + " …", err=True))
     result = find_near_duplicates(store, cfg, progress=say)

@@ -42,6 +42,9 @@ def input_options(fn):
         click.option("--unit", type=click.Choice(["word", "code", "char"]), default="word",
                      show_default=True, help="Tokens: words, programming-language tokens, or characters."),
         click.option("--lang", default=None, help="Lexer for --unit code (default: from the file extension)."),
+        click.option("--lang-detect", "lang_detect", is_flag=True,
+                     help="Detect each document's language (py3langid; extra 'lang') and keep it "
+                          "in the store's document table (column language)."),
         click.option("--quiet", "-q", is_flag=True, help="No progress output."),
     ]
     for o in reversed(opts):
@@ -73,7 +76,7 @@ SEED = click.IntRange(0, MAX_SEED)
 SECONDS = Real(0.0, MAX_SECONDS, min_open=True)  # time budgets of the service
 
 INPUT_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html",
-              "duplicate_ids", "unit", "lang")
+              "duplicate_ids", "unit", "lang", "lang_detect")
 
 
 def load_corpus(inputs, *, out=None, quiet=False, check=True, **opts):
@@ -119,7 +122,8 @@ def input_kwargs(kw: dict) -> dict:
     (``duplicate_ids`` only when not the default, so that the recorded options of
     a run that does not use it stay as they were)."""
     return {k: kw[k] for k in INPUT_KEYS
-            if k in kw and not (k == "duplicate_ids" and kw[k] == "fail")}
+            if k in kw and not (k == "duplicate_ids" and kw[k] == "fail")
+            and not (k == "lang_detect" and not kw[k])}
 
 
 def template_options(fn):
@@ -166,7 +170,7 @@ def phrase_config(kw: dict, **extra):
 
 # NearDupConfig fields that a command's options carry under the same name
 _NEARDUP_KEYS = ("method", "threshold", "shingle", "num_perm", "bands", "rows", "scheme", "bbits",
-                 "min_shingles", "containment", "stopwords", "stem", "hamming", "simhash_blocks",
+                 "min_shingles", "containment", "stopwords", "stem", "lemmatize", "hamming", "simhash_blocks",
                  "simhash_weights", "memory_limit")
 
 

@@ -31,7 +31,8 @@ def load_store(inputs: Sequence[str | os.PathLike], *, out: str | os.PathLike | 
     records = read_corpus(inputs, stats=stats,
                           **{k: options[k] for k in _READ_KEYS if k in options})
     return build_store(records, out=out, unit=options.get("unit", "word"),
-                       lang=options.get("lang"), read_stats=stats, progress=progress)
+                       lang=options.get("lang"), read_stats=stats, progress=progress,
+                       lang_detect=bool(options.get("lang_detect")))
 
 
 def load_corpus(inputs: Sequence[str | os.PathLike], *, out: str | os.PathLike | None = None,

@@ -7,6 +7,7 @@ On disk (a directory)::
     doc_offsets.npy     int64 [n_docs + 1]  document d owns tokens[doc_offsets[d]:doc_offsets[d+1]]
     vocab.parquet       token (string), df (int32), count (int64); the row number is the id
     docs.parquet        doc_id, url, host, n_tokens, source, record_no
+                        (+ language, ISO 639-1, when built with ``lang_detect``)
     text.bin            the original texts, UTF-8, back to back
     text_offsets.npy    int64 [n_docs + 1]  byte offsets into text.bin
 
@@ -194,14 +195,14 @@ class TokenStore:
     @classmethod
     def from_texts(cls, texts: Sequence[str], ids: Sequence[str] | None = None,
                    urls: Sequence[str | None] | None = None, *, unit: Unit = "word",
-                   lang: str | None = None) -> "TokenStore":
+                   lang: str | None = None, lang_detect: bool = False) -> "TokenStore":
         """An in-memory store from a list of texts (ids default to ``"0"``, ``"1"``, …)."""
         n = len(texts)
         ids = [str(i) for i in range(n)] if ids is None else list(ids)
         urls = [None] * n if urls is None else list(urls)
         records = (Record(id=ids[i], text=texts[i], url=urls[i], source="<memory>", record_no=i)
                    for i in range(n))
-        return build_store(records, unit=unit, lang=lang)
+        return build_store(records, unit=unit, lang=lang, lang_detect=lang_detect)
 
     # -- persistence -------------------------------------------------------------
     def save(self, path: str | os.PathLike) -> Path:
@@ -361,7 +362,8 @@ class _Sink:
 
 def build_store(records: Iterable[Record], *, out: str | os.PathLike | None = None,
                 unit: Unit = "word", lang: str | None = None, batch_chars: int = 8_000_000,
-                read_stats: ReadStats | None = None, progress=None) -> TokenStore:
+                read_stats: ReadStats | None = None, progress=None,
+                lang_detect: bool = False) -> TokenStore:
     """Tokenize *records* into a :class:`TokenStore`.
 
     Memory during the build is bounded by ``batch_chars`` (the text of one
@@ -369,9 +371,11 @@ def build_store(records: Iterable[Record], *, out: str | os.PathLike | None = No
     are streamed to disk (the directory appears only when the build succeeds)
     and the returned store is memory-mapped from there.
     ``progress`` is called with the number of characters of each finished batch.
+    With ``lang_detect`` each document's language (:mod:`repetend.corpus.lang`) is
+    stored in the ``language`` column of the document table.
     """
     kw = dict(unit=unit, lang=lang, batch_chars=batch_chars, read_stats=read_stats,
-              progress=progress)
+              progress=progress, lang_detect=lang_detect)
     if out is None:
         return _build(records, None, **kw)
     with atomic_dir(out) as tmp:
@@ -413,12 +417,17 @@ def _encode_texts(texts: list[str]) -> tuple[bytes, np.ndarray]:
 
 
 def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
-           progress) -> TokenStore | None:
+           progress, lang_detect=False) -> TokenStore | None:
     vocab = _Vocabulary()
     freq = _Frequencies()
     offsets = [np.zeros(1, dtype=np.int64)]
     text_offsets = [np.zeros(1, dtype=np.int64)]
     doc_parts: dict[str, list] = {k: [] for k in ("doc_id", "url", "host", "source", "record_no")}
+    if lang_detect:
+        from .lang import detect_languages, require_detector
+
+        require_detector()
+        doc_parts["language"] = []
     empty_docs = 0
     tok_base = 0
     byte_base = 0
@@ -446,6 +455,8 @@ def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
             doc_parts["host"].append(pa.array([host_of(u) for u in urls], pa.string()))
             doc_parts["source"].append(pa.array([r.source for r in batch], pa.string()))
             doc_parts["record_no"].append(pa.array([r.record_no for r in batch], pa.int64()))
+            if lang_detect:
+                doc_parts["language"].append(pa.array(detect_languages(texts), pa.string()))
             empty_docs += int(np.count_nonzero(np.diff(tb.doc_offsets) == 0))
             n_chars = sum(map(len, texts))
             del tb, texts, ids, urls, batch
@@ -456,7 +467,7 @@ def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
     t_offsets = np.concatenate(text_offsets)
     df, counts = freq.result(len(vocab))
     types = {"doc_id": pa.string(), "url": pa.string(), "host": pa.string(),
-             "source": pa.string(), "record_no": pa.int64()}
+             "source": pa.string(), "record_no": pa.int64(), "language": pa.string()}
     cols = {k: (pa.concat_arrays(v) if v else pa.array([], types[k]))
             for k, v in doc_parts.items()}
     _check_unique_ids(cols)
@@ -467,6 +478,7 @@ def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
         "n_tokens": pa.array(np.diff(doc_offsets)),
         "source": cols["source"],
         "record_no": cols["record_no"],
+        **({"language": cols["language"]} if lang_detect else {}),
     })
     summary = {
         "documents": int(doc_offsets.size - 1),
@@ -477,6 +489,10 @@ def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
         "unit": unit,
         "read": read_stats.as_dict() if read_stats is not None else None,
     }
+    if lang_detect:
+        from .lang import language_counts
+
+        summary["languages"] = dict(language_counts(cols["language"].to_pylist()))
     if tmpdir is None:
         return TokenStore(tokens=tokens, doc_offsets=doc_offsets, vocab=vocab.strings, df=df,
                           docs=docs, text_blob=blob, text_offsets=t_offsets, unit=unit,

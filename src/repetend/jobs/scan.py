@@ -143,7 +143,7 @@ class ScanConfig:
 _INPUT_OPTIONS = {"text_field": "--text-field", "id_field": "--id-field", "url_field": "--url-field",
                   "fmt": "--format", "glob": "--glob", "limit": "--limit", "on_error": "--on-error",
                   "html": "--html", "duplicate_ids": "--duplicate-ids", "unit": "--unit",
-                  "lang": "--lang"}
+                  "lang": "--lang", "lang_detect": "--lang-detect"}
 
 
 def _check_int(name: str, v, lo: int) -> None:

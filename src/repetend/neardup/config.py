@@ -56,6 +56,7 @@ class NearDupConfig:
     exact_hash: Literal["xxh64", "crc32"] = "xxh64"
     stopwords: str | None = None
     stem: str | None = None
+    lemmatize: str | None = None            # "ru" | "auto": pymorphy3 normal forms (normalize_lang)
     hamming: int = 3
     simhash_blocks: int | None = None
     simhash_weights: Literal["binary", "count"] = "binary"
@@ -98,12 +99,14 @@ class NearDupConfig:
         if not 0.0 <= float(self.min_recall) <= 1.0:
             raise ParameterError(f"min_recall must be in [0, 1], got {self.min_recall}")
         check_banding(int(self.num_perm), self.bands, self.rows)
-        for name in ("stopwords", "stem"):
+        for name in ("stopwords", "stem", "lemmatize"):
             v = getattr(self, name)
             if v is not None and (not isinstance(v, str) or not v.strip()):
                 raise ParameterError(f"{name} must be a non-empty string or None, got {v!r}")
-        if self.method == "exact" and (self.stopwords or self.stem):
-            raise ParameterError("method 'exact' checksums the verbatim text: stopwords/stem do not apply")
+        if self.method == "exact" and (self.stopwords or self.stem or self.lemmatize):
+            raise ParameterError("method 'exact' checksums the verbatim text: stopwords/stem/lemmatize do not apply")
+        if self.lemmatize is not None and self.lemmatize.strip().lower() not in ("ru", "russian", "auto"):
+            raise ParameterError(f"lemmatize must be 'ru' or 'auto', got {self.lemmatize!r}")
         if not 0 <= int(self.hamming) <= 32:
             raise ParameterError(f"hamming must be in 0..32, got {self.hamming}")
         if self.simhash_blocks is not None and not int(self.hamming) + 1 <= int(self.simhash_blocks) <= 64:

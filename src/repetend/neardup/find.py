@@ -238,10 +238,10 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
     store = None
     norm = None
     stream = None
-    normalizing = bool(cfg.stopwords or cfg.stem)
+    normalizing = bool(cfg.stopwords or cfg.stem or cfg.lemmatize)
     if isinstance(data, ShingleSets):
         if normalizing:
-            raise ParameterError("stopwords/stem need a TokenStore (ShingleSets are already formed)")
+            raise ParameterError("stopwords/stem/lemmatize need a TokenStore (ShingleSets are already formed)")
         sets = data
         lengths = sets.sizes.astype(np.int64)
         doc_ids = None
@@ -253,10 +253,23 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
         n_tokens = lengths
         if normalizing:
             from .normalize import normalize_tokens, normalize_vocabulary
+            from .normalize_lang import per_language
 
-            say(f"normalizing {len(vocab):,} vocabulary entries (stopwords={cfg.stopwords}, stem={cfg.stem})")
-            norm = normalize_vocabulary(vocab, stopwords=cfg.stopwords, stem=cfg.stem)
-            tokens, offsets = normalize_tokens(tokens, offsets, norm.remap)
+            say(f"normalizing {len(vocab):,} vocabulary entries (stopwords={cfg.stopwords}, stem={cfg.stem}"
+                + (f", lemmatize={cfg.lemmatize})" if cfg.lemmatize else ")"))
+            if per_language(cfg.stopwords, cfg.stem, cfg.lemmatize):
+                from ..corpus.lang import store_languages
+                from .normalize_lang import needs_languages, normalize_by_language, normalize_tokens_rows
+
+                langs = (store_languages(store, say)
+                         if needs_languages(cfg.stopwords, cfg.stem, cfg.lemmatize) else None)
+                norm = normalize_by_language(vocab, tokens, offsets, langs,
+                                             stopwords=cfg.stopwords, stem=cfg.stem,
+                                             lemmatize=cfg.lemmatize)
+                tokens, offsets = normalize_tokens_rows(tokens, offsets, norm.doc_row, norm.remap)
+            else:
+                norm = normalize_vocabulary(vocab, stopwords=cfg.stopwords, stem=cfg.stem)
+                tokens, offsets = normalize_tokens(tokens, offsets, norm.remap)
             vocab = norm.vocab
             n_tokens = np.diff(offsets)
             timings["normalize"] = time.perf_counter() - t0
@@ -281,6 +294,10 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
             "stopword_types": norm.stopword_types,
             "tokens_before": int(store.n_tokens), "tokens_after": int(n_tokens.sum()),
         }
+        if hasattr(norm, "rows"):   # per-language (normalize_lang)
+            summary["normalization"].update(lemmatize=norm.lemmatize, rows=norm.rows,
+                                            lemmatized_types=norm.lemmatized_types,
+                                            analysed_pairs=norm.analysed)
     sig = None
     tc = time.perf_counter()
     if cfg.method == "minhash":

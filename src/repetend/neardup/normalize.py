@@ -27,8 +27,8 @@ Sources
 
 Both are optional extras: a missing package raises
 :class:`~repetend.errors.MissingExtraError` naming the extra (``stopwords`` /
-``stem``).  The language is explicit: no light, well-kept detector was worth a
-dependency here.
+``stem``).  One language for the whole corpus here; by each document's language
+(``auto``) and with Russian lemmas: :mod:`.normalize_lang`.
 """
 
 from __future__ import annotations

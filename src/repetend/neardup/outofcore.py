@@ -529,7 +529,7 @@ def near_duplicates_store(store, config=None, *, memory_limit: int | str,
     cfg = (config or NearDupConfig()).validate()
     if cfg.method != "minhash":
         raise ParameterError(f"the out-of-core path supports method 'minhash', got {cfg.method!r}")
-    if cfg.stopwords or cfg.stem:
+    if cfg.stopwords or cfg.stem or cfg.lemmatize:
         raise ParameterError("the out-of-core path does not normalize tokens (stopwords/stem)")
     if isinstance(store, TokenStore):
         tokens, offsets, tok_hash = store.tokens, store.doc_offsets, token_hashes(store.vocab)

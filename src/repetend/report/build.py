@@ -208,6 +208,15 @@ def _summary_section(scan: ScanDir, facts: dict) -> str:
         if errs:
             parts.append("<details><summary>first read errors</summary><pre>"
                          + e("\n".join(map(str, errs))) + "</pre></details>")
+    langs = corpus.get("languages")   # --lang-detect
+    if langs:
+        total = sum(langs.values()) or 1
+        top = sorted(langs.items(), key=lambda kv: (-kv[1], kv[0]))
+        parts.append('<h3>Languages (detected per document)</h3><table class="kv"><tbody>' + "".join(
+            f'<tr><th>{e(k or "und")}</th>{_num_td(v, _fmt_int(v) + " (" + _fmt_share(v / total) + ")")}</tr>'
+            for k, v in top[:20]) + "</tbody></table>"
+            + (f'<p class="note">{len(top) - 20} more languages in <code>documents.parquet</code> '
+               "(column language).</p>" if len(top) > 20 else ""))
     inputs = scan.summary.get("inputs")
     if inputs:
         parts.append(f'<p class="note">Inputs: {e(", ".join(map(str, inputs)))}'
