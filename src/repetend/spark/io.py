@@ -200,10 +200,49 @@ def local_session(master: str = "local[2]", app_name: str = "repetend", *,
              .config("spark.executor.extraJavaOptions", opt)
     for k, v in (conf or {}).items():
         b = b.config(k, str(v))
+    if quiet is not None:
+        _own_context(b, quiet)
     spark = b.getOrCreate()
     if quiet is not None:   # a session that existed already: at least its level
         spark.sparkContext.setLogLevel("OFF" if quiet else "ERROR")
     return spark
+
+
+_START_NOISE = ("WARNING: Using incubator modules", "Setting default log level",
+                "To adjust logging level")
+
+
+def _forward(stream, target) -> None:
+    for line in iter(stream.readline, b""):
+        text = line.decode("utf-8", "replace")
+        if not text.startswith(_START_NOISE):
+            target.write(text)
+            target.flush()
+
+
+def _own_context(builder, quiet: bool) -> None:
+    """Start the driver JVM ourselves, unless a SparkContext exists: with *quiet*
+    its stderr goes to /dev/null (the JVM's own warnings, e.g. "Using incubator
+    modules", and Spark's start-up lines come before any log configuration
+    applies); else through a filter that drops those start-up lines only."""
+    import subprocess
+    import threading
+
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._active_spark_context is not None or SparkContext._gateway is not None:
+        return
+    conf = SparkConf(loadDefaults=False)
+    for k, v in getattr(builder, "_options", {}).items():
+        conf.set(k, v)
+    if quiet:
+        gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.DEVNULL})
+    else:
+        gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
+        threading.Thread(target=_forward, args=(gateway.proc.stderr, sys.stderr),
+                         daemon=True, name="spark-stderr").start()
+    SparkContext(conf=conf, gateway=gateway)
 
 
 def numpy_column(col, dtype) -> np.ndarray:
