@@ -18,6 +18,9 @@ The tables equal those of a local scan over the documents in that same order
 
 from __future__ import annotations
 
+import contextlib
+import mmap
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -63,9 +66,9 @@ def ordered_store(input_list: list[str], store_dir: Path, config, *, quiet: bool
     from .._progress import Progress
     from ..corpus.load import _READ_KEYS
     from ..corpus.readers import read_corpus
-    from ..corpus.record import ReadStats
+    from ..corpus.record import ReadStats, Record
     from ..corpus.store import build_store, is_store
-    from ..spark.order import local_order
+    from ..spark.order import order_key
     from .reuse import inputs_stamp, same_inputs
 
     io = config.input_options
@@ -77,13 +80,37 @@ def ordered_store(input_list: list[str], store_dir: Path, config, *, quiet: bool
         say(f"the token store in {store_dir} is not in the Spark order: rebuilding it")
     say("reading the corpus for the driver's token store (local reader, Spark order) …")
     stats = ReadStats()
-    records = list(read_corpus(input_list, stats=stats, **{k: io[k] for k in _READ_KEYS if k in io}))
-    perm = local_order([r.id for r in records], [r.text for r in records])
-    records = [records[i] for i in perm]
-    with Progress("tokenize", unit="B", quiet=quiet) as bar:
-        store = build_store(records, out=store_dir, unit=io.get("unit", "word"),
-                            lang=io.get("lang"), read_stats=stats, progress=bar.update)
-    del records
+    store_dir.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".spark-order-", dir=store_dir.parent) as tmp:
+        # one pass: texts spooled to disk, ids and order keys kept (O(documents) small
+        # values); then the records in the Spark order from the memory-mapped spool,
+        # so the driver never holds the corpus text
+        ids, urls, sources, recnos, keys, offs = [], [], [], [], [], [0]
+        spool = Path(tmp) / "texts.bin"
+        with open(spool, "wb") as f:
+            for r in read_corpus(input_list, stats=stats,
+                                 **{k: io[k] for k in _READ_KEYS if k in io}):
+                b = r.text.encode("utf-8", "surrogatepass")
+                f.write(b)
+                offs.append(offs[-1] + len(b))
+                ids.append(r.id)
+                urls.append(r.url)
+                sources.append(r.source)
+                recnos.append(r.record_no)
+                keys.append(order_key(r.id, r.text))
+        perm = sorted(range(len(ids)), key=lambda i: (keys[i], ids[i]))
+        with open(spool, "rb") as f, \
+                (mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if offs[-1] else
+                 contextlib.nullcontext(b"")) as blob:
+            def ordered():
+                for i in perm:
+                    text = bytes(blob[offs[i]:offs[i + 1]]).decode("utf-8", "surrogatepass")
+                    yield Record(id=ids[i], text=text, url=urls[i], source=sources[i],
+                                 record_no=recnos[i])
+
+            with Progress("tokenize", unit="B", quiet=quiet) as bar:
+                store = build_store(ordered(), out=store_dir, unit=io.get("unit", "word"),
+                                    lang=io.get("lang"), read_stats=stats, progress=bar.update)
     write_json(store_dir / INPUTS_STAMP, inputs_stamp(input_list, io))
     return store
 
