@@ -70,7 +70,6 @@ def same(a: Path, b: Path) -> bool:
 def main() -> None:
     src = Path(sys.argv[1])
     sizes = [int(x) for x in sys.argv[2:]] or [500, 2000]
-    rows = []
     with open(src, encoding="utf-8") as f:
         lines = [next(f) for _ in range(max(sizes))]
     tmp = Path(tempfile.mkdtemp(prefix="bench-spark-", dir=os.environ.get("BENCH_TMP")))
@@ -82,7 +81,6 @@ def main() -> None:
         shuf.write_text("".join(lines[i] for i in perm), encoding="utf-8")
         order = local_order([r["id"] for r in recs], [r["text"] for r in recs])
         ordered.write_text("".join(lines[i] for i in order), encoding="utf-8")
-        tokens = None
         wall, peak, tim = run_scan(ordered, tmp / f"local{n}", [])
         tokens = json.loads((tmp / f"local{n}" / "summary.json").read_text())["corpus"]["tokens"]
         results.append((n, tokens, "local", wall, peak, tim, True))

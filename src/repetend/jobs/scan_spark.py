@@ -33,6 +33,9 @@ from ..scandir import INPUTS_STAMP
 __all__ = ["SPARK_METHODS", "validate", "ordered_store", "start", "near_duplicates", "phrases"]
 
 SPARK_METHODS = ("minhash", "exact")
+# ScanConfig.input_options that are read options (the rest are the tokenizer's)
+READ_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html",
+             "duplicate_ids")
 
 
 def validate(config) -> None:
@@ -64,7 +67,6 @@ def ordered_store(input_list: list[str], store_dir: Path, config, *, quiet: bool
     (:func:`repetend.spark.order.local_order`), written to *store_dir*; reused
     when ``config.reuse`` and the store there is of these inputs, in that order."""
     from .._progress import Progress
-    from ..corpus.load import _READ_KEYS
     from ..corpus.readers import read_corpus
     from ..corpus.record import ReadStats, Record
     from ..corpus.store import build_store, is_store
@@ -89,7 +91,7 @@ def ordered_store(input_list: list[str], store_dir: Path, config, *, quiet: bool
         spool = Path(tmp) / "texts.bin"
         with open(spool, "wb") as f:
             for r in read_corpus(input_list, stats=stats,
-                                 **{k: io[k] for k in _READ_KEYS if k in io}):
+                                 **{k: io[k] for k in READ_KEYS if k in io}):
                 b = r.text.encode("utf-8", "surrogatepass")
                 f.write(b)
                 offs.append(offs[-1] + len(b))
@@ -126,6 +128,9 @@ def start(config, *, quiet: bool, say: Callable[[str], None]):
         raise ParameterError(f"a SparkSession on {active.sparkContext.master} is already running "
                              f"in this process; stop it to scan on {config.spark_master}")
     say(f"starting Spark ({config.spark_master}) …")
+    say("spark: on the executors: reading, document order, ids, tokens, near-duplicates, the "
+        "phrase pre-filter; driver: mining the reduced corpus, templates, cleaning plan, "
+        "report, on its own token store")
     spark = local_session(config.spark_master, "repetend scan", quiet=quiet)
     io = config.input_options
     cols = {"id_col": io.get("id_field") or "id", "text_col": io.get("text_field") or "text",

@@ -107,7 +107,7 @@ def find_exact_duplicates(spark, data, config=None, *, id_col: str = "id", text_
 
     from ..neardup import NearDupConfig, NearDupResult, Pairs, containment_pairs, outcome_summary
     from ..neardup.clusters import clusters_from_pairs
-    from ..neardup.exact import _hasher
+    from ..neardup.exact import checksums
 
     cfg = replace(config or NearDupConfig(), **overrides).validate()
     if cfg.method != "exact":
@@ -173,7 +173,7 @@ def find_exact_duplicates(spark, data, config=None, *, id_col: str = "id", text_
     summary = {"method": "exact", "engine": "spark", "parameters": asdict(cfg),
                "documents": n_docs, "shingle_k": k,
                "shingles": int(numpy_column(docs_t.column("n_shingles"), np.int64).sum()),
-               "threshold": t, "exact_hash": _hasher(hash_name)[0],
+               "threshold": t, "exact_hash": checksums([], hash_name)[1],
                **outcome_summary(cfg, len(candidates), pairs, clusters, contain,
                                  {"total": time.perf_counter() - t0})}
     summary.setdefault("capped_buckets", 0)
