@@ -43,8 +43,13 @@ from naive_phrases import naive_phrases  # noqa: E402
 
 @pytest.fixture(scope="module")
 def spark():
+    from pyspark.sql import SparkSession
+
     from repetend.spark import local_session
 
+    active = SparkSession.getActiveSession()   # another module's session: not this master
+    if active is not None:
+        active.stop()
     s = local_session("local[2,4]", "repetend-tests", shuffle_partitions=2,
                       conf={"spark.sql.adaptive.enabled": "false"})
     s.sparkContext.setLogLevel("ERROR")

@@ -36,6 +36,18 @@ from repetend.spark.order import local_order, order_key  # noqa: E402
 HERE = Path(__file__).parent
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _stop_spark_after():
+    """The in-process scans start a local[2] session; stop it after this module so
+    that the next module's session gets its own master (e.g. local[2,4], retries)."""
+    yield
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        active.stop()
+
+
 def _rows(n: int, seed: int) -> list[dict]:
     """A web-like corpus (templates, near-duplicates, urls) as JSON records."""
     from repetend.synth import weblike
