@@ -1,31 +1,103 @@
-"""Spark (local[2]) vs local engine on weblike(N): wall time, kept share, parity."""
-import sys, time, resource
+"""repetend scan --engine spark on a standalone cluster (1 and 2 workers) vs local.
+
+For each corpus size (the first N records of a JSONL corpus, shuffled): a local
+scan of the records in the Spark document order (the reference), then
+``repetend scan --engine spark --spark-master spark://…`` on the shuffled copy
+with a one-worker and a two-worker cluster (workers of 1 core, 1 GB).  Prints
+wall time, the scan's per-stage timings (summary.json), the driver's peak memory
+(Python driver + its JVM, sampled every 0.2 s; executors are children of the
+workers, not counted) and whether every table equals the local one.
+
+    python benchmarks/bench_spark.py bench-data/debian.jsonl 500 2000
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
 import numpy as np
-import repetend, repetend.synth
-from repetend.spark import local_session, find_phrases, find_near_duplicates
-n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-c = repetend.synth.weblike(n)
-ids = [f"d{i:06d}" for i in range(len(c))]
-t = time.perf_counter(); store = repetend.TokenStore.from_texts(c.texts, ids=ids, urls=c.urls); t_store = time.perf_counter() - t
-spark = local_session("local[2]", shuffle_partitions=4); spark.sparkContext.setLogLevel("ERROR")
-df = spark.createDataFrame(list(zip(ids, c.texts, c.urls)), "id string, text string, url string").repartition(4)
-df.count()
-pc = repetend.PhraseConfig(min_docs=5, min_len=10); nc = repetend.NearDupConfig(threshold=0.8)
-find_phrases(spark, df.limit(50), pc); find_near_duplicates(spark, df.limit(50), nc)  # warm workers
-rows = []
-t = time.perf_counter(); lp = repetend.find_phrases(store, pc); tl = time.perf_counter() - t + t_store
-t = time.perf_counter(); sp = find_phrases(spark, df, pc); ts = time.perf_counter() - t
-rows.append(("phrases", tl, ts, lp.phrases.equals(sp.phrases) and lp.documents.equals(sp.documents)))
-t = time.perf_counter(); ln = repetend.find_near_duplicates(store, nc); tl = time.perf_counter() - t + t_store
-t = time.perf_counter(); sn = find_near_duplicates(spark, df, nc); ts = time.perf_counter() - t
-rows.append(("neardup", tl, ts, np.array_equal(ln.pairs.a, sn.pairs.a) and np.array_equal(ln.clusters.cluster_id, sn.clusters.cluster_id)))
-tok = store.n_tokens
-print(f"weblike({n}): {len(c)} docs, {tok} tokens; local includes tokenization ({t_store:.2f} s)")
-print(f"{'task':8} {'local s':>8} {'spark s':>8} {'spark/local':>11} {'spark us/token':>14} equal")
-for name, a, b, eq in rows:
-    print(f"{name:8} {a:8.2f} {b:8.2f} {b / a:11.1f} {b / tok * 1e6:14.2f} {eq}")
-s = sp.summary["spark"]
-print(f"pre-filter: kept_share {s['kept_share']:.3f}, frequent words {s['frequent_words']}, "
-      f"k-grams past sketch {s['kgrams_past_sketch']}, frequent k-grams {s['frequent_kgrams']}, islands docs {s['island_documents']}")
-print(f"driver peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024:.0f} MB")
-spark.stop()
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from test_spark_scan import tables  # noqa: E402
+
+from repetend.spark.order import local_order  # noqa: E402
+from repetend.spark.standalone import standalone_cluster  # noqa: E402
+
+
+def run_scan(corpus: Path, out: Path, extra: list[str]) -> tuple[float, float, dict]:
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1")
+    t = time.perf_counter()
+    p = subprocess.Popen([sys.executable, "-c", "from repetend.cli import main; main()", "scan",
+                          str(corpus), "--out", str(out), "--no-report", "-q", *extra],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc, peak = psutil.Process(p.pid), 0
+    while p.poll() is None:
+        try:
+            rss = sum(q.memory_info().rss for q in [proc, *proc.children(recursive=True)])
+            peak = max(peak, rss)
+        except psutil.Error:
+            pass
+        time.sleep(0.2)
+    err = p.stderr.read()
+    if p.returncode:
+        raise SystemExit(f"scan failed: {err}")
+    wall = time.perf_counter() - t
+    return wall, peak / 2**20, json.loads((out / "summary.json").read_text())["timings"]
+
+
+def same(a: Path, b: Path) -> bool:
+    ta, tb = tables(a), tables(b)
+    if sorted(ta) != sorted(tb):
+        return False
+    for k in ta:
+        x, y = ta[k].select(tb[k].column_names), tb[k]
+        for c in y.column_names:
+            u, v = x.column(c), y.column(c)
+            if u.type.id == v.type.id and str(u.type).startswith("double"):
+                if not np.array_equal(u.to_numpy(), v.to_numpy(), equal_nan=True):
+                    return False
+            elif not u.equals(v):
+                return False
+    return True
+
+
+def main() -> None:
+    src = Path(sys.argv[1])
+    sizes = [int(x) for x in sys.argv[2:]] or [500, 2000]
+    with open(src, encoding="utf-8") as f:
+        lines = [next(f) for _ in range(max(sizes))]
+    tmp = Path(tempfile.mkdtemp(prefix="bench-spark-", dir=os.environ.get("BENCH_TMP")))
+    results = []
+    for n in sizes:
+        recs = [json.loads(x) for x in lines[:n]]
+        perm = np.random.default_rng(0).permutation(n)
+        shuf, ordered = tmp / f"shuf{n}.jsonl", tmp / f"ord{n}.jsonl"
+        shuf.write_text("".join(lines[i] for i in perm), encoding="utf-8")
+        order = local_order([r["id"] for r in recs], [r["text"] for r in recs])
+        ordered.write_text("".join(lines[i] for i in order), encoding="utf-8")
+        wall, peak, tim = run_scan(ordered, tmp / f"local{n}", [])
+        tokens = json.loads((tmp / f"local{n}" / "summary.json").read_text())["corpus"]["tokens"]
+        results.append((n, tokens, "local", wall, peak, tim, True))
+        for workers in (1, 2):
+            with standalone_cluster(workers, cores=1, memory="1g") as url:
+                out = tmp / f"spark{n}w{workers}"
+                wall, peak, tim = run_scan(shuf, out, ["--engine", "spark", "--spark-master", url])
+                results.append((n, tokens, f"spark {workers}w", wall, peak, tim,
+                                same(out, tmp / f"local{n}")))
+    print(f"corpus: first N records of {src}, shuffled for Spark; workers 1 core / 1 GB each")
+    print(f"{'docs':>6} {'tokens':>10} {'engine':9} {'wall s':>7} {'driver MB':>9} "
+          f"{'tokenize':>8} {'dups':>7} {'phrases':>7} {'decide':>7} equal")
+    for n, tok, eng, wall, peak, tim, eq in results:
+        print(f"{n:6d} {tok:10d} {eng:9} {wall:7.1f} {peak:9.0f} {tim.get('tokenize', 0):8.1f} "
+              f"{tim.get('dups', 0):7.1f} {tim.get('phrases', 0):7.1f} "
+              f"{tim.get('decisions', 0):7.1f} {eq}")
+
+
+if __name__ == "__main__":
+    main()

@@ -97,6 +97,9 @@ class ScanConfig:
 
             if importlib.util.find_spec("pyspark") is None:
                 raise MissingExtraError("pyspark", "spark", "--engine spark")
+            from .scan_spark import validate as spark_validate
+
+            spark_validate(self)
         if self.df_over not in DF_OVER:
             raise ParameterError(f"--df-over must be one of {', '.join(DF_OVER)}, "
                                  f"got {self.df_over!r}")
@@ -305,6 +308,11 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
             say(f"reusing the token store in {store_dir}")
             store = TokenStore.open(store_dir)
             store_path = store_dir
+        elif config.spark_master is not None:   # the store in the Spark document order
+            from .scan_spark import ordered_store
+
+            store = ordered_store(input_list, store_dir, config, quiet=quiet, say=say)
+            store_path = store_dir
         else:
             from ..corpus import load as corpus_load
 
@@ -331,13 +339,9 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
     spark = None
     spark_cols: dict = {}
     if config.spark_master is not None:
-        from ..spark import local_session
+        from .scan_spark import start as spark_start
 
-        say(f"starting Spark ({config.spark_master}) …")
-        spark = local_session(config.spark_master, "repetend scan")
-        io = config.input_options
-        spark_cols = {"id_col": io.get("id_field") or "id", "text_col": io.get("text_field") or "text",
-                      "url_col": io.get("url_field") or "url"}
+        spark, spark_cols = spark_start(config, quiet=quiet, say=say)
 
     # -- 2. near-duplicates (first: phrase df may count its clusters) -----------------
     if ncfg0 is not None:
@@ -355,9 +359,9 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
             if ncfg.method == "minhash" and config.memory_limit is not None:
                 ncfg = replace(ncfg, memory_limit=config.memory_limit)
             if spark is not None:
-                from ..spark import find_near_duplicates as spark_dups
+                from .scan_spark import near_duplicates as spark_dups
 
-                res = spark_dups(spark, input_list, ncfg, **spark_cols)
+                res = spark_dups(spark, input_list, ncfg, store, spark_cols, config, say)
             else:
                 res = find_near_duplicates(store, ncfg)
             res.write(ddir)
@@ -406,7 +410,9 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
                                          else pcfg0.memory_limit),
                            df_over="clusters" if groups is not None else "documents")
             if spark is not None:
-                res = _spark_phrases(spark, input_list, pcfg, store, spark_cols, say, groups)
+                from .scan_spark import phrases as spark_phrases
+
+                res = spark_phrases(spark, input_list, pcfg, store, spark_cols, config, say, groups)
             else:
                 res = find_phrases(store, pcfg, groups=groups)
             if groups is None and config.df_over == "clusters":
@@ -499,32 +505,6 @@ def _labels_digest(labels: np.ndarray) -> str:
     return hashlib.sha1(rank[inv.reshape(-1)].tobytes()).hexdigest()[:16]
 
 
-def _spark_phrases(spark, input_list: list[str], pcfg: PhraseConfig, store: TokenStore,
-                   spark_cols: dict, say: Callable[[str], None], groups=None):
-    """Phrases mined on Spark, with the template layer run here, on the local store."""
-    from ..phrases.find import add_char_offsets, run_templates
-    from ..spark import find_phrases as spark_phrases
-
-    res = spark_phrases(spark, input_list, pcfg, **spark_cols,
-                        **({} if groups is None else {"groups": groups}))
-    _same_order(res.documents, store, "phrases")
-    if pcfg.templates is not None and pcfg.min_docs >= 2 and store.n_tokens:
-        # the pre-filter drops the text between frequent parts, so the
-        # template layer runs here, on the local store, over the exact
-        # phrases Spark found (global token positions of this store)
-        say("finding templates with variable parts locally …")
-        frequent = round(res.summary["frequent_share"] * store.n_tokens)
-        res.templates, plan = run_templates(store, res.raw, pcfg, store.n_tokens, frequent,
-                                            groups=groups)
-        if res.templates is not None:
-            res.summary["templates"] = res.templates.summary
-        else:
-            res.summary["templates_skipped"] = plan
-    # the character offsets, from the local store's text, as the local engines give them
-    res.occurrences, res.spans = add_char_offsets(store, res.occurrences, res.spans, res.templates)
-    return res
-
-
 def _measured_recall(store: TokenStore, ddir: Path) -> dict | None:
     """The LSH S-curve measured on this corpus (for the report), when the written
     candidate list is complete and the corpus small enough for an exact join."""
@@ -551,13 +531,3 @@ def _measured_recall(store: TokenStore, ddir: Path) -> dict | None:
                                cand.column("b_index").to_numpy(zero_copy_only=False), int(k))
     except Exception:  # noqa: BLE001 - a figure for the report is optional, the scan is not
         return None
-
-
-def _same_order(documents, store: TokenStore, stage: str) -> None:
-    """Spark numbers documents by id; the report and `clean` use the store's
-    read order. Refuse results whose order differs rather than mislabel them."""
-    ids = documents.column("doc_id").to_pylist()
-    if ids != store.doc_ids:
-        raise ParameterError(
-            f"Spark numbered the documents in another order than the input ({stage}); "
-            "with --engine spark the input must be sorted by id (or use the local engine)")

@@ -3,14 +3,16 @@
 Every Spark job of :mod:`repetend.spark` starts from :func:`load_documents`,
 which turns a DataFrame (or Parquet / JSONL paths) with id / text (/ url)
 columns into ``doc_index, doc_id, url, text``.  ``doc_index`` is the rank of
-the document in a deterministic total order — the ``order_col`` column when
-given, else the id — obtained by a sort and ``zipWithIndex``, never by
-``monotonically_increasing_id`` (whose values depend on the partitioning and
-change when a task is retried on another layout).  The local engine numbers
-documents in reading order; a local run on the records in the same order gives
-the same indices, which is what makes Spark and local results identical,
-including the tie rules that depend on indices (huge-bucket order, cluster
-representatives, cluster ids).
+the document in a deterministic total order — by default the order key of
+:mod:`repetend.spark.order` (a hash of id and text, ties by id), or the
+``order_col`` column when given — obtained by a sort and ``zipWithIndex``,
+never by ``monotonically_increasing_id`` (whose values depend on the
+partitioning and change when a task is retried on another layout).  The input
+need not be sorted: the numbering depends on the data alone.  The local engine
+numbers documents in reading order; a local run on the records in the same
+order (:func:`repetend.spark.order.local_order`) gives the same indices, which
+is what makes Spark and local results identical, including the tie rules that
+depend on indices (huge-bucket order, cluster representatives, cluster ids).
 """
 
 from __future__ import annotations
@@ -42,12 +44,13 @@ def _read_paths(spark, paths: Sequence[str]):
     if len(kinds) > 1:
         raise InputError("mixing Parquet and JSONL paths in one Spark input", path=paths[0])
     if "parquet" in kinds:
-        return spark.read.parquet(*paths)
-    return spark.read.json(paths)
+        return spark.read.parquet(*paths), False
+    return spark.read.json(paths, mode="PERMISSIVE", columnNameOfCorruptRecord="_corrupt_record"), True
 
 
 def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
-                   url_col: str | None = "url", order_col: str | None = None):
+                   url_col: str | None = "url", order_col: str | None = None,
+                   on_error: str = "skip"):
     """The documents as ``doc_index (long), doc_id (string), url (string), text (string)``.
 
     Parameters
@@ -58,42 +61,76 @@ def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
     id_col, text_col, url_col : str
         Column names; ``url_col`` may be absent from the data (urls are then null).
     order_col : str, optional
-        Column that orders the documents (ties broken by id); default: the id.
+        Column that orders the documents (ties broken by id).  Default: the
+        order key of :mod:`repetend.spark.order` (a hash of id and text, ties
+        by id), a function of the data alone: any shuffled copy of the corpus
+        gets the same numbering, and :func:`repetend.spark.order.local_order`
+        gives it without Spark.
+    on_error : {"skip", "fail"}
+        JSONL lines Spark cannot parse, or whose text is missing or null, are
+        skipped (as the local reader does) or raise :class:`InputError`.
 
     Raises
     ------
     InputError
-        A named column is missing (the message lists the columns that exist), or
-        two documents share an id.
+        A named column is missing (the message lists the columns that exist), an
+        id is null, or two documents share an id — found by a shuffle of the ids
+        alone, before any tokenizing.
     """
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
+    from .order import key_batches
+
+    if on_error not in ("skip", "fail"):
+        raise ParameterError(f"on_error must be 'skip' or 'fail', got {on_error!r}")
+    from_json = False
     if isinstance(data, (str, os.PathLike)):
         data = [data]
     if not isinstance(data, DataFrame):
         if not isinstance(data, (list, tuple)) or not data:
             raise ParameterError("data must be a Spark DataFrame or Parquet/JSONL path(s)")
-        data = _read_paths(spark, data)
-    cols = data.columns
+        data, from_json = _read_paths(spark, data)
+    cols = [c for c in data.columns if c != "_corrupt_record"]
     for name, col in (("id", id_col), ("text", text_col)):
         if col not in cols:
             raise InputError(f"the {name} column {col!r} is missing; columns: {', '.join(cols)}")
     if order_col is not None and order_col not in cols:
         raise InputError(f"the order column {order_col!r} is missing; columns: {', '.join(cols)}")
+    if from_json:
+        # what the local JSONL reader counts as malformed: unparseable lines and
+        # records without a (non-null) text
+        bad = F.col(text_col).isNull()
+        if "_corrupt_record" in data.columns:
+            bad = bad | F.col("_corrupt_record").isNotNull()
+        data = data.withColumn("_bad", bad)
+        if on_error == "fail":
+            first = data.filter(F.col("_bad")).limit(1).collect()
+            if first:
+                raise InputError("a record is malformed (not valid JSON, or no text field "
+                                 f"{text_col!r}); the local reader names the line")
+        data = data.filter(~F.col("_bad")).drop("_bad")
     url = F.col(url_col).cast("string") if url_col and url_col in cols else F.lit(None).cast("string")
     sel = [F.col(id_col).cast("string").alias("doc_id"), url.alias("url"),
            F.coalesce(F.col(text_col).cast("string"), F.lit("")).alias("text")]
-    keys = [F.col("doc_id")]
     if order_col is not None:
-        sel.append(F.col(order_col).alias("_order"))
-        keys = [F.col("_order"), F.col("doc_id")]
+        sel.append(F.col(order_col).alias("_key"))
     df = data.select(*sel)
     nulls = df.filter(F.col("doc_id").isNull()).limit(1).count()
     if nulls:
         raise InputError(f"the id column {id_col!r} has null values")
-    ordered = df.orderBy(*keys)
+    # a repeated id, found on the ids alone (a shuffle of short strings) before any
+    # expensive stage; the message names the smallest repeated id
+    dup = (df.groupBy("doc_id").count().filter(F.col("count") > 1)
+           .orderBy("doc_id").limit(1).collect())
+    if dup:
+        raise InputError(f"document id {dup[0]['doc_id']!r} occurs {dup[0]['count']} times; "
+                         "ids must be unique")
+    if order_col is None:
+        key_schema = T.StructType(df.schema.fields + [T.StructField("_key", T.LongType(), False)])
+        df = df.mapInArrow(key_batches, key_schema)
+    ordered = df.orderBy(F.col("_key"), F.col("doc_id"))
     schema = T.StructType([T.StructField("doc_index", T.LongType(), False),
                            T.StructField("doc_id", T.StringType(), False),
                            T.StructField("url", T.StringType(), True),
@@ -105,37 +142,107 @@ def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
 
 
 def check_unique_ids(docs) -> int:
-    """Number of documents; raises :class:`InputError` when an id repeats."""
-    from pyspark.sql import functions as F
+    """Number of documents (:func:`load_documents` has refused repeated ids already)."""
+    return int(docs.count())
 
-    row = docs.agg(F.count("*").alias("n"), F.countDistinct("doc_id").alias("u")).first()
-    n, u = int(row["n"]), int(row["u"])
-    if n != u:
-        dup = (docs.groupBy("doc_id").count().filter(F.col("count") > 1)
-               .orderBy("doc_id").first())
-        raise InputError(f"document id {dup['doc_id']!r} occurs {dup['count']} times; "
-                         "ids must be unique")
-    return n
+
+_LOG4J2 = """# repetend: Spark's own log lines, at level {level}, on stderr
+rootLogger.level = {level}
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{{HH:mm:ss}} %p %c{{1}}: %m%n
+"""
+
+
+def log4j2_file(level: str) -> Path:
+    """A log4j2 properties file setting Spark's root log level (written once per
+    level into the temporary directory)."""
+    import tempfile
+
+    level = level.lower()
+    path = Path(tempfile.gettempdir()) / f"repetend-log4j2-{level}.properties"
+    text = _LOG4J2.format(level=level)
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    return path
 
 
 def local_session(master: str = "local[2]", app_name: str = "repetend", *,
-                  shuffle_partitions: int = 8, conf: dict | None = None):
-    """A SparkSession for local runs and tests: UI off, this Python for the workers,
-    Arrow on, few shuffle partitions."""
+                  shuffle_partitions: int = 8, conf: dict | None = None,
+                  quiet: bool | None = None):
+    """A SparkSession for local runs, tests and ``repetend scan``: UI off, this
+    Python for the workers, Arrow on, few shuffle partitions, no console progress bar.
+
+    *quiet* True: Spark's log4j output is off from JVM start-up on (a log4j2
+    properties file passed with ``-Dlog4j2.configurationFile`` to the driver and
+    the executors); False: errors only; None: Spark's own defaults.  Options the
+    caller gives in *conf* win (``spark.driver.extraJavaOptions`` included)."""
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     b = (SparkSession.builder.master(master).appName(app_name)
          .config("spark.ui.enabled", "false")
+         .config("spark.ui.showConsoleProgress", "false")
          .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
          .config("spark.default.parallelism", str(shuffle_partitions))
          .config("spark.sql.execution.arrow.pyspark.enabled", "true")
          .config("spark.pyspark.python", sys.executable)
          .config("spark.driver.memory", "2g"))
+    if quiet is not None:
+        opt = f"-Dlog4j2.configurationFile=file:{log4j2_file('off' if quiet else 'error')}"
+        b = b.config("spark.driver.extraJavaOptions", opt) \
+             .config("spark.executor.extraJavaOptions", opt)
     for k, v in (conf or {}).items():
         b = b.config(k, str(v))
-    return b.getOrCreate()
+    if quiet is not None:
+        _own_context(b, quiet)
+    spark = b.getOrCreate()
+    if quiet is not None:   # a session that existed already: at least its level
+        spark.sparkContext.setLogLevel("OFF" if quiet else "ERROR")
+    return spark
+
+
+_START_NOISE = ("WARNING: Using incubator modules", "Setting default log level",
+                "To adjust logging level")
+
+
+def _forward(stream, target) -> None:
+    for line in iter(stream.readline, b""):
+        text = line.decode("utf-8", "replace")
+        if not text.startswith(_START_NOISE):
+            target.write(text)
+            target.flush()
+
+
+def _own_context(builder, quiet: bool) -> None:
+    """Start the driver JVM ourselves, unless a SparkContext exists: with *quiet*
+    its stderr goes to /dev/null (the JVM's own warnings, e.g. "Using incubator
+    modules", and Spark's start-up lines come before any log configuration
+    applies); else through a filter that drops those start-up lines only."""
+    import subprocess
+    import threading
+
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._active_spark_context is not None or SparkContext._gateway is not None:
+        return
+    conf = SparkConf(loadDefaults=False)
+    for k, v in getattr(builder, "_options", {}).items():
+        conf.set(k, v)
+    if quiet:
+        gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.DEVNULL})
+    else:
+        gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
+        threading.Thread(target=_forward, args=(gateway.proc.stderr, sys.stderr),
+                         daemon=True, name="spark-stderr").start()
+    SparkContext(conf=conf, gateway=gateway)
 
 
 def numpy_column(col, dtype) -> np.ndarray:

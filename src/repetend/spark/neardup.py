@@ -152,7 +152,7 @@ def _verify_batches(batches, *, k, num_perm, seed, hash_name, bits, scheme):
 
 def near_duplicate_frames(spark, data, config=None, *, id_col: str = "id", text_col: str = "text",
                           url_col: str | None = "url", order_col: str | None = None,
-                          unit: str = "word") -> dict:
+                          unit: str = "word", on_error: str = "skip") -> dict:
     """The Spark DataFrames of a MinHash-LSH near-duplicate search, not collected.
 
     Returns a dict with ``documents`` (doc_index, doc_id, url, n_tokens, n_shingles),
@@ -173,7 +173,11 @@ def near_duplicate_frames(spark, data, config=None, *, id_col: str = "id", text_
 
     cfg = replace(config or NearDupConfig()).validate()
     if cfg.method != "minhash":
-        raise ParameterError(f"the Spark engine runs method 'minhash' only, got {cfg.method!r}")
+        if cfg.method == "exact":
+            raise ParameterError("near_duplicate_frames runs method 'minhash'; method 'exact' "
+                                 "runs with repetend.spark.find_near_duplicates")
+        raise ParameterError(f"near-duplicate method {cfg.method!r} does not run on Spark; "
+                             "the Spark engine runs minhash and exact")
     if unit not in ("word", "char"):
         raise ParameterError(f"the Spark engine tokenizes unit 'word' or 'char', got {unit!r}")
     bands, rows = cfg.banding()
@@ -182,7 +186,7 @@ def near_duplicate_frames(spark, data, config=None, *, id_col: str = "id", text_
     tiny_limit = safe_min_shingles(int(cfg.min_shingles), t)
     cap = 0 if cfg.max_bucket is None else int(cfg.max_bucket)
     docs = load_documents(spark, data, id_col=id_col, text_col=text_col, url_col=url_col,
-                          order_col=order_col)
+                          order_col=order_col, on_error=on_error)
     docs = docs.persist(StorageLevel.MEMORY_AND_DISK)
     n_docs = check_unique_ids(docs)
 
@@ -281,9 +285,10 @@ def _collect_arrow(df):
 
 def find_near_duplicates(spark, data, config=None, *, id_col: str = "id", text_col: str = "text",
                          url_col: str | None = "url", order_col: str | None = None,
-                         unit: str = "word", **overrides):
+                         unit: str = "word", on_error: str = "skip", **overrides):
     """Near-duplicate documents with Spark: the Spark twin of
-    :func:`repetend.find_near_duplicates` (method ``minhash``).
+    :func:`repetend.find_near_duplicates` (methods ``minhash`` and ``exact``,
+    :mod:`repetend.spark.exact`).
 
     Parameters
     ----------
@@ -316,9 +321,15 @@ def find_near_duplicates(spark, data, config=None, *, id_col: str = "id", text_c
                            minhash_summary, outcome_summary)
 
     cfg = replace(config or NearDupConfig(), **overrides).validate()
+    if cfg.method == "exact":
+        from .exact import find_exact_duplicates
+
+        return find_exact_duplicates(spark, data, cfg, id_col=id_col, text_col=text_col,
+                                     url_col=url_col, order_col=order_col, unit=unit,
+                                     on_error=on_error)
     t0 = time.perf_counter()
     fr = near_duplicate_frames(spark, data, cfg, id_col=id_col, text_col=text_col, url_col=url_col,
-                               order_col=order_col, unit=unit)
+                               order_col=order_col, unit=unit, on_error=on_error)
     try:
         docs_t = _collect_arrow(fr["documents"].select("doc_index", "doc_id", "n_tokens",
                                                        "n_shingles").orderBy("doc_index"))

@@ -246,6 +246,7 @@ def _surface(spark, docs_df, wanted: np.ndarray, unit: str) -> dict[int, tuple[s
 
 def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str = "text",
                  url_col: str | None = "url", order_col: str | None = None, unit: str = "word",
+                 on_error: str = "skip",
                  k: int | None = None, sketch_width: int = SKETCH_WIDTH,
                  sketch_depth: int = SKETCH_DEPTH, groups=None, **overrides: Any):
     """Maximal frequent phrases with Spark: the Spark twin of :func:`repetend.find_phrases`.
@@ -315,7 +316,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     t0 = time.perf_counter()
     sc = spark.sparkContext
     docs = load_documents(spark, data, id_col=id_col, text_col=text_col, url_col=url_col,
-                          order_col=order_col).persist(StorageLevel.MEMORY_AND_DISK)
+                          order_col=order_col, on_error=on_error).persist(StorageLevel.MEMORY_AND_DISK)
     persisted = [docs]
     try:
         n_docs = check_unique_ids(docs)

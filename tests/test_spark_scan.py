@@ -1,0 +1,182 @@
+"""``repetend scan --engine spark``: every table of a local scan, from shuffled input.
+
+The Spark engine numbers documents by a hash of id and text
+(:mod:`repetend.spark.order`), so the reference is a local scan over the same
+records written in that order (:func:`repetend.spark.order.local_order`); the
+Spark scan reads a shuffled copy.  Also: quiet runs print nothing, bad input
+gives the local counts, methods that do not run on Spark are refused early.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyspark")
+if shutil.which("java") is None:  # pragma: no cover - depends on the machine
+    pytest.skip("the Spark tests need a Java runtime (openjdk-17-jre-headless)",
+                allow_module_level=True)
+
+import pyarrow as pa  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+from repetend.errors import ParameterError  # noqa: E402
+from repetend.jobs import ScanConfig, scan  # noqa: E402
+from repetend.neardup import NearDupConfig  # noqa: E402
+from repetend.phrases import PhraseConfig  # noqa: E402
+from repetend.spark.order import local_order, order_key  # noqa: E402
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stop_spark_after():
+    """The in-process scans start a local[2] session; stop it after this module so
+    that the next module's session gets its own master (e.g. local[2,4], retries)."""
+    yield
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        active.stop()
+
+
+def _rows(n: int, seed: int) -> list[dict]:
+    """A web-like corpus (templates, near-duplicates, urls) as JSON records."""
+    from repetend.synth import weblike
+
+    c = weblike(n, seed=seed)
+    return [{"id": f"doc-{i:06d}", "text": t, "url": u} for i, (t, u) in
+            enumerate(zip(c.texts, c.urls))]
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    with open(path, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    return path
+
+
+def shuffled_and_reference(tmp: Path, rows: list[dict], seed: int = 0) -> tuple[Path, Path]:
+    """(a shuffled JSONL for Spark, the same records in the Spark order for the
+    local reference scan)."""
+    perm = np.random.default_rng(seed).permutation(len(rows))
+    shuffled = _write(tmp / "shuffled.jsonl", [rows[i] for i in perm])
+    order = local_order([r["id"] for r in rows], [r["text"] for r in rows])
+    ref = _write(tmp / "ordered.jsonl", [rows[i] for i in order])
+    return shuffled, ref
+
+
+def tables(out: Path) -> dict[str, object]:
+    """Every Parquet table of a scan directory but the token store's."""
+    return {str(p.relative_to(out)): pq.read_table(p) for p in sorted(out.rglob("*.parquet"))
+            if not str(p.relative_to(out)).startswith("store")}
+
+
+def assert_same_tables(got: Path, want: Path) -> None:
+    a, b = tables(got), tables(want)
+    assert sorted(a) == sorted(b)
+    for name in a:
+        assert a[name].num_rows == b[name].num_rows, name
+        got = a[name].select(b[name].column_names)
+        if got.equals(b[name]):
+            continue
+        for c in b[name].column_names:   # NaN (estimates of exact pairs) equals NaN here
+            x, y = got.column(c), b[name].column(c)
+            if pa.types.is_floating(y.type):
+                assert np.array_equal(x.to_numpy(), y.to_numpy(), equal_nan=True), (name, c)
+            else:
+                assert x.equals(y), (name, c)
+
+
+def test_order_key_is_the_data_alone():
+    assert order_key("a", "x y") == order_key("a", "x y")
+    assert order_key("a", "x y") != order_key("a", "x  y")
+    assert order_key("ab", "c") != order_key("a", "bc")     # the id is length-prefixed
+    ids, texts = ["b", "a", "c"], ["t", "t", "u"]
+    perm = local_order(ids, texts)
+    assert sorted(perm.tolist()) == [0, 1, 2]
+    # shuffling the input permutes the order the same way: it depends on the data alone
+    again = local_order(ids[::-1], texts[::-1])
+    assert [ids[::-1][i] for i in again] == [ids[i] for i in perm]
+
+
+def test_scan_of_shuffled_input_equals_the_local_scan(tmp_path):
+    """Phrases with templates, df over clusters, MinHash near-duplicates, the cleaning
+    plan: every table equal; the input order does not matter."""
+    shuffled, ref = shuffled_and_reference(tmp_path, _rows(80, seed=11))
+    cfg = dict(phrases=PhraseConfig(min_docs=4), report=False)
+    scan([ref], tmp_path / "local", ScanConfig(**cfg))
+    scan([shuffled], tmp_path / "spark", ScanConfig(**cfg, spark_master="local[2]"))
+    assert_same_tables(tmp_path / "spark", tmp_path / "local")
+    t = tables(tmp_path / "local")
+    assert t["phrases/phrases.parquet"].num_rows > 0
+    assert t["dups/pairs.parquet"].num_rows > 0
+    assert t["phrases/templates.parquet"].num_rows > 0
+
+
+def test_exact_method_on_spark_equals_local(tmp_path):
+    rows = _rows(40, seed=3)
+    rows += [{"id": f"copy-{i}", "text": "  " + rows[i]["text"].upper() + "\n", "url": None}
+             for i in range(0, 40, 7)]
+    shuffled, ref = shuffled_and_reference(tmp_path, rows, seed=1)
+    cfg = dict(phrases=None, dups=NearDupConfig(method="exact"), report=False)
+    scan([ref], tmp_path / "local", ScanConfig(**cfg))
+    scan([shuffled], tmp_path / "spark", ScanConfig(**cfg, spark_master="local[2]"))
+    assert_same_tables(tmp_path / "spark", tmp_path / "local")
+    assert tables(tmp_path / "local")["dups/pairs.parquet"].num_rows >= 6
+
+
+def test_methods_that_do_not_run_on_spark_are_refused_before_reading(tmp_path):
+    corpus = _write(tmp_path / "c.jsonl", _rows(5, seed=1))
+    for method in ("allpairs", "simhash", "broder"):
+        with pytest.raises(ParameterError, match="runs minhash and exact"):
+            scan([corpus], tmp_path / method,
+                 ScanConfig(dups=NearDupConfig(method=method), spark_master="local[2]"))
+        assert not (tmp_path / method).exists()
+
+
+def test_bad_records_give_the_local_counts(tmp_path):
+    """Unparseable lines and records without text are skipped by both readers: the
+    same documents, the same read counts as a local scan."""
+    rows = _rows(30, seed=5)
+    shuffled, ref = shuffled_and_reference(tmp_path, rows)
+    for path in (shuffled, ref):
+        with open(path, "a", encoding="utf-8") as f:
+            f.write('{"id": "broken", "text": "no closing quote}\n')
+            f.write('{"id": "notext", "body": "x"}\n')
+    cfg = dict(phrases=PhraseConfig(min_docs=3, templates=None), report=False)
+    a = scan([ref], tmp_path / "local", ScanConfig(**cfg))
+    b = scan([shuffled], tmp_path / "spark", ScanConfig(**cfg, spark_master="local[2]"))
+    assert a.summary["corpus"]["read"]["malformed"] == 2
+    assert b.summary["corpus"]["read"] == a.summary["corpus"]["read"] | {
+        "errors": b.summary["corpus"]["read"]["errors"]}
+    assert_same_tables(tmp_path / "spark", tmp_path / "local")
+
+
+def _cli(args: list[str], **kw) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(HERE.parent / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-c", "from repetend.cli import main; main()", *args], capture_output=True,
+                          text=True, env=env, timeout=600, **kw)
+
+
+def test_quiet_means_quiet_and_one_line_per_stage(tmp_path):
+    corpus = _write(tmp_path / "c.jsonl", _rows(30, seed=2))
+    q = _cli(["scan", str(corpus), "--out", str(tmp_path / "q"), "--engine", "spark",
+              "--no-report", "-q"])
+    assert q.returncode == 0, q.stderr
+    assert q.stderr.strip() == "", q.stderr          # no log4j, no progress bars, no warnings
+    v = _cli(["scan", str(corpus), "--out", str(tmp_path / "v"), "--engine", "spark",
+              "--no-report"])
+    assert v.returncode == 0, v.stderr
+    lines = [ln for ln in v.stderr.splitlines() if ln.strip()]
+    assert any(ln.startswith("spark:") for ln in lines), v.stderr
+    assert not any(" INFO " in ln or " WARN " in ln or "[Stage" in ln for ln in lines), v.stderr
