@@ -161,7 +161,7 @@ def scan(inputs, out, quiet, **kw):
     log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
     config_file = click.get_current_context().meta.get("repetend.scan.config_file")
     res = run(list(inputs), out, scan_config(kw), command=command, quiet=quiet, log=log,
-              config_file=config_file)
+              config_file=config_file, hard_memory_stop=True)
     _print_summary(res)
 
 
