@@ -153,3 +153,12 @@ def test_the_cli_stops_with_a_one_line_error_and_exit_code(corpus, tmp_path):
     assert len(err) == 1 and "exceeded --memory-limit" in err[0] and "stage " in err[0], r.stderr
     assert "run in memory" in r.stderr          # said up front
     assert not out.exists()
+
+
+def test_minhash_runs_in_memory_only_when_it_fits_twice():
+    from repetend.jobs.scan_memory import dups_fit_in_memory
+
+    held = rss_now()["anon"]
+    assert dups_fit_in_memory(held + (4 << 30), 1_000_000, 1_000)[0]
+    fits, why = dups_fit_in_memory(held + (64 << 20), 100_000_000, 100_000)
+    assert not fits and why.startswith("out of core")

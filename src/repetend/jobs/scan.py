@@ -369,7 +369,12 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
             say(f"finding near-duplicates ({ncfg0.method}, t = {ncfg0.threshold}) …")
             ncfg = ncfg0
             if ncfg.method == "minhash" and config.memory_limit is not None:
-                ncfg = replace(ncfg, memory_limit=config.memory_limit)
+                from .scan_memory import dups_fit_in_memory
+
+                fits, why = dups_fit_in_memory(config.memory_limit, store.n_tokens, store.n_docs)
+                say(f"near-duplicates {why}")
+                if not fits:
+                    ncfg = replace(ncfg, memory_limit=config.memory_limit)
             with wd.stage("dups"):
                 if spark is not None:
                     from ..spark import find_near_duplicates as spark_dups

@@ -7,8 +7,11 @@ How each stage keeps the limit:
 * ``phrases`` (mining): out of core under the limit (``phrases.outofcore``);
 * ``templates``: planned from an estimate (default layer, merge-only, or
   skipped: ``phrases.find._template_plan``), then watched;
-* ``dups`` with ``minhash``: out of core under the limit (``neardup.outofcore``);
-  other methods run in memory: said up front, watched;
+* ``dups`` with ``minhash``: in memory when twice its estimate fits in the room
+  left under the limit (the same tables as without a limit, watched), else out
+  of core under the limit (``neardup.outofcore``: no candidate list, containment
+  among the verified pairs only); other methods run in memory: said up front,
+  watched;
 * ``tokenize``, ``dups tables``, ``phrase tables``, ``decisions``
   (documents.parquet), ``report``: in memory, not planned; watched.
 
@@ -29,7 +32,7 @@ from typing import Callable, Iterator
 
 from .._memory import StageWatchdog, format_size
 
-__all__ = ["MemoryPlanWarning", "estimate_stages", "note_estimates", "unbounded_stages",
+__all__ = ["MemoryPlanWarning", "dups_fit_in_memory", "estimate_stages", "note_estimates", "unbounded_stages",
            "watchdog"]
 
 # Private bytes a stage adds per corpus token at its peak without a limit,
@@ -40,6 +43,21 @@ _BYTES_PER_TOKEN = {"tokenize": 24, "dups": 24, "dups tables": 8, "phrases": 16,
                     "templates": 40, "phrase tables": 8, "decisions": 8, "report": 8}
 _BYTES_PER_DOC = {"tokenize": 400, "dups": 200, "dups tables": 300, "phrases": 64,
                   "templates": 64, "phrase tables": 200, "decisions": 400, "report": 400}
+
+
+def dups_fit_in_memory(limit, n_tokens: int, n_docs: int) -> tuple[bool, str]:
+    """Whether MinHash near-duplicates run in memory under *limit*: when twice the
+    in-memory estimate fits in the room left, they do (the same tables as without
+    a limit, candidates and containment included), watched; else out of core."""
+    from .._memory import parse_size, rss_now
+
+    room = max(0, int(parse_size(limit)) - rss_now()["anon"])
+    need = int(_BYTES_PER_TOKEN["dups"] * n_tokens + _BYTES_PER_DOC["dups"] * n_docs)
+    if 2 * need <= room:
+        return True, (f"in memory: about {format_size(need)} needed, {format_size(room)} "
+                      "left under --memory-limit")
+    return False, (f"out of core: about {format_size(need)} needed in memory, "
+                   f"{format_size(room)} left under --memory-limit")
 
 
 class MemoryPlanWarning(UserWarning):
