@@ -35,10 +35,11 @@ from .._memory import StageWatchdog, format_size
 __all__ = ["MemoryPlanWarning", "dups_fit_in_memory", "estimate_stages", "note_estimates", "unbounded_stages",
            "watchdog"]
 
-# Private bytes a stage adds per corpus token at its peak without a limit,
-# measured on a 10 k-document slice of the Debian documentation corpus
-# (docs/scale.md, "Every stage under --memory-limit"); rounded up: an estimate
-# warns, the watchdog decides.
+# Private bytes a stage adds per corpus token at its peak without a limit.
+# Measured only for dups (15-16 B/token on the Go library and on a 12 k-document
+# Debian slice: 24 with room) and templates (phrases.find: 40); the others are
+# rough upper guesses from the per-stage peaks on that slice (docs/scale.md).
+# An estimate warns (and picks MinHash in memory or out of core); the watchdog decides.
 _BYTES_PER_TOKEN = {"tokenize": 24, "dups": 24, "dups tables": 8, "phrases": 16,
                     "templates": 40, "phrase tables": 8, "decisions": 8, "report": 8}
 _BYTES_PER_DOC = {"tokenize": 400, "dups": 200, "dups tables": 300, "phrases": 64,
