@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import re
 import threading
+import time
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
-from .errors import ParameterError
+from .errors import ParameterError, RepetendError
 
-__all__ = ["MemoryBudget", "parse_size", "rss_now", "format_size"]
+__all__ = ["MemoryBudget", "MemoryLimitExceeded", "StageWatchdog", "format_size", "parse_size",
+           "rss_now", "substage"]
 
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10,
           "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
@@ -143,3 +147,170 @@ class MemoryBudget:
                 "peak_anon": self.peak_anon, "peak_rss": max(self.peak_rss, r["rss"]),
                 "hwm": r["hwm"],
                 "within_limit": None if self.limit is None else self.peak_anon <= self.limit}
+
+
+# -- the per-stage watchdog ------------------------------------------------------------
+
+class MemoryLimitExceeded(RepetendError, MemoryError):
+    """A stage's private memory went over ``--memory-limit``; the run stopped
+    and wrote nothing partial (``stage``, ``limit``, ``peak`` in bytes)."""
+
+    def __init__(self, stage: str, limit: int, peak: int, label: str | None = None):
+        shown = label if label is not None else format_size(limit)
+        super().__init__(
+            f"stage {stage} exceeded --memory-limit {shown} (peak {format_size(peak)} of "
+            f"private memory); the scan stopped and wrote nothing partial: raise "
+            f"--memory-limit, or skip the stage")
+        self.stage, self.limit, self.peak = stage, int(limit), int(peak)
+
+
+class _WatchdogStop(BaseException):
+    """Raised asynchronously in the watched thread (a BaseException, like
+    KeyboardInterrupt, so that no ``except Exception`` swallows it)."""
+
+
+_ACTIVE: list["StageWatchdog"] = []
+
+
+@contextmanager
+def substage(name: str) -> Iterator[None]:
+    """Name a part of the current stage (``"templates"`` inside ``"phrases"``) for
+    the active :class:`StageWatchdog`, if any (a no-op without one)."""
+    if not _ACTIVE:
+        yield
+        return
+    with _ACTIVE[-1].stage(name):
+        yield
+
+
+class StageWatchdog:
+    """Stop a run whose private memory goes over *limit*, naming the stage.
+
+    ``with StageWatchdog(limit) as wd: with wd.stage("dups"): ...``.  A sampler
+    thread reads ``RssAnon`` every *interval* seconds; the first sample over
+    the limit raises :class:`_WatchdogStop` in the watched thread (at its next
+    Python bytecode, so after a running compiled kernel returns), which the
+    stage turns into :class:`MemoryLimitExceeded`.  With ``hard_exit`` (the CLI)
+    a stage that is still running *grace* seconds after the stop was asked, or
+    whose memory reaches ``hard_factor`` × limit first, ends the process:
+    *on_hard_exit* (remove partial output) runs, the message goes to stderr,
+    exit code 3 -- a run never takes the machine down.
+
+    Without a limit it only measures: ``peaks`` holds each stage's peak
+    private memory (bytes), reported by :meth:`report`.
+    """
+
+    def __init__(self, limit: int | str | None, *, label: str | None = None,
+                 interval: float = 0.02, hard_exit: bool = False, grace: float = 10.0,
+                 hard_factor: float = 1.5, on_hard_exit: Callable[[], None] | None = None):
+        self.limit = parse_size(limit)
+        self.label = label if label is not None else (None if limit is None else str(limit))
+        self.interval = float(interval)
+        self.hard_exit, self.grace, self.hard_factor = bool(hard_exit), float(grace), hard_factor
+        self.on_hard_exit = on_hard_exit
+        self.peaks: dict[str, int] = {}
+        self.tripped: tuple[str, int] | None = None
+        self._stack: list[str] = []
+        self._tid = threading.get_ident()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._tripped_at = 0.0
+
+    # -- stages ------------------------------------------------------------------
+    @property
+    def current(self) -> str | None:
+        return self._stack[-1] if self._stack else None
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        self._stack.append(name)
+        self.peaks[name] = max(self.peaks.get(name, 0), rss_now()["anon"])
+        try:
+            yield
+            self._check()
+        except _WatchdogStop:
+            self._raise()
+        except BaseException:
+            if self.tripped is not None:   # an error caused by the stop (or while it was due)
+                self._raise()
+            raise
+        finally:
+            self._stack.pop()
+
+    def _check(self) -> None:
+        r = self.sample()
+        if self.limit is not None and self.tripped is None and r > self.limit:
+            self.tripped = (self.current or "?", r)
+        if self.tripped is not None:
+            self._raise()
+
+    def _raise(self):
+        stage, peak = self.tripped or (self.current or "?", rss_now()["anon"])
+        self.tripped = (stage, peak)
+        raise MemoryLimitExceeded(stage, self.limit or 0, max(peak, self.peaks.get(stage, 0)),
+                                  self.label) from None
+
+    # -- sampling ----------------------------------------------------------------
+    def sample(self) -> int:
+        a = rss_now()["anon"]
+        for name in self._stack:
+            if a > self.peaks.get(name, 0):
+                self.peaks[name] = a
+        return a
+
+    def _run(self) -> None:
+        import ctypes
+
+        while not self._stop.wait(self.interval):
+            a = self.sample()
+            if self.limit is None or not self._stack:
+                continue
+            if self.tripped is None and a > self.limit:
+                self.tripped = (self.current or "?", a)
+                self._tripped_at = time.monotonic()
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self._tid),
+                                                           ctypes.py_object(_WatchdogStop))
+            elif self.tripped is not None:
+                stage, peak = self.tripped
+                self.tripped = (stage, max(peak, a))
+                if self.hard_exit and (time.monotonic() - self._tripped_at > self.grace
+                                       or a > self.hard_factor * self.limit):
+                    self._die()
+
+    def _die(self) -> None:  # pragma: no cover - ends the process (tested in a subprocess)
+        import os
+        import sys
+
+        stage, peak = self.tripped or ("?", 0)
+        try:
+            if self.on_hard_exit is not None:
+                self.on_hard_exit()
+        finally:
+            msg = MemoryLimitExceeded(stage, self.limit or 0, peak, self.label)
+            sys.stderr.write(f"error: {msg} (stopped hard: the stage did not return)\n")
+            sys.stderr.flush()
+            os._exit(3)
+
+    def __enter__(self) -> "StageWatchdog":
+        self._tid = threading.get_ident()
+        self._stop.clear()
+        _ACTIVE.append(self)
+        self._thread = threading.Thread(target=self._run, name="repetend-watchdog", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import ctypes
+
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        # a stop asked in the last instant and not yet delivered: cancelled
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self._tid), None)
+        if self in _ACTIVE:
+            _ACTIVE.remove(self)
+
+    def report(self) -> dict:
+        return {"memory_limit": self.limit,
+                "stage_peak_anon": {k: int(v) for k, v in self.peaks.items()},
+                "within_limit": None if self.limit is None else self.tripped is None}

@@ -114,8 +114,10 @@ def _scan_options(fn):
                      help="Phrase engine; 'spark' runs phrases and near-duplicates on Apache Spark "
                           "(pip install 'repetend[spark]', Java 17)."),
         click.option("--memory-limit", default=None,
-                     help="Mine phrases and run MinHash out of core under this much private "
-                          "memory (e.g. 8G); spill files go to $TMPDIR (default /tmp)."),
+                     help="Keep every stage under this much private memory (e.g. 8G): "
+                          "phrases (and MinHash when it does not fit) out of core, spill files "
+                          "in $TMPDIR (default /tmp); a stage over it stops the scan with an "
+                          "error naming it, writing nothing partial (docs/scale.md)."),
         click.option("--spark-master", default=None,
                      help="Spark master URL for --engine spark (default local[2])."),
         click.option("--method", "dups_method",
@@ -161,7 +163,7 @@ def scan(inputs, out, quiet, **kw):
     log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
     config_file = click.get_current_context().meta.get("repetend.scan.config_file")
     res = run(list(inputs), out, scan_config(kw), command=command, quiet=quiet, log=log,
-              config_file=config_file)
+              config_file=config_file, hard_memory_stop=True)
     _print_summary(res)
 
 

@@ -231,9 +231,16 @@ def _params(config: ScanConfig, min_docs: int, min_docs_rule: str, unit: str) ->
 
 def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLike,
          config: ScanConfig | None = None, *, command: str | None = None, quiet: bool = True,
-         log: Callable[[str], None] | None = None, config_file: dict | None = None) -> ScanResult:
+         log: Callable[[str], None] | None = None, config_file: dict | None = None,
+         hard_memory_stop: bool = False) -> ScanResult:
     """Run the whole pipeline on *inputs* (files, or one token store) into *out*
-    (*config_file*: the ``--config`` file's path and options, recorded in the summary)."""
+    (*config_file*: the ``--config`` file's path and options, recorded in the summary).
+
+    Every stage runs under a :class:`~repetend._memory.StageWatchdog`: with
+    ``config.memory_limit`` a stage whose private memory goes over it stops the
+    scan with :class:`~repetend._memory.MemoryLimitExceeded` naming the stage
+    (a first scan's *out* is removed); *hard_memory_stop* (the CLI) also ends
+    the process when the stage does not return (:mod:`repetend.jobs.scan_memory`)."""
     from ..corpus.store import is_store
 
     config = (config or ScanConfig()).validate()
@@ -271,21 +278,28 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
         raise ParameterError(f"--out {out} exists and is not a directory")
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    with writer_lock(out):
+    from .scan_memory import watchdog
+
+    with writer_lock(out), watchdog(config, out if created else None, hard_memory_stop,
+                                    say) as wd:
         try:
-            return _write_scan(inputs, out, config, command=command, quiet=quiet, say=say,
-                               config_file=config_file)
+            with wd.stage("scan"):
+                res = _write_scan(inputs, out, config, command=command, quiet=quiet, say=say,
+                                  config_file=config_file, wd=wd)
         except BaseException:
             if created:  # a failed first run leaves no directory behind it
                 shutil.rmtree(out, ignore_errors=True)
             raise
+    return res
 
 
 def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, quiet: bool,
                 config_file: dict | None = None,
-                say: Callable[[str], None]) -> ScanResult:
-    """The stages of :func:`scan`, run while it holds the directory's writer lock."""
+                say: Callable[[str], None], wd=None) -> ScanResult:
+    """The stages of :func:`scan`, run while it holds the directory's writer lock
+    (each under the watchdog *wd*)."""
     from ..corpus.store import is_store
+    from .scan_memory import estimate_stages, note_estimates
 
     pcfg0, ncfg0 = config.phrases, config.dups
     timings: dict[str, float] = {}
@@ -311,14 +325,16 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
         elif config.spark_master is not None:   # the store in the Spark document order
             from .scan_spark import ordered_store
 
-            store = ordered_store(input_list, store_dir, config, quiet=quiet, say=say)
+            with wd.stage("tokenize"):
+                store = ordered_store(input_list, store_dir, config, quiet=quiet, say=say)
             store_path = store_dir
         else:
             from ..corpus import load as corpus_load
 
             say("tokenizing …")
-            store = corpus_load.load_corpus(input_list, out=store_dir, quiet=quiet,
-                                            **config.input_options)
+            with wd.stage("tokenize"):
+                store = corpus_load.load_corpus(input_list, out=store_dir, quiet=quiet,
+                                                **config.input_options)
             write_json(store_dir / INPUTS_STAMP, inputs_stamp(input_list, config.input_options))
             store_path = store_dir
     timings["tokenize"] = time.perf_counter() - t0
@@ -334,6 +350,7 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
                    "inputs": json.loads(json.dumps(inputs_stamp(input_list, config.input_options)))
                    if input_list and not isinstance(inputs, TokenStore) else None}
     params = _params(config, min_docs, min_docs_rule, store.unit)
+    note_estimates(wd, estimate_stages(config, store.n_tokens, store.n_docs), say)
     _drop_stale_stages(out, config, store, fingerprint, say)
     result = ScanResult(out=out, store=store, summary={})
     spark = None
@@ -357,15 +374,22 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
             say(f"finding near-duplicates ({ncfg0.method}, t = {ncfg0.threshold}) …")
             ncfg = ncfg0
             if ncfg.method == "minhash" and config.memory_limit is not None:
-                ncfg = replace(ncfg, memory_limit=config.memory_limit)
-            if spark is not None:
-                from .scan_spark import near_duplicates as spark_dups
+                from .scan_memory import dups_fit_in_memory
 
-                res = spark_dups(spark, input_list, ncfg, store, spark_cols, config, say)
-            else:
-                res = find_near_duplicates(store, ncfg)
-            res.write(ddir)
-            recall = _measured_recall(store, ddir) if config.report else None
+                fits, why = dups_fit_in_memory(config.memory_limit, store.n_tokens, store.n_docs)
+                say(f"near-duplicates {why}")
+                if not fits:
+                    ncfg = replace(ncfg, memory_limit=config.memory_limit)
+            with wd.stage("dups"):
+                if spark is not None:
+                    from .scan_spark import near_duplicates as spark_dups
+
+                    res = spark_dups(spark, input_list, ncfg, store, spark_cols, config, say)
+                else:
+                    res = find_near_duplicates(store, ncfg)
+            with wd.stage("dups tables"):
+                res.write(ddir)
+                recall = _measured_recall(store, ddir) if config.report else None
             if recall is not None:
                 res.summary["measured_recall"] = recall
             write_stamp(ddir, dparams, **({"measured_recall": recall} if recall is not None else {}))
@@ -409,16 +433,19 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
                            memory_limit=(config.memory_limit if config.memory_limit is not None
                                          else pcfg0.memory_limit),
                            df_over="clusters" if groups is not None else "documents")
-            if spark is not None:
-                from .scan_spark import phrases as spark_phrases
+            with wd.stage("phrases"):
+                if spark is not None:
+                    from .scan_spark import phrases as spark_phrases
 
-                res = spark_phrases(spark, input_list, pcfg, store, spark_cols, config, say, groups)
-            else:
-                res = find_phrases(store, pcfg, groups=groups)
+                    res = spark_phrases(spark, input_list, pcfg, store, spark_cols, config, say,
+                                        groups)
+                else:
+                    res = find_phrases(store, pcfg, groups=groups)
             if groups is None and config.df_over == "clusters":
                 res.summary["df_over_note"] = ("df counts documents: the near-duplicate "
                                                "stage was skipped, so there are no clusters")
-            res.write(pdir)
+            with wd.stage("phrase tables"):
+                res.write(pdir)
             write_stamp(pdir, pparams)
             result.phrases = res
         timings["phrases"] = time.perf_counter() - t0
@@ -436,6 +463,7 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
         "corpus": dict(store.summary),
         "timings": timings,
         "peak_rss_mb": _peak_rss_mb(),
+        "memory": wd.summary(),
     }
     if pcfg0 is not None and config.df_over == "clusters" and ncfg0 is None:
         summary["df_over_note"] = ("phrase df counts documents: the near-duplicate stage was "
@@ -452,8 +480,10 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
         scan_dir = open_scan(out)
         if scan_dir.store is None:   # a store given in memory, saved nowhere
             scan_dir.store = store
-        write_decisions(scan_dir)
+        with wd.stage("decisions"):
+            write_decisions(scan_dir)
         timings["decisions"] = time.perf_counter() - t0
+        summary["memory"] = wd.summary()
         write_json(out / SUMMARY, summary)
 
     # -- 4. the report ---------------------------------------------------------------------
@@ -462,9 +492,11 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
         from ..report import build_report
 
         say("writing the report …")
-        result.report = build_report(out, out / REPORT)
+        with wd.stage("report"):
+            result.report = build_report(out, out / REPORT)
         timings["report"] = time.perf_counter() - t0
         summary["timings"] = timings
+        summary["memory"] = wd.summary()
         write_json(out / SUMMARY, summary)
     result.summary = summary
     return result

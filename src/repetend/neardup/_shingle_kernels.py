@@ -86,3 +86,18 @@ def compact(raw, raw_offsets, uniq_counts, offsets, out):
         p = offsets[d]
         for i in range(uniq_counts[d]):
             out[p + i] = raw[o + i]
+
+
+@jit
+def compact_inplace(raw, raw_offsets, uniq_counts, offsets):
+    """Move each document's distinct shingles (the front ``uniq_counts[d]`` of
+    its segment at ``raw_offsets[d]``) to ``offsets[d]`` in the same array.
+    ``offsets[d] <= raw_offsets[d]``, so copying documents in order, each
+    front to back, never overwrites what is still to be moved (sequential on
+    purpose: a destination may overlap the previous document's source)."""
+    for d in range(uniq_counts.shape[0]):
+        o = raw_offsets[d]
+        p = offsets[d]
+        if o != p:
+            for i in range(uniq_counts[d]):
+                raw[p + i] = raw[o + i]

@@ -66,6 +66,14 @@ def shingle_sets(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int6
         K.shingle_fill(tokens, doc_offsets, tok_hash, np.int64(k), raw_offsets, raw, uniq)
     offsets = np.zeros(counts.size + 1, dtype=np.int64)
     np.cumsum(uniq, out=offsets[1:])
-    out = np.empty(int(offsets[-1]), dtype=np.uint64)
-    K.compact(raw, raw_offsets, uniq, offsets, out)
-    return ShingleSets(out, offsets, k)
+    # the distinct shingles moved to the front of the same buffer, which is then
+    # shrunk in place (realloc): the peak is the raw windows alone, not raw + sets
+    K.compact_inplace(raw, raw_offsets, uniq, offsets)
+    n = int(offsets[-1])
+    del raw_offsets, uniq
+    if n < raw.shape[0]:
+        try:
+            raw.resize(n, refcheck=False)
+        except ValueError:   # not the owner of its buffer: copy
+            raw = raw[:n].copy()
+    return ShingleSets(raw, offsets, k)

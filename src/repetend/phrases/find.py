@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from .._memory import MemoryBudget, format_size, parse_size, rss_now
+from .._memory import MemoryBudget, format_size, parse_size, rss_now, substage
 from ..errors import InputError, ParameterError
 from . import _coverage_kernels as CK
 from ._corpus_check import checked_offsets
@@ -329,7 +329,7 @@ def run_templates(corpus, raw: RawPhrases, cfg: PhraseConfig, n_tokens: int,
     tcfg = replace(cfg.templates, prune=bool(cfg.templates.prune),   # np.bool_ is no JSON
                    short_parts=plan["mode"] == "default")
     budget = MemoryBudget(cfg.memory_limit) if cfg.memory_limit is not None else None
-    with budget if budget is not None else contextlib.nullcontext():
+    with budget if budget is not None else contextlib.nullcontext(), substage("templates"):
         templates = find_templates(corpus, raw, cfg.min_docs, cfg.min_len, tcfg, spans=spans,
                                    **({} if groups is None else {"groups": groups}))
     if budget is not None:
