@@ -53,6 +53,10 @@ class TemplateConfig:
         natural text (the layer 13 % on the Debian store, 22 % on the Zipfian
         corpus), but short fragments then lose the occurrences they had in
         short chains, and joins built on them can go: off by default.
+    merge_variants : bool
+        Report one template where a frequent slot value (a city on ≥ σ of a
+        footer's pages) split it into variants (:mod:`.variants`); False keeps
+        the variants as separate templates.
     engine : {"bloomspan", "suffix", "auto"}
         How the parts are found (the same parts with any): ``bloomspan`` and
         ``auto`` count the L'-grams with bloomspan's filters (no phrase is
@@ -73,6 +77,7 @@ class TemplateConfig:
     engine: str = "bloomspan"
     drop_nested: bool = True
     prune: bool = False
+    merge_variants: bool = True
 
     def validate(self) -> "TemplateConfig":
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
@@ -87,7 +92,7 @@ class TemplateConfig:
                 raise ParameterError(f"templates: {name} must be an integer, got {v!r}")
             if not lo <= v <= hi:
                 raise ParameterError(f"templates: {name} must be in {lo}..{hi}, got {v}")
-        for name in ("short_parts", "mask_numbers", "drop_nested", "prune"):
+        for name in ("short_parts", "mask_numbers", "drop_nested", "prune", "merge_variants"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ParameterError(f"templates: {name} must be True or False, "
                                      f"got {getattr(self, name)!r}")
