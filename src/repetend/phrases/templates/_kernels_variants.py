@@ -17,7 +17,9 @@ def _match_from(tokens, is_num, pat, slot_of, lo, hi, p, e, ss, se, row):
     """Match *pat* (fixed token ids ≥ 0, ``-1`` a slot) at corpus position *p*
     not past *e*; every slot takes the fewest tokens (``lo[k]…hi[k]``) after
     which the next fixed token matches (a slot at the end: the fewest; a
-    number slot is one all-digit token).  Returns the end, or -1."""
+    number slot is one all-digit token, ``lo[k] == hi[k] == 1``; before a
+    number slot the fewest after which an all-digit token follows).  Returns
+    the end, or -1."""
     n = pat.shape[0]
     q = p
     i = 0
@@ -31,6 +33,8 @@ def _match_from(tokens, is_num, pat, slot_of, lo, hi, p, e, ss, se, row):
             continue
         k = slot_of[i]
         nxt = pat[i + 1] if i + 1 < n else -2
+        # a number slot next: the fewest tokens after which an all-digit one follows
+        nxt_num = nxt == -1 and lo[k + 1] == 1 and hi[k + 1] == 1
         got = -1
         for ln in range(lo[k], hi[k] + 1):
             if q + ln > e:
@@ -39,6 +43,10 @@ def _match_from(tokens, is_num, pat, slot_of, lo, hi, p, e, ss, se, row):
                 break
             if nxt >= 0:
                 if q + ln < e and tokens[q + ln] == nxt:
+                    got = ln
+                    break
+            elif nxt_num:
+                if q + ln < e and is_num[tokens[q + ln]] != 0:
                     got = ln
                     break
             else:

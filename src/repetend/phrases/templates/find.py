@@ -24,6 +24,7 @@ from .links import _kept_runs
 from .patterns import _final_keys, _joins, _pattern_stats
 from .nesting import _drop_nested
 from .variants import merge_variants
+from .ends import extend_ends
 from .slots import _slot_stats, _template_table, _templates
 
 
@@ -228,7 +229,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     clock.lap("slots")
     doc_ids = pa.array(c.doc_ids, pa.string())
     n_templates = len(tpl["parts"]) if tpl is not None else 0
-    n_nested = n_variants = 0
+    n_nested = n_variants = n_ends = 0
     if n_templates:
         table, lo_a, hi_a = _template_table(c, tpl, slots)
         n_a = hi_a - lo_a
@@ -246,6 +247,11 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             # one template where a frequent slot value split it into variants
             table, (tid_a, od_a, gs, ge), n_variants = merge_variants(
                 c, table, tid_a, od_a, gs, ge, cfg.max_gap, cfg.word_slots, cfg.top_values, grp)
+        if cfg.ends:
+            # heads and tails: the short parts and slots at the ends that recur
+            table, (tid_a, od_a, gs, ge), n_ends = extend_ends(
+                c, table, tid_a, od_a, gs, ge, cfg.max_gap, cfg.word_slots, cfg.top_values,
+                min_docs, cfg.ends_share, grp)
         if cfg.drop_nested:
             # fragments of one other template go; the covered tokens stay the same
             table, (tid_a, od_a, gs, ge), n_nested = _drop_nested(table, tid_a, od_a, gs, ge)
@@ -261,7 +267,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     clock.lap("tables")
     summary.update(_coverage_summary(c, raw, gs, ge))
     summary.update(templates=table.num_rows, template_occurrences=occurrences.num_rows,
-                   nested_dropped=n_nested, variants_merged=n_variants,
+                   nested_dropped=n_nested, variants_merged=n_variants, ends_extended=n_ends,
                    covered_runs=int(run_starts.size),
                    gapped_length=int(t.size),
                    candidate_phrases=n_candidates, candidates=len(groups),

@@ -321,17 +321,19 @@ def _row(c: _Corpus, table: pa.Table, r: int, S, E, D, SS, SE, elements, slot_ki
             "example_doc_id": c.doc_ids[d]}
 
 
-def _rebuild(c, table, tid, od, gs, ge, new_rows, new_occ, gone):
-    """The table with merged rows in, members out, in Ψ order again; the
+def _rebuild(c, table, tid, od, gs, ge, new_rows, new_occ, gone, extra=()):
+    """The table with new rows in place of theirs, members out and *extra*
+    rows (``(row, (docs, starts, ends))``) added, in Ψ order again; the
     occurrences renumbered and sorted by (template, document, start)."""
     rows = table.to_pylist()
     keep = [i for i in range(len(rows)) if i not in gone]
-    out = [new_rows.get(i, rows[i]) for i in keep]
+    out = [new_rows.get(i, rows[i]) for i in keep] + [r for r, _ in extra]
     order = sorted(range(len(out)), key=lambda k: (-out[k]["psi"], -out[k]["df"],
                                                    out[k]["parts"]))
+    rank_of = np.empty(len(out), dtype=np.int64)
+    rank_of[np.array(order, dtype=np.int64)] = np.arange(len(out), dtype=np.int64)
     new_id = np.full(len(rows), -1, dtype=np.int64)
-    for rank, k in enumerate(order):
-        new_id[keep[k]] = rank
+    new_id[np.array(keep, dtype=np.int64)] = rank_of[:len(keep)]
     final = []
     for rank, k in enumerate(order):
         row = dict(out[k])
@@ -341,8 +343,10 @@ def _rebuild(c, table, tid, od, gs, ge, new_rows, new_occ, gone):
     drop = np.isin(tid, np.array(sorted(set(gone) | set(new_rows)), dtype=np.int64))
     T = [new_id[tid[~drop]]]
     Dd, Ss, Ee = [od[~drop].astype(np.int64)], [gs[~drop]], [ge[~drop]]
-    for r, (D, S, E) in new_occ.items():
-        T.append(np.full(S.size, new_id[r], dtype=np.int64))
+    occs = [(new_id[r], occ) for r, occ in new_occ.items()] + \
+           [(rank_of[len(keep) + j], occ) for j, (_, occ) in enumerate(extra)]
+    for rid, (D, S, E) in occs:
+        T.append(np.full(S.size, rid, dtype=np.int64))
         Dd.append(D), Ss.append(S), Ee.append(E)
     T, Dd, Ss, Ee = (np.concatenate(x) for x in (T, Dd, Ss, Ee))
     o = np.lexsort((Ss, Dd, T))
