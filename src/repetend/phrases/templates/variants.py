@@ -17,8 +17,9 @@ align element by element, where
   slot a word or gap slot;
 * a word/gap slot of one stands for 1 … g fixed tokens of the other
   (g = ``max(max_gap, word_slots)``);
-* at each end *one* of them may run on by at most ``FLANK`` elements (the head
-  «▢ Northwind» before «Ltd.»); the merged template is the part both hold;
+* at each end B may run on past R by at most ``FLANK`` elements (the head
+  «▢ Northwind» before «Ltd.»), never R past B (trimming R would lose what it
+  covers); the merged template has R's extent;
 * at least one slot stands for fixed text or differs in kind, or an end runs
   on (otherwise they are not variants but the same pattern);
 * the tokens that agree are at least ``AGREE`` of each one's fixed tokens and at
@@ -77,8 +78,8 @@ def _align(R: list, B: list, g: int) -> tuple | None:
     agree, changed)``: R's elements ``r0:r1`` are the part both hold, ``var``
     the set of R positions that become a slot, or None."""
     nR, nB = len(R), len(B)
-    starts = [(i, 0) for i in range(min(FLANK, nR - 1) + 1)] + \
-             [(0, j) for j in range(1, min(FLANK, nB - 1) + 1)]
+    # only B may run on past R: trimming R would lose what it covers there
+    starts = [(0, j) for j in range(min(FLANK, nB - 1) + 1)]
     for i0, j0 in starts:
         if R[i0] < 0 or B[j0] < 0:       # the shared part starts with a fixed token
             continue
@@ -126,13 +127,10 @@ def _walk(R: list, B: list, i: int, j: int, g: int):
             changed = True
         else:                        # a number slot against fixed text
             return None
-    if nR - i > FLANK or nB - j > FLANK or (nR - i and nB - j):
+    if i < nR or nB - j > FLANK:
         return None
     if i < nR or j < nB:
         changed = True
-    # the shared part ends with a fixed token
-    while i > 0 and (R[i - 1] < 0 or (i - 1) in var):
-        i -= 1
     return i, var, agree, changed
 
 
