@@ -64,7 +64,8 @@ def _corpus(n_docs, blocks, seed, frequent=None, share=0.4):
                     segs.insert(0, seg)
                 elif where == "end":
                     segs.append(seg)
-                else:
+                else:                      # body text on both sides
+                    segs.insert(1, ("body", _body(rng, 8), None))
                     segs.insert(1, seg)
                     segs.insert(1, ("body", _body(rng, 8), None))
         segs.append(("body", _body(rng, int(rng.integers(5, 15))), None))
