@@ -56,6 +56,8 @@ import numpy as np
 SETTINGS = {
     "default": {},
     "core": {"merge_variants": False, "ends": False},
+    "span-6": {"min_span": 6},
+    "span-6-core": {"min_span": 6, "merge_variants": False, "ends": False},
     "prune": {"prune": True},
     "rounds-1": {"rounds": 1},
     "part-6": {"part_len": 6},

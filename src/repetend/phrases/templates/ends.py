@@ -14,7 +14,8 @@ the most documents extends the template when those are at least σ and at least
 new first element (last, for a tail), with a gap slot in between when it is not
 adjacent everywhere.  The occurrences without it go: they keep a template of
 their own (the old pattern, counted again) if they are in ≥ σ documents, else
-they are left out.  Up to ``FLANK`` rounds per end.  Body text before a block
+they are left out.  Round after round (at most ``max_rounds`` per end, 16),
+over the templates that grew in the round before.  Body text before a block
 varies from page to page, so it never reaches the share.  What is extended is
 counted again on its occurrences (df, span, slots) as in :mod:`.variants`.
 """
@@ -26,7 +27,7 @@ import pyarrow as pa
 
 from . import _kernels_variants as KV
 from .result import SLOT
-from .variants import FLANK, _NUM, _VAR, _WORD, _elements, _rebuild, _row
+from .variants import _NUM, _VAR, _WORD, _elements, _rebuild, _row
 
 _KIND = {_VAR: "gap", _WORD: "word", _NUM: "number"}
 
@@ -111,7 +112,8 @@ def _best_class(c, is_num, tid, od, gs, ge, n, g, head: bool, doc_lo, doc_hi, gr
 
 
 def extend_ends(c, table: pa.Table, tid, od, gs, ge, max_gap: int, word_slots: int,
-                top_values: int, min_docs: int, share: float = 0.8, groups=None):
+                top_values: int, min_docs: int, share: float = 0.8, groups=None,
+                max_rounds: int = 16):
     """Heads and tails (module docstring) over the template columns, in and out
     as :func:`.variants.merge_variants`.  Returns ``(table, (tid, od, gs, ge),
     n_extended)``."""
@@ -142,8 +144,9 @@ def extend_ends(c, table: pa.Table, tid, od, gs, ge, max_gap: int, word_slots: i
     grown = np.zeros(n, dtype=bool)
     rest: dict[int, tuple] = {}          # template -> occurrences without the new end
     for head in (True, False):
-        for _ in range(FLANK):
-            live = [t for t in range(n) if els[t] is not None and S[t].size]
+        moving = np.ones(n, dtype=bool)          # round 1: all; then those that moved
+        for _ in range(max_rounds):
+            live = [t for t in range(n) if moving[t] and els[t] is not None and S[t].size]
             if not live:
                 break
             t_a = np.concatenate([np.full(S[t].size, t, np.int64) for t in live])
@@ -152,6 +155,7 @@ def extend_ends(c, table: pa.Table, tid, od, gs, ge, max_gap: int, word_slots: i
                 c, is_num, t_a, d_a, s_a, e_a, n, g, head, doc_offsets[d_a],
                 doc_offsets[d_a + 1], groups)
             moved = 0
+            moving[:] = False
             off = np.concatenate(([0], np.cumsum([S[t].size for t in live])))
             for j, t in enumerate(live):
                 if best_docs[t] < max(min_docs, share * df[t]):
@@ -175,6 +179,7 @@ def extend_ends(c, table: pa.Table, tid, od, gs, ge, max_gap: int, word_slots: i
                 els[t], K[t] = new_el, new_k
                 S[t], E[t], D[t] = ns[has], ne[has], D[t][has]
                 grown[t] = True
+                moving[t] = True
                 moved += 1
             if not moved:
                 break

@@ -252,6 +252,12 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             table, (tid_a, od_a, gs, ge), n_ends = extend_ends(
                 c, table, tid_a, od_a, gs, ge, cfg.max_gap, cfg.word_slots, cfg.top_values,
                 min_docs, cfg.ends_share, grp)
+            if cfg.merge_variants and n_ends:
+                # a template grown to its whole block may now have variants
+                table, (tid_a, od_a, gs, ge), more = merge_variants(
+                    c, table, tid_a, od_a, gs, ge, cfg.max_gap, cfg.word_slots,
+                    cfg.top_values, grp)
+                n_variants += more
         if cfg.drop_nested:
             # fragments of one other template go; the covered tokens stay the same
             table, (tid_a, od_a, gs, ge), n_nested = _drop_nested(table, tid_a, od_a, gs, ge)

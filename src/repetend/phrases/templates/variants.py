@@ -81,8 +81,6 @@ def _align(R: list, B: list, g: int) -> tuple | None:
     # only B may run on past R: trimming R would lose what it covers there
     starts = [(0, j) for j in range(min(FLANK, nB - 1) + 1)]
     for i0, j0 in starts:
-        if R[i0] < 0 or B[j0] < 0:       # the shared part starts with a fixed token
-            continue
         res = _walk(R, B, i0, j0, g)
         if res is not None:
             i1, var, agree, changed = res
