@@ -26,8 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import _kernels_variants as KV
-from .result import SLOT
-from .variants import _NUM, _VAR, _WORD, _elements, _rebuild, _row
+from .variants import _NUM, _VAR, _WORD, _elements, _rebuild, _row, _vocab_maps
 
 _KIND = {_VAR: "gap", _WORD: "word", _NUM: "number"}
 
@@ -124,15 +123,7 @@ def extend_ends(c, table: pa.Table, tid, od, gs, ge, max_gap: int, word_slots: i
     parts = table.column("parts").to_pylist()
     kinds = [[s["kind"] for s in sl] for sl in table.column("slots").to_pylist()]
     df = table.column("df").to_numpy()
-    need = {w for ps in parts for p in ps if p != SLOT for w in p.split(" ")}
-    vocab = c.vocab
-    word_id: dict[str, int] = {}
-    is_num = np.zeros(len(vocab) + 2, dtype=np.uint8)
-    for i, w in enumerate(vocab):
-        if w.isdigit():
-            is_num[i] = 1
-        if w in need and w not in word_id:
-            word_id[w] = i
+    word_id, is_num = _vocab_maps(c, parts)
     els = [_elements(parts[i], kinds[i], word_id) for i in range(n)]
     doc_offsets = np.asarray(c.doc_offsets, np.int64)
     occ_lo = np.searchsorted(tid, np.arange(n + 1), side="left")

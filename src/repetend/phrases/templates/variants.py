@@ -56,6 +56,26 @@ AGREE = 0.8
 _VAR, _WORD, _NUM = -1, -2, -3      # element codes: a gap, word and number slot
 
 
+def _vocab_maps(c: _Corpus, parts: list[list[str]]) -> tuple[dict, np.ndarray]:
+    """The token id of every word of the templates' fixed parts (its first in
+    the vocabulary) and the all-digit mask of the vocabulary (as the number
+    slots of step 1), looked up in compiled code; the vocabulary array and the
+    mask are kept on *c* for the next pass."""
+    import pyarrow.compute as pc
+
+    from .parts import _number_mask
+
+    va = getattr(c, "_vocab_array", None)
+    if va is None:
+        va = pa.array(list(c.vocab), pa.string())
+        mask = np.zeros(len(va) + 2, dtype=np.uint8)
+        mask[:len(va)] = _number_mask(c.vocab)
+        c._vocab_array, c._is_num = va, mask
+    need = sorted({w for ps in parts for p in ps if p != SLOT for w in p.split(" ")})
+    idx = pc.index_in(pa.array(need, pa.string()), value_set=va).to_pylist()
+    return {w: i for w, i in zip(need, idx) if i is not None}, c._is_num
+
+
 def _elements(parts: list[str], kinds: list[str], word_id: dict) -> list[Any] | None:
     """A template's pattern as a list: token id (fixed) or a slot code."""
     out: list[Any] = []
@@ -162,11 +182,7 @@ def merge_variants(c: _Corpus, table: pa.Table, tid: np.ndarray, od: np.ndarray,
     parts = table.column("parts").to_pylist()
     kinds = [[s["kind"] for s in sl] for sl in table.column("slots").to_pylist()]
     fixed = table.column("fixed_tokens").to_numpy()
-    need = {w for ps in parts for p in ps if p != SLOT for w in p.split(" ")}
-    word_id: dict[str, int] = {}
-    for i, w in enumerate(c.vocab):
-        if w in need and w not in word_id:
-            word_id[w] = i
+    word_id, is_num = _vocab_maps(c, parts)
     els = [_elements(parts[i], kinds[i], word_id) for i in range(n)]
     g = max(int(max_gap), int(word_slots), 1)
     # candidate roots of each template: those sharing a fixed bigram with it
@@ -202,10 +218,6 @@ def merge_variants(c: _Corpus, table: pa.Table, tid: np.ndarray, od: np.ndarray,
             break
     if not plan:
         return table, (tid, od, gs, ge), 0
-    is_num = np.zeros(len(c.vocab) + 2, dtype=np.uint8)
-    for i, w in enumerate(c.vocab):
-        if w.isdigit():
-            is_num[i] = 1
     occ_lo = np.searchsorted(tid, np.arange(n + 1), side="left")
     new_rows: dict[int, dict] = {}
     new_occ: dict[int, tuple] = {}
