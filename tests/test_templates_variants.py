@@ -235,3 +235,22 @@ def test_ends_share_is_checked(bad):
 
     with pytest.raises(ParameterError):
         TemplateConfig(ends_share=bad).validate()
+
+
+def test_cli_flags_map_to_the_post_pass_options():
+    from repetend.cli.options import template_config
+
+    kw = {"no_templates": False, "max_gap": 4, "template_min_span": None,
+          "template_prune": False, "template_parts": True}
+    cfg = template_config({**kw, "template_variants": False, "no_template_ends": False})
+    assert cfg.merge_variants and cfg.ends
+    cfg = template_config({**kw, "template_variants": True, "no_template_ends": True})
+    assert not cfg.merge_variants and not cfg.ends
+
+
+def test_phrase_config_params_round_trip_the_post_pass_options():
+    from repetend.phrases import PhraseConfig
+
+    pc = PhraseConfig(templates=TemplateConfig(merge_variants=False, ends=False))
+    back = PhraseConfig.from_params(pc.to_params())
+    assert back.templates.merge_variants is False and back.templates.ends is False
