@@ -72,14 +72,17 @@ def _best_class(c, is_num, tid, od, gs, ge, n, g, head: bool, doc_lo, doc_hi, gr
     v = valid.ravel()
     occ, kk, cl = occ[v], kk[v], cls.ravel()[v]
     # the nearest occurrence of each class per occurrence
-    o = np.lexsort((kk, cl, occ))
+    # (occurrence, class) in one int64 key; the entries are in (occurrence, k)
+    # order already, so a stable sort keeps the nearest k first
+    key = (occ << np.int64(32)) | (cl + 8)
+    o = np.argsort(key, kind="stable")
     occ, kk, cl = occ[o], kk[o], cl[o]
     first = np.ones(occ.size, dtype=bool)
     first[1:] = (occ[1:] != occ[:-1]) | (cl[1:] != cl[:-1])
     occ, kk, cl = occ[first], kk[first], cl[first]
     unit = (groups.label[od] if groups is not None else od).astype(np.int64)
     t, u = tid[occ], unit[occ]
-    o = np.lexsort((u, cl, t))
+    o = np.lexsort((u, (t << np.int64(32)) | (cl + 8)))
     t, cl_s, u_s, occ_s, kk_s = t[o], cl[o], u[o], occ[o], kk[o]
     new_pair = np.ones(t.size, dtype=bool)
     new_pair[1:] = (t[1:] != t[:-1]) | (cl_s[1:] != cl_s[:-1])
