@@ -18,6 +18,10 @@ they are left out.  Round after round (at most ``max_rounds`` per end, 16),
 over the templates that grew in the round before.  Body text before a block
 varies from page to page, so it never reaches the share.  What is extended is
 counted again on its occurrences (df, span, slots) as in :mod:`.variants`.
+A tail never grows onto a token from which an exact phrase (≥ L tokens, σ
+documents) runs on for ≥ L tokens past the template's end, nor a head
+symmetrically: that is another block, adjacent on these pages («Showing ▢–▢ of ▢ items» right before
+a site's newsletter box stays a template of its own).
 """
 
 from __future__ import annotations
@@ -57,7 +61,8 @@ def _pattern(el: list, kinds: list[str], g: int):
             slot_kind)
 
 
-def _best_class(c, is_num, tid, od, gs, ge, n, g, head: bool, doc_lo, doc_hi, groups):
+def _best_class(c, is_num, tid, od, gs, ge, n, g, head: bool, doc_lo, doc_hi, groups,
+                stop=None):
     """Per template: the class (token id, or ``_NUM``) nearest its start (end)
     in the most documents, that count, and per occurrence the distance to it
     (-1: absent)."""
@@ -65,6 +70,13 @@ def _best_class(c, is_num, tid, od, gs, ge, n, g, head: bool, doc_lo, doc_hi, gr
     ks = np.arange(g + 1, dtype=np.int64)
     pos = (gs[:, None] - 1 - ks[None, :]) if head else (ge[:, None] + ks[None, :])
     valid = (pos >= doc_lo[:, None]) & (pos < doc_hi[:, None])
+    if stop is not None:      # another block (a long exact phrase) runs on from there
+        back, reach, L = stop
+        cp = np.clip(pos, 0, c.tokens.size - 1)
+        if head:
+            valid &= ~((back[cp] <= cp) & (gs[:, None] - back[cp] >= L))
+        else:
+            valid &= ~((reach[cp] > cp) & (reach[cp] - ge[:, None] >= L))
     tok = c.tokens[np.clip(pos, 0, c.tokens.size - 1)].astype(np.int64)
     cls = np.where(is_num[tok] != 0, _NUM, tok)
     occ = np.repeat(np.arange(m, dtype=np.int64), g + 1)
@@ -115,7 +127,7 @@ def _best_class(c, is_num, tid, od, gs, ge, n, g, head: bool, doc_lo, doc_hi, gr
 
 def extend_ends(c, table: pa.Table, tid, od, gs, ge, max_gap: int, word_slots: int,
                 top_values: int, min_docs: int, share: float = 0.8, groups=None,
-                max_rounds: int = 16):
+                max_rounds: int = 16, raw=None, min_len: int = 1):
     """Heads and tails (module docstring) over the template columns, in and out
     as :func:`.variants.merge_variants`.  Returns ``(table, (tid, od, gs, ge),
     n_extended)``."""
@@ -129,6 +141,20 @@ def extend_ends(c, table: pa.Table, tid, od, gs, ge, max_gap: int, word_slots: i
     word_id, is_num = _vocab_maps(c, parts)
     els = [_elements(parts[i], kinds[i], word_id) for i in range(n)]
     doc_offsets = np.asarray(c.doc_offsets, np.int64)
+    # how far the exact phrases covering each token reach to the right (left):
+    # a tail does not grow onto a token from which an exact phrase runs on for
+    # ≥ L more tokens past the template's end — that is another block
+    reach = back = None
+    if raw is not None and raw.n_phrases:
+        rs = np.asarray(raw.occ_starts, np.int64)
+        re_ = rs + np.repeat(np.asarray(raw.lengths, np.int64),
+                             np.diff(np.asarray(raw.occ_offsets, np.int64)))
+        reach = np.full(c.tokens.size, -1, dtype=np.int64)
+        np.maximum.at(reach, rs, re_)
+        reach = np.maximum.accumulate(reach)
+        back = np.full(c.tokens.size, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(back, re_ - 1, rs)
+        back = np.minimum.accumulate(back[::-1])[::-1]
     occ_lo = np.searchsorted(tid, np.arange(n + 1), side="left")
     # per template: its occurrences (start, end, doc) and pattern, as they grow
     S = [gs[occ_lo[t]:occ_lo[t + 1]].astype(np.int64) for t in range(n)]
@@ -147,7 +173,8 @@ def extend_ends(c, table: pa.Table, tid, od, gs, ge, max_gap: int, word_slots: i
             s_a, e_a, d_a = (np.concatenate([X[t] for t in live]) for X in (S, E, D))
             best_cls, best_docs, dist = _best_class(
                 c, is_num, t_a, d_a, s_a, e_a, n, g, head, doc_offsets[d_a],
-                doc_offsets[d_a + 1], groups)
+                doc_offsets[d_a + 1], groups,
+                None if reach is None else (back, reach, int(min_len)))
             moved = 0
             moving[:] = False
             off = np.concatenate(([0], np.cumsum([S[t].size for t in live])))

@@ -251,7 +251,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             # heads and tails: the short parts and slots at the ends that recur
             table, (tid_a, od_a, gs, ge), n_ends = extend_ends(
                 c, table, tid_a, od_a, gs, ge, cfg.max_gap, cfg.word_slots, cfg.top_values,
-                min_docs, cfg.ends_share, grp)
+                min_docs, cfg.ends_share, grp, raw=raw, min_len=L)
             if cfg.merge_variants and n_ends:
                 # a template grown to its whole block may now have variants
                 table, (tid_a, od_a, gs, ge), more = merge_variants(
