@@ -55,6 +55,9 @@ import numpy as np
 # named settings of the layer (TemplateConfig fields), from the default to the cheapest
 SETTINGS = {
     "default": {},
+    "core": {"merge_variants": False, "ends": False},
+    "span-6": {"min_span": 6},
+    "span-6-core": {"min_span": 6, "merge_variants": False, "ends": False},
     "prune": {"prune": True},
     "rounds-1": {"rounds": 1},
     "part-6": {"part_len": 6},

@@ -293,7 +293,8 @@ def test_matches_bruteforce(seed, n_docs, sigma, part_len, max_gap, min_span, mi
         return
     cfg = TemplateConfig(max_gap=max_gap, part_len=part_len, min_span=min_span,
                          min_fixed=min_fixed, mask_numbers=mask, top_values=3, rounds=rounds,
-                         engine=engine, word_slots=word_slots, prune=prune)
+                         engine=engine, word_slots=word_slots, prune=prune,
+                         merge_variants=False, ends=False)   # the naive has no post-passes
     res = find_templates((tokens, offsets, vocab), None, sigma, 5, cfg)
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span,
                            min_fixed, mask_numbers=mask, rounds=rounds, word_slots=word_slots,
@@ -323,7 +324,8 @@ def test_merge_only_mode_matches_bruteforce(seed, sigma, L, max_gap, min_span, p
     if tokens.size == 0:
         return
     raw = mine_suffix(tokens, offsets, sigma, L)
-    cfg = TemplateConfig(max_gap=max_gap, short_parts=False, min_span=min_span, min_fixed=1,
+    cfg = TemplateConfig(merge_variants=False, ends=False,
+                         max_gap=max_gap, short_parts=False, min_span=min_span, min_fixed=1,
                          prune=prune)
     res = find_templates((tokens, offsets, vocab), raw, sigma, L, cfg)
     want = naive_templates(tokens, offsets, vocab, sigma, L, max_gap, min_span, 1,
@@ -363,14 +365,15 @@ def test_word_slots_and_joins_match_bruteforce(seed, n_docs, sigma, part_len, mi
     tokens, offsets, vocab = signature_corpus(rng, n_docs)
     res = find_templates((tokens, offsets, vocab), None, sigma, 8,
                          TemplateConfig(part_len=part_len, min_span=min_span,
-                                        join_share=join_share))
+                                        join_share=join_share, merge_variants=False,
+                                        ends=False))
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, 4, min_span, 2,
                            join_share=join_share)
     assert fast_as_naive(res) == want
     res = find_templates((tokens, offsets, vocab), None, sigma, 8,
                          TemplateConfig(part_len=part_len, min_span=min_span,
                                         join_share=join_share, drop_nested=False,
-                                        prune=False))
+                                        prune=False, merge_variants=False, ends=False))
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, 4, min_span, 2,
                            join_share=join_share, drop_nested=False, prune=False)
     assert fast_as_naive(res) == want

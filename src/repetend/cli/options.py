@@ -139,6 +139,10 @@ def template_options(fn):
                           "'Posted by ▢ on ▢'."),
         click.option("--template-prune", is_flag=True,
                      help="Templates: leave out runs of frequent 4-grams too short to hold a template (common phrases recurring by chance): 13-22% cheaper on natural text, but a few joins are lost (docs/templates.md)."),
+        click.option("--template-variants", is_flag=True,
+                     help="Templates: keep the variants a frequent slot value splits a template into (a city on many of a footer's pages), instead of one template whose slot lists that value (docs/templates.md)."),
+        click.option("--no-template-ends", is_flag=True,
+                     help="Templates: do not extend templates by the short fixed parts and slots that recur at their ends ('Posted by ▢' before '▢ on ▢.▢.▢')."),
         click.option("--template-parts/--no-template-parts", default=True, show_default=True,
                      help="Templates may also have fixed parts shorter than --min-len (numbers inside a long footer, 'Showing 1-20 of 345 items'). --no-template-parts only chains the exact phrases across short gaps: about 0.35x the mining time instead of 2-4x on natural text (0.25x on web-like text), for less coverage."),
     ]
@@ -155,7 +159,9 @@ def template_config(kw: dict):
     if kw["no_templates"]:
         return None
     return TemplateConfig(max_gap=kw["max_gap"], min_span=kw["template_min_span"],
-                          prune=kw["template_prune"], short_parts=kw["template_parts"])
+                          prune=kw["template_prune"], short_parts=kw["template_parts"],
+                          merge_variants=not kw.get("template_variants", False),
+                          ends=not kw.get("no_template_ends", False))
 
 
 def phrase_config(kw: dict, **extra):

@@ -221,7 +221,8 @@ def _params(config: ScanConfig, min_docs: int, min_docs_rule: str, unit: str) ->
         "min_docs": min_docs, "min_docs_rule": min_docs_rule, "min_len": pp["min_len"],
         "engine": "spark" if config.spark_master is not None else pp["engine"],
         **{k: pp[k] for k in ("templates", "template_parts", "max_gap", "template_min_span",
-                              "template_prune")},
+                              "template_prune", "template_merge_variants",
+                              "template_ends")},
         "dups_method": dc.method,
         "threshold": dc.threshold, "shingle": dc.shingle, "num_perm": dc.num_perm,
         "unit": unit,
@@ -408,7 +409,8 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
         pdir = out / PHRASES
         pparams = {k: params[k] for k in ("min_docs", "min_len", "engine", "templates",
                                           "template_parts", "max_gap", "template_min_span",
-                                          "template_prune")}
+                                          "template_prune", "template_merge_variants",
+                                          "template_ends")}
         pparams["corpus"] = fingerprint
         groups = None
         if params["df_over"] == "clusters":

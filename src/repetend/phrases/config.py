@@ -20,7 +20,8 @@ ENGINES = ("auto", "bloomspan", "suffix")
 # The flat ``summary.json`` parameters of the template layer and the
 # TemplateConfig field each one stands for (:meth:`PhraseConfig.to_params`).
 _TEMPLATE_PARAMS = (("max_gap", "max_gap"), ("template_parts", "short_parts"),
-                    ("template_min_span", "min_span"), ("template_prune", "prune"))
+                    ("template_min_span", "min_span"), ("template_prune", "prune"),
+                    ("template_merge_variants", "merge_variants"), ("template_ends", "ends"))
 
 
 @dataclass(slots=True)

@@ -53,6 +53,16 @@ class TemplateConfig:
         natural text (the layer 13 % on the Debian store, 22 % on the Zipfian
         corpus), but short fragments then lose the occurrences they had in
         short chains, and joins built on them can go: off by default.
+    merge_variants : bool
+        Report one template where a frequent slot value (a city on ≥ σ of a
+        footer's pages) split it into variants (:mod:`.variants`); False keeps
+        the variants as separate templates.
+    ends : bool
+        Extend a template by the short fixed parts and slots at its ends that
+        recur on its pages («posted by ▢ ▢» before «on ▢.▢.▢ …»; :mod:`.ends`).
+    ends_share : float
+        The share of a template's documents where such an end must be found
+        (and in ≥ σ documents).
     engine : {"bloomspan", "suffix", "auto"}
         How the parts are found (the same parts with any): ``bloomspan`` and
         ``auto`` count the L'-grams with bloomspan's filters (no phrase is
@@ -73,6 +83,9 @@ class TemplateConfig:
     engine: str = "bloomspan"
     drop_nested: bool = True
     prune: bool = False
+    merge_variants: bool = True
+    ends: bool = True
+    ends_share: float = 0.8
 
     def validate(self) -> "TemplateConfig":
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
@@ -87,12 +100,15 @@ class TemplateConfig:
                 raise ParameterError(f"templates: {name} must be an integer, got {v!r}")
             if not lo <= v <= hi:
                 raise ParameterError(f"templates: {name} must be in {lo}..{hi}, got {v}")
-        for name in ("short_parts", "mask_numbers", "drop_nested", "prune"):
+        for name in ("short_parts", "mask_numbers", "drop_nested", "prune", "merge_variants",
+                     "ends"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ParameterError(f"templates: {name} must be True or False, "
                                      f"got {getattr(self, name)!r}")
         if not (0.0 <= float(self.join_share) <= 1.0):
             raise ParameterError(f"templates: join_share must be in [0, 1], got {self.join_share}")
+        if not (0.0 < float(self.ends_share) <= 1.0):
+            raise ParameterError(f"templates: ends_share must be in (0, 1], got {self.ends_share}")
         if self.engine not in ("auto", "bloomspan", "suffix"):
             raise ParameterError(f"templates: engine must be auto, bloomspan or suffix, "
                                  f"got {self.engine!r}")

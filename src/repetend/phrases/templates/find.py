@@ -23,6 +23,8 @@ from .gapped_index import _gapped_index, _locate, _mine_chains
 from .links import _kept_runs
 from .patterns import _final_keys, _joins, _pattern_stats
 from .nesting import _drop_nested
+from .variants import merge_variants
+from .ends import extend_ends
 from .slots import _slot_stats, _template_table, _templates
 
 
@@ -227,7 +229,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     clock.lap("slots")
     doc_ids = pa.array(c.doc_ids, pa.string())
     n_templates = len(tpl["parts"]) if tpl is not None else 0
-    n_nested = 0
+    n_nested = n_variants = n_ends = 0
     if n_templates:
         table, lo_a, hi_a = _template_table(c, tpl, slots)
         n_a = hi_a - lo_a
@@ -241,6 +243,21 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         if tid_a.size > 1 and not np.all((tid_a[1:] > tid_a[:-1]) | (gs[1:] > gs[:-1])):
             o = np.lexsort((gs, od_a, tid_a))
             tid_a, od_a, gs, ge = tid_a[o], od_a[o], gs[o], ge[o]
+        if cfg.merge_variants:
+            # one template where a frequent slot value split it into variants
+            table, (tid_a, od_a, gs, ge), n_variants = merge_variants(
+                c, table, tid_a, od_a, gs, ge, cfg.max_gap, cfg.word_slots, cfg.top_values, grp)
+        if cfg.ends:
+            # heads and tails: the short parts and slots at the ends that recur
+            table, (tid_a, od_a, gs, ge), n_ends = extend_ends(
+                c, table, tid_a, od_a, gs, ge, cfg.max_gap, cfg.word_slots, cfg.top_values,
+                min_docs, cfg.ends_share, grp, raw=raw, min_len=L)
+            if cfg.merge_variants and n_ends:
+                # a template grown to its whole block may now have variants
+                table, (tid_a, od_a, gs, ge), more = merge_variants(
+                    c, table, tid_a, od_a, gs, ge, cfg.max_gap, cfg.word_slots,
+                    cfg.top_values, grp)
+                n_variants += more
         if cfg.drop_nested:
             # fragments of one other template go; the covered tokens stay the same
             table, (tid_a, od_a, gs, ge), n_nested = _drop_nested(table, tid_a, od_a, gs, ge)
@@ -256,7 +273,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     clock.lap("tables")
     summary.update(_coverage_summary(c, raw, gs, ge))
     summary.update(templates=table.num_rows, template_occurrences=occurrences.num_rows,
-                   nested_dropped=n_nested,
+                   nested_dropped=n_nested, variants_merged=n_variants, ends_extended=n_ends,
                    covered_runs=int(run_starts.size),
                    gapped_length=int(t.size),
                    candidate_phrases=n_candidates, candidates=len(groups),
