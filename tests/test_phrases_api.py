@@ -16,6 +16,7 @@ from repetend.errors import InputError, ParameterError
 from repetend.phrases import (PhraseConfig, PhraseResult, coverage_mask, covered_per_document,
                               find_phrases, mine_suffix, read_result, share_distribution)
 from repetend.phrases.auto import (bloomspan_available, choose_engine, repeat_profile,
+                                   self_repeat_share,
                                    repeat_share, survivor_share)
 
 pytest.importorskip("pydivsufsort")
@@ -237,6 +238,45 @@ def test_auto_rule():
     share, length = repeat_profile(toks, np.arange(0, 421, 70), 3)
     assert length == pytest.approx(30.0)
     assert share == pytest.approx(23 / 63)   # 23 of the 63 8-gram starts per document
+
+
+def _naive_self_repeat_share(docs, k=8):
+    """Per document, the k-gram starts whose k-gram occurs at another start of it."""
+    hit = total = 0
+    for d in docs:
+        grams = [tuple(d[i:i + k]) for i in range(len(d) - k + 1)]
+        total += len(grams)
+        hit += sum(grams.count(g) > 1 for g in grams)
+    return hit / total if total else 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 8), alphabet=st.integers(1, 6),
+       period=st.integers(0, 5))
+def test_self_repeat_share_matches_naive(seed, n_docs, alphabet, period):
+    # the whole corpus is the sample: exact; periodic documents (period > 0) and
+    # random ones; a k-gram repeated in another document only does not count
+    rng = np.random.default_rng(seed)
+    docs = []
+    for _ in range(n_docs):
+        n = int(rng.integers(0, 60))
+        d = rng.integers(0, alphabet, n) if period == 0 else np.resize(
+            rng.integers(0, alphabet, period), n)
+        docs.append(d.astype(np.int32))
+    tokens = np.concatenate(docs) if docs else np.zeros(0, np.int32)
+    offsets = np.concatenate(([0], np.cumsum([d.size for d in docs])))
+    want = _naive_self_repeat_share([d.tolist() for d in docs])
+    assert self_repeat_share(tokens, offsets, sample_tokens=10**9) == pytest.approx(want)
+
+
+def test_auto_sees_repeats_within_one_sampled_document():
+    # two documents of one word: the sample is one document, so no k-gram
+    # recurs across sampled documents (repeat share 0) — but within it, all do
+    tokens = np.full(2_000_000, 3, np.int32)
+    offsets = np.arange(0, 2_000_001, 1_000_000)
+    engine, info = choose_engine(tokens, offsets, 2, 10)
+    assert info["repeat_share"] == 0.0 and info["self_repeat_share"] == 1.0
+    assert engine == "suffix" and "within documents" in info["rule"]
 
 
 @pytest.mark.skipif(not bloomspan_available(),

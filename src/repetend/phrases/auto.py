@@ -22,7 +22,11 @@ sample (measurements in ``docs/phrases.md``):
    (length-weighted mean; BloomSpan grows every seed inside them, a cost
    quadratic in their length) → ``suffix`` (Synthetic 2: 220–257; web-like
    text: 45–54).
-6. Otherwise → ``bloomspan`` (web-like text, σ = 10 and 20: 2–4× faster).
+6. *Self-repeat share* ≥ ``DENSE_SHARE`` — a large part of the sample's
+   8-gram positions recur within their own document (periodic text: one long
+   document of "spam", whose sample is that one document, has repeat share 0)
+   → ``suffix``.
+7. Otherwise → ``bloomspan`` (web-like text, σ = 10 and 20: 2–4× faster).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = ["bloomspan_available", "choose_engine", "repeat_profile", "repeat_share",
-           "survivor_share"]
+           "self_repeat_share", "survivor_share"]
 
 SPARSE_SHARE = 0.2
 DENSE_SHARE = 0.3
@@ -157,6 +161,41 @@ def repeat_profile(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: 
     return n_rep / starts.size, float((run * run).sum() / run.sum())
 
 
+def self_repeat_share(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, k: int = 8,
+                      sample_tokens: int = SAMPLE_TOKENS, seed: int = 0) -> float:
+    """Share of the k-gram positions of a document sample whose k-gram occurs
+    again in the *same* document: repeats within documents, which the repeat
+    share (across sampled documents) does not see — a sample of one long
+    periodic document (``spam`` × 500 k) has repeat share 0 and this share 1.
+    Natural text: a few per cent."""
+    tokens = np.asarray(tokens)
+    doc_offsets = np.asarray(doc_offsets, np.int64)
+    take, lens = _sample_docs(doc_offsets, sample_tokens, seed)
+    total = int(lens.sum())
+    if total < k:
+        return 0.0
+    first = np.cumsum(lens) - lens
+    pos = np.arange(total, dtype=np.int64) + np.repeat(doc_offsets[take] - first, lens)
+    local = np.arange(total, dtype=np.int64) - np.repeat(first, lens)
+    starts = np.flatnonzero(local <= np.repeat(lens, lens) - k)   # a whole k-gram fits
+    if starts.size == 0:
+        return 0.0
+    sampled = np.asarray(tokens[pos], np.uint64)
+    h = np.zeros(starts.size, np.uint64)
+    mult = np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        for j in range(k):
+            h = (h * mult) ^ (sampled[starts + j] + np.uint64(j + 1))
+    doc = np.repeat(np.arange(take.size, dtype=np.int64), lens)[starts]
+    order = np.lexsort((h, doc))
+    hs, ds = h[order], doc[order]
+    same = (hs[1:] == hs[:-1]) & (ds[1:] == ds[:-1])
+    again = np.zeros(hs.size, dtype=bool)       # the k-gram has a twin in its document
+    again[1:] |= same
+    again[:-1] |= same
+    return float(np.count_nonzero(again)) / hs.size
+
+
 def _sample_docs(doc_offsets: np.ndarray, sample_tokens: int, seed: int):
     n_docs = doc_offsets.size - 1
     lengths = np.diff(doc_offsets)
@@ -193,6 +232,13 @@ def choose_engine(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: i
     if rep_len >= LONG_REPEAT:
         info["rule"] = f"long repeats: repeat length {rep_len:.0f} >= {LONG_REPEAT} tokens"
         return "suffix", info
+    self_rep = self_repeat_share(tokens, doc_offsets)
+    info["self_repeat_share"] = self_rep
+    if self_rep >= DENSE_SHARE:
+        info["rule"] = (f"repeats within documents: self-repeat share {self_rep:.3f} "
+                        f">= {DENSE_SHARE}")
+        return "suffix", info
     info["rule"] = (f"survivor share {share:.3f} >= {SPARSE_SHARE}, repeat share {rep:.3f} "
-                    f"< {DENSE_SHARE}, repeat length {rep_len:.0f} < {LONG_REPEAT}")
+                    f"< {DENSE_SHARE}, repeat length {rep_len:.0f} < {LONG_REPEAT}, "
+                    f"self-repeat share {self_rep:.3f} < {DENSE_SHARE}")
     return "bloomspan", info

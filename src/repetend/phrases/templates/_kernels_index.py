@@ -81,12 +81,25 @@ def peel(t, occ_offsets, occ_starts, lengths, next_sentinel):
     by a fresh sentinel, in place; returns the next unused sentinel."""
     s = next_sentinel
     for i in range(lengths.shape[0]):
+        # a phrase's occurrences ascend: the part of one occurrence that lies
+        # inside the previous ones was peeled by them (overlapping occurrences
+        # of a periodic phrase would otherwise cost occurrences × length)
+        done = np.int64(-1)
+        prev = np.int64(-1)
         for k in range(occ_offsets[i], occ_offsets[i + 1]):
             q = occ_starts[k]
-            for j in range(lengths[i]):
-                if t[q + j] < next_sentinel:
-                    t[q + j] = s
+            if q < prev:            # not ascending (never from the miners): no skip
+                done = np.int64(-1)
+            prev = q
+            end = q + lengths[i]
+            p = max(q, done)
+            while p < end:
+                if t[p] < next_sentinel:
+                    t[p] = s
                     s += 1
+                p += 1
+            if end > done:
+                done = end
     return s
 
 
