@@ -319,7 +319,8 @@ def test_phrases_all_is_sorted_and_exported():
 
 FLAT_PARAMS = ["min_docs", "min_len", "engine", "seed_len", "filter_bytes", "near_full_share",
                "top_k", "max_drop_candidates", "histogram_bins", "templates", "max_gap",
-               "template_parts", "template_min_span", "template_prune", "memory_limit"]
+               "template_parts", "template_min_span", "template_prune", "template_merge_variants",
+               "template_ends", "memory_limit"]
 
 
 def test_config_params_are_the_flat_summary_parameters():
@@ -330,7 +331,8 @@ def test_config_params_are_the_flat_summary_parameters():
     p = cfg.to_params()
     assert list(p) == FLAT_PARAMS
     assert (p["templates"], p["max_gap"], p["template_parts"], p["template_min_span"],
-            p["template_prune"]) == (True, 6, False, 7, True)
+            p["template_prune"], p["template_merge_variants"], p["template_ends"]) == (
+        True, 6, False, 7, True, True, True)
     assert PhraseConfig.from_params({**p, "corpus": {}}) == cfg       # unknown keys ignored
     off = PhraseConfig(templates=False)
     assert off.templates is None and PhraseConfig(templates=True).templates == TemplateConfig()

@@ -254,3 +254,24 @@ def test_phrase_config_params_round_trip_the_post_pass_options():
     pc = PhraseConfig(templates=TemplateConfig(merge_variants=False, ends=False))
     back = PhraseConfig.from_params(pc.to_params())
     assert back.templates.merge_variants is False and back.templates.ends is False
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 60), st.lists(st.tuples(st.integers(0, 59), st.integers(1, 12)),
+                                     min_size=1, max_size=30))
+def test_reach_and_back_lookups_equal_the_dense_arrays(n_tokens, occ):
+    # the heads-and-tails stop rule reads, per token, how far the exact phrases
+    # covering it reach; the lookups must equal the dense per-token arrays
+    from repetend.phrases.templates.ends import _Back, _Reach
+
+    rs = np.array([min(s, n_tokens - 1) for s, _ in occ], dtype=np.int64)
+    re_ = np.minimum(rs + np.array([ln for _, ln in occ], dtype=np.int64), n_tokens)
+    reach = np.full(n_tokens, -1, dtype=np.int64)
+    np.maximum.at(reach, rs, re_)
+    reach = np.maximum.accumulate(reach)
+    back = np.full(n_tokens, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(back, re_ - 1, rs)
+    back = np.minimum.accumulate(back[::-1])[::-1]
+    p = np.arange(n_tokens, dtype=np.int64).reshape(-1, 1).repeat(2, axis=1)
+    assert np.array_equal(_Reach(rs, re_)[p], reach[p])
+    assert np.array_equal(_Back(rs, re_)[p], back[p])

@@ -125,6 +125,39 @@ def _best_class(c, is_num, tid, od, gs, ge, n, g, head: bool, doc_lo, doc_hi, gr
     return best_cls, best_docs, dist
 
 
+class _Reach:
+    """``reach[p]``: the largest end of an exact-phrase occurrence starting at or
+    before p (−1 if none), for an array of positions p — the prefix maximum over
+    the occurrences sorted by start, looked up by binary search, so nothing of
+    the corpus's size is allocated (a dense array is 8 B/token)."""
+
+    def __init__(self, starts: np.ndarray, ends: np.ndarray) -> None:
+        o = np.argsort(starts, kind="stable")
+        self._s = starts[o]
+        self._m = np.maximum.accumulate(ends[o])
+
+    def __getitem__(self, p):
+        i = np.searchsorted(self._s, p, side="right") - 1
+        return np.where(i >= 0, self._m[np.maximum(i, 0)], -1)
+
+
+class _Back:
+    """``back[p]``: the smallest start of an exact-phrase occurrence whose last
+    token is at or after p (int64 max if none), as :class:`_Reach` the other way."""
+
+    def __init__(self, starts: np.ndarray, ends: np.ndarray) -> None:
+        last = ends - 1
+        o = np.argsort(last, kind="stable")
+        self._e = last[o]
+        self._m = np.minimum.accumulate(starts[o][::-1])[::-1]
+
+    def __getitem__(self, p):
+        i = np.searchsorted(self._e, p, side="left")
+        ok = i < self._e.size
+        return np.where(ok, self._m[np.minimum(i, self._e.size - 1)],
+                        np.iinfo(np.int64).max)
+
+
 def extend_ends(c, table: pa.Table, tid, od, gs, ge, max_gap: int, word_slots: int,
                 top_values: int, min_docs: int, share: float = 0.8, groups=None,
                 max_rounds: int = 16, raw=None, min_len: int = 1):
@@ -149,12 +182,7 @@ def extend_ends(c, table: pa.Table, tid, od, gs, ge, max_gap: int, word_slots: i
         rs = np.asarray(raw.occ_starts, np.int64)
         re_ = rs + np.repeat(np.asarray(raw.lengths, np.int64),
                              np.diff(np.asarray(raw.occ_offsets, np.int64)))
-        reach = np.full(c.tokens.size, -1, dtype=np.int64)
-        np.maximum.at(reach, rs, re_)
-        reach = np.maximum.accumulate(reach)
-        back = np.full(c.tokens.size, np.iinfo(np.int64).max, dtype=np.int64)
-        np.minimum.at(back, re_ - 1, rs)
-        back = np.minimum.accumulate(back[::-1])[::-1]
+        reach, back = _Reach(rs, re_), _Back(rs, re_)
     occ_lo = np.searchsorted(tid, np.arange(n + 1), side="left")
     # per template: its occurrences (start, end, doc) and pattern, as they grow
     S = [gs[occ_lo[t]:occ_lo[t + 1]].astype(np.int64) for t in range(n)]
