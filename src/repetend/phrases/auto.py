@@ -132,19 +132,9 @@ def repeat_profile(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: 
         return 0.0, 0.0
     f = total / max(int(tokens.shape[0]), 1)
     thr = max(2, int(round(min_docs * f)))
-    first = np.cumsum(lens) - lens
-    pos = np.arange(total, dtype=np.int64) + np.repeat(doc_offsets[take] - first, lens)
-    local = np.arange(total, dtype=np.int64) - np.repeat(first, lens)
-    starts = np.flatnonzero(local <= np.repeat(lens, lens) - k)   # a whole k-gram fits
+    h, doc, starts = _sample_kgrams(tokens, doc_offsets, take, lens, k)
     if starts.size == 0:
         return 0.0, 0.0
-    sampled = np.asarray(tokens[pos], np.uint64)
-    h = np.zeros(starts.size, np.uint64)
-    mult = np.uint64(0x9E3779B97F4A7C15)
-    with np.errstate(over="ignore"):
-        for j in range(k):
-            h = (h * mult) ^ (sampled[starts + j] + np.uint64(j + 1))
-    doc = np.repeat(np.arange(take.size, dtype=np.int64), lens)[starts]
     order = np.lexsort((doc, h))
     hs, ds = h[order], doc[order]
     new_pair = np.ones(hs.size, dtype=bool)
@@ -161,6 +151,25 @@ def repeat_profile(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, min_docs: 
     return n_rep / starts.size, float((run * run).sum() / run.sum())
 
 
+def _sample_kgrams(tokens, doc_offsets, take, lens, k):
+    """The k-grams of the sampled documents *take* (of lengths *lens*, laid end
+    to end): a 64-bit hash of each, its sampled document and its start in the
+    sample (only where a whole k-gram fits in its document)."""
+    total = int(lens.sum())
+    first = np.cumsum(lens) - lens
+    pos = np.arange(total, dtype=np.int64) + np.repeat(doc_offsets[take] - first, lens)
+    local = np.arange(total, dtype=np.int64) - np.repeat(first, lens)
+    starts = np.flatnonzero(local <= np.repeat(lens, lens) - k)   # a whole k-gram fits
+    sampled = np.asarray(tokens[pos], np.uint64)
+    h = np.zeros(starts.size, np.uint64)
+    mult = np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        for j in range(k):
+            h = (h * mult) ^ (sampled[starts + j] + np.uint64(j + 1))
+    doc = np.repeat(np.arange(take.size, dtype=np.int64), lens)[starts]
+    return h, doc, starts
+
+
 def self_repeat_share(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, k: int = 8,
                       sample_tokens: int = SAMPLE_TOKENS, seed: int = 0) -> float:
     """Share of the k-gram positions of a document sample whose k-gram occurs
@@ -174,19 +183,9 @@ def self_repeat_share(tokens: npt.ArrayLike, doc_offsets: npt.ArrayLike, k: int 
     total = int(lens.sum())
     if total < k:
         return 0.0
-    first = np.cumsum(lens) - lens
-    pos = np.arange(total, dtype=np.int64) + np.repeat(doc_offsets[take] - first, lens)
-    local = np.arange(total, dtype=np.int64) - np.repeat(first, lens)
-    starts = np.flatnonzero(local <= np.repeat(lens, lens) - k)   # a whole k-gram fits
+    h, doc, starts = _sample_kgrams(tokens, doc_offsets, take, lens, k)
     if starts.size == 0:
         return 0.0
-    sampled = np.asarray(tokens[pos], np.uint64)
-    h = np.zeros(starts.size, np.uint64)
-    mult = np.uint64(0x9E3779B97F4A7C15)
-    with np.errstate(over="ignore"):
-        for j in range(k):
-            h = (h * mult) ^ (sampled[starts + j] + np.uint64(j + 1))
-    doc = np.repeat(np.arange(take.size, dtype=np.int64), lens)[starts]
     order = np.lexsort((h, doc))
     hs, ds = h[order], doc[order]
     same = (hs[1:] == hs[:-1]) & (ds[1:] == ds[:-1])

@@ -27,7 +27,9 @@ from dataclasses import asdict, replace
 import numpy as np
 
 from ..errors import ParameterError
-from .io import binary_of, check_unique_ids, load_documents, numpy_column, pack_binary
+from .io import (batch_shingle_sets, binary_of, check_unique_ids, load_documents, numpy_column,
+                 pack_binary,
+                 token_batches)
 
 __all__ = ["find_exact_duplicates"]
 
@@ -35,19 +37,10 @@ __all__ = ["find_exact_duplicates"]
 def _doc_batches(batches, *, unit, k, hash_name):
     import pyarrow as pa
 
-    from ..corpus.tokenizer import tokenize_batch
-    from ..neardup import shingle_sets
     from ..neardup.exact import checksums
 
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        idx = numpy_column(batch.column("doc_index"), np.int64)
-        texts = batch.column("text").to_pylist()
-        tb = tokenize_batch(texts, unit=unit)
-        uniq, inv = np.unique(tb.hashes, return_inverse=True)
-        sets = shingle_sets(inv.reshape(-1).astype(np.int32), tb.doc_offsets,
-                            uniq.astype(np.uint64), k)
+    for idx, texts, tb in token_batches(batches, unit):
+        sets = batch_shingle_sets(tb, k)
         sums, _ = checksums(texts, hash_name)
         yield pa.RecordBatch.from_arrays(
             [pa.array(idx), pa.array(np.diff(tb.doc_offsets).astype(np.int64)),

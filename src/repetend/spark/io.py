@@ -288,3 +288,26 @@ def pack_binary(values: np.ndarray, offsets: np.ndarray):
     n = off.size - 1
     return pa.Array.from_buffers(pa.binary(), n,
                                  [None, pa.py_buffer(off.tobytes()), pa.py_buffer(values.tobytes())])
+
+
+def token_batches(batches, unit: str):
+    """The non-empty Arrow batches of ``(doc_index, text)`` tokenized on an executor:
+    yields ``(doc_index array, texts, TokenizedBatch)``."""
+    from ..corpus.tokenizer import tokenize_batch
+
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        texts = batch.column("text").to_pylist()
+        yield (numpy_column(batch.column("doc_index"), np.int64), texts,
+               tokenize_batch(texts, unit=unit))
+
+
+def batch_shingle_sets(tb, k: int):
+    """The shingle sets of one tokenized batch, from the token *strings'* hashes
+    (so every batch gives the sets the local store gives)."""
+    from ..neardup import shingle_sets
+
+    uniq, inv = np.unique(tb.hashes, return_inverse=True)
+    return shingle_sets(inv.reshape(-1).astype(np.int32), tb.doc_offsets,
+                        uniq.astype(np.uint64), k)

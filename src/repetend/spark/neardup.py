@@ -31,7 +31,8 @@ from dataclasses import asdict, replace
 import numpy as np
 
 from ..errors import ParameterError
-from .io import binary_of, check_unique_ids, load_documents, numpy_column, pack_binary
+from .io import (batch_shingle_sets, binary_of, check_unique_ids, load_documents, numpy_column,
+                 pack_binary, token_batches)
 
 __all__ = ["find_near_duplicates", "near_duplicate_frames"]
 
@@ -48,18 +49,10 @@ def _signature_batches(batches, *, unit, k, num_perm, seed, hash_name, bits, sch
                        rows, tiny_limit):
     import pyarrow as pa
 
-    from ..corpus.tokenizer import tokenize_batch
-    from ..neardup import band_keys, minhash_signatures, set_fingerprints, shingle_sets
+    from ..neardup import band_keys, minhash_signatures, set_fingerprints
 
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        idx = numpy_column(batch.column("doc_index"), np.int64)
-        texts = batch.column("text").to_pylist()
-        tb = tokenize_batch(texts, unit=unit)
-        uniq, inv = np.unique(tb.hashes, return_inverse=True)
-        sets = shingle_sets(inv.reshape(-1).astype(np.int32), tb.doc_offsets,
-                            uniq.astype(np.uint64), k)
+    for idx, texts, tb in token_batches(batches, unit):
+        sets = batch_shingle_sets(tb, k)
         sig = minhash_signatures(sets, num_perm, seed=seed, hash=hash_name, bits=bits,
                                  scheme=scheme)
         sizes = sets.sizes.astype(np.int64)

@@ -37,7 +37,8 @@ import numpy as np
 
 from ..errors import ParameterError
 from . import _kernels as SK
-from .io import binary_of, check_unique_ids, load_documents, numpy_column, pack_binary
+from .io import (binary_of, check_unique_ids, load_documents, numpy_column, pack_binary,
+                 token_batches)
 
 __all__ = ["find_phrases"]
 
@@ -50,14 +51,7 @@ SKETCH_WIDTH = 1 << 20
 def _token_batches(batches, *, unit):
     import pyarrow as pa
 
-    from ..corpus.tokenizer import tokenize_batch
-
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        idx = numpy_column(batch.column("doc_index"), np.int64)
-        texts = batch.column("text").to_pylist()
-        tb = tokenize_batch(texts, unit=unit)
+    for idx, texts, tb in token_batches(batches, unit):
         n_chars = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
         yield pa.RecordBatch.from_arrays(
             [pa.array(idx), pa.array(np.diff(tb.doc_offsets).astype(np.int64)), pa.array(n_chars),
