@@ -111,6 +111,10 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
 @click.option("--lemmatize", default=None, type=click.Choice(["ru", "auto"]),
               help="Replace Russian words by their most probable normal form (pymorphy3; extra "
                    "'lemma'): ru = in every document, auto = in documents detected as Russian.")
+@click.option("--lemma-keys", default="lexeme", show_default=True, type=click.Choice(["lexeme", "first"]),
+              help="With --lemmatize: lexeme = a word and its inflected forms share one key even when "
+                   "a form is ambiguous (the normal forms of all its dictionary parses joined); first = "
+                   "the most probable normal form only.")
 @click.option("--hamming", type=click.IntRange(0, 32), default=3, show_default=True,
               help="SimHash: maximal Hamming distance of candidate fingerprints.")
 @click.option("--simhash-blocks", type=click.IntRange(1, 64), default=None,
@@ -122,7 +126,7 @@ def format_dups_summary(s: dict, out: Path | None = None) -> str:
 @click.option("--out-format", "--output-format", "out_format", type=click.Choice(["parquet", "jsonl"]),
               default="parquet", show_default=True, help="Format of the result tables.")
 @input_options
-def dups(inputs, stopwords, stem, lemmatize, out, out_format, quiet, **opts):
+def dups(inputs, stopwords, stem, lemmatize, lemma_keys, out, out_format, quiet, **opts):
     """Find near-duplicate documents in INPUT... (a corpus or a token store).
 
     Writes OUT/pairs, clusters, containment, candidates (.parquet or .jsonl;
@@ -131,7 +135,7 @@ def dups(inputs, stopwords, stem, lemmatize, out, out_format, quiet, **opts):
     from ..neardup import find_near_duplicates
 
     cfg = neardup_config({**opts, "stopwords": stopwords, "stem": stem,
-                          "lemmatize": lemmatize}).validate()
+                          "lemmatize": lemmatize, "lemma_keys": lemma_keys}).validate()
     if stem or stopwords or lemmatize:  # a wrong language, file or missing extra fails before the corpus is read
         from ..neardup.normalize_lang import check_normalization_options, needs_languages
 

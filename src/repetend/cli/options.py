@@ -176,7 +176,7 @@ def phrase_config(kw: dict, **extra):
 
 # NearDupConfig fields that a command's options carry under the same name
 _NEARDUP_KEYS = ("method", "threshold", "shingle", "num_perm", "bands", "rows", "scheme", "bbits",
-                 "min_shingles", "containment", "stopwords", "stem", "lemmatize", "hamming", "simhash_blocks",
+                 "min_shingles", "containment", "stopwords", "stem", "lemmatize", "lemma_keys", "hamming", "simhash_blocks",
                  "simhash_weights", "memory_limit")
 
 

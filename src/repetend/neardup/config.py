@@ -57,6 +57,7 @@ class NearDupConfig:
     stopwords: str | None = None
     stem: str | None = None
     lemmatize: str | None = None            # "ru" | "auto": pymorphy3 normal forms (normalize_lang)
+    lemma_keys: Literal["lexeme", "first"] = "lexeme"   # a word's key: its lexeme group, or its first parse
     hamming: int = 3
     simhash_blocks: int | None = None
     simhash_weights: Literal["binary", "count"] = "binary"
@@ -107,6 +108,8 @@ class NearDupConfig:
             raise ParameterError("method 'exact' checksums the verbatim text: stopwords/stem/lemmatize do not apply")
         if self.lemmatize is not None and self.lemmatize.strip().lower() not in ("ru", "russian", "auto"):
             raise ParameterError(f"lemmatize must be 'ru' or 'auto', got {self.lemmatize!r}")
+        if self.lemma_keys not in ("lexeme", "first"):
+            raise ParameterError(f"lemma_keys must be 'lexeme' or 'first', got {self.lemma_keys!r}")
         if not 0 <= int(self.hamming) <= 32:
             raise ParameterError(f"hamming must be in 0..32, got {self.hamming}")
         if self.simhash_blocks is not None and not int(self.hamming) + 1 <= int(self.simhash_blocks) <= 64:

@@ -265,7 +265,7 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
                          if needs_languages(cfg.stopwords, cfg.stem, cfg.lemmatize) else None)
                 norm = normalize_by_language(vocab, tokens, offsets, langs,
                                              stopwords=cfg.stopwords, stem=cfg.stem,
-                                             lemmatize=cfg.lemmatize)
+                                             lemmatize=cfg.lemmatize, lemma_keys=cfg.lemma_keys)
                 tokens, offsets = normalize_tokens_rows(tokens, offsets, norm.doc_row, norm.remap)
             else:
                 norm = normalize_vocabulary(vocab, stopwords=cfg.stopwords, stem=cfg.stem)

@@ -41,7 +41,7 @@ from .normalize import (_STEM_CODES, _clean, _dictionary_encode, _member_mask, l
                         stem_words, stemmer_language)
 
 __all__ = ["AUTO", "LanguageNormalization", "LEMMA_LANGUAGES", "check_normalization_options",
-           "lemmatize_words", "needs_languages", "normalize_by_language", "normalize_tokens_rows",
+           "LEMMA_KEYS", "lemmatize_words", "lexeme_keys", "needs_languages", "normalize_by_language", "normalize_tokens_rows",
            "per_language"]
 
 AUTO = "auto"
@@ -113,6 +113,66 @@ def lemmatize_words(words: Sequence[str], morph=None) -> list[str]:
     return out
 
 
+LEMMA_KEYS = ("lexeme", "first")
+LEXEME_CAP = 4
+
+
+def lexeme_keys(words: Sequence[str], morph=None, cap: int = LEXEME_CAP) -> list[str]:
+    """One key per word that an inflected form of the same word also gets, lower-cased.
+
+    The most probable normal form (:func:`lemmatize_words`) parts what a copy's
+    inflection made ambiguous: *стали* is *стать* first and *сталь* second, so a copy
+    that swapped *сталью* for *стали* lemmatizes to another word.  Here the normal forms
+    of **all** the dictionary parses of a word are joined (union-find over normal forms;
+    a word the dictionary does not know contributes its first parse only), a union
+    being skipped when the joined group would hold more than *cap* normal forms (so
+    chains of homonyms do not snowball); each word's key is the smallest normal form
+    of the group of its most probable parse.  Words are taken in sorted order, so the
+    keys depend on the set of words only.
+    """
+    morph = morph or _morph()
+    words = list(words)
+    parent: dict[str, str] = {}
+    size: dict[str, int] = {}
+
+    def find(x: str) -> str:
+        root = x
+        while parent[root] != root:
+            root = parent[root]
+        while parent[x] != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    def add(x: str) -> None:
+        if x not in parent:
+            parent[x] = x
+            size[x] = 1
+
+    first: dict[str, str] = {}
+    for w in sorted(set(words)):
+        try:
+            parses = morph.parse(w)
+        except Exception:  # a word the analyser cannot take (lone surrogate): as it is
+            parses = []
+        if not parses:
+            first[w] = w
+            add(w)
+            continue
+        first[w] = parses[0].normal_form
+        forms = [parses[0].normal_form] + [p.normal_form for p in parses[1:] if p.is_known]
+        for f in forms:
+            add(f)
+        a = find(forms[0])
+        for f in forms[1:]:
+            b = find(f)
+            if a != b and size[a] + size[b] <= cap:
+                if b < a:
+                    a, b = b, a
+                parent[b] = a          # the root is the smallest normal form of the group
+                size[a] += size[b]
+    return [find(first[w]) for w in words]
+
+
 def _stop_language(code: str) -> frozenset[str] | None:
     import stop_words
 
@@ -157,13 +217,16 @@ class LanguageNormalization:
 def normalize_by_language(vocab: list[str], tokens: npt.NDArray[np.int32],
                           doc_offsets: npt.NDArray[np.int64], languages: Sequence[str] | None, *,
                           stopwords: str | None = None, stem: str | None = None,
-                          lemmatize: str | None = None) -> LanguageNormalization:
+                          lemmatize: str | None = None,
+                          lemma_keys: str = "lexeme") -> LanguageNormalization:
     """The per-document normalization of a store's stream (see the module docstring).
 
     *languages* is one ISO 639-1 code per document (``""``: undetermined); it may be
     None when no option is ``auto`` (every document is then in one row).
     """
     lem = _lemma_code(lemmatize)
+    if lemma_keys not in LEMMA_KEYS:
+        raise ParameterError(f"lemma_keys must be one of {', '.join(LEMMA_KEYS)}, got {lemma_keys!r}")
     n_docs = int(doc_offsets.shape[0] - 1)
     if needs_languages(stopwords, stem, lemmatize):
         if languages is None or len(languages) != n_docs:
@@ -213,7 +276,8 @@ def normalize_by_language(vocab: list[str], tokens: npt.NDArray[np.int32],
             cyr = np.fromiter((_CYRILLIC.search(w) is not None for w in words), dtype=bool,
                               count=len(words))
             cyr_idx = np.flatnonzero(cyr).tolist()
-            lemmas = lemmatize_words([words[j] for j in cyr_idx], morph)
+            lemmas = (lexeme_keys if lemma_keys == "lexeme" else lemmatize_words)(
+                [words[j] for j in cyr_idx], morph)
             for j, f in zip(cyr_idx, lemmas):
                 forms[j] = f
             n_lemma += len(cyr_idx)
