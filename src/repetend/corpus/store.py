@@ -233,7 +233,7 @@ class TokenStore:
                 path=str(path))
         mode = "r" if mmap else None
         try:
-            vocab_t = pq.read_table(path / "vocab.parquet")
+            vocab_t = _read_parquet(path / "vocab.parquet")
             blob_path = path / "text.bin"
             if blob_path.stat().st_size:
                 blob = (np.memmap(blob_path, dtype=np.uint8, mode="r") if mmap
@@ -245,7 +245,7 @@ class TokenStore:
                 doc_offsets=np.load(path / "doc_offsets.npy"),
                 vocab=vocab_t.column("token").to_pylist(),
                 df=vocab_t.column("df").to_numpy().astype(np.int32),
-                docs=pq.read_table(path / "docs.parquet"),
+                docs=_read_parquet(path / "docs.parquet"),
                 text_blob=blob,
                 text_offsets=np.load(path / "text_offsets.npy"),
                 unit=meta.get("unit", "word"),
@@ -258,6 +258,20 @@ class TokenStore:
                              path=str(path)) from exc
         _check_shape(store, path)
         return store
+
+
+def _read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """One small parquet file of the store, read with the plain file reader (not the
+    dataset machinery of ``pq.read_table``, which costs tens of MB of its own) into
+    buffers of the system allocator: Arrow's default pool (mimalloc) keeps the pages
+    it once took for the whole process, about 25 MB for a 200 k-token vocabulary,
+    which is then part of every later peak (docs/neardup.md, memory)."""
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        return pq.ParquetFile(path).read(columns=columns, use_threads=False)
+    finally:
+        pa.set_memory_pool(previous)
 
 
 def _check_shape(store: "TokenStore", path: Path) -> None:
