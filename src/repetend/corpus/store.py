@@ -23,7 +23,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -34,7 +34,9 @@ from .._atomic import atomic_dir, recover_dir
 from ..errors import InputError
 from . import _store_kernels as SK
 from .record import ReadStats, Record, host_of
-from .tokenizer import Unit, tokenize_batch
+
+if TYPE_CHECKING:   # the tokenizer (and its Unicode tables) is loaded only to build a store
+    from .tokenizer import Unit
 
 __all__ = ["FORMAT_VERSION", "TokenStore", "build_store", "is_store", "open_store",
            "open_store_arrays", "open_store_vocab", "store_summary"]
@@ -243,7 +245,7 @@ class TokenStore:
             store = cls(
                 tokens=np.load(path / "tokens.npy", mmap_mode=mode),
                 doc_offsets=np.load(path / "doc_offsets.npy"),
-                vocab=vocab_t.column("token").to_pylist(),
+                vocab=vocab_t.column("token").combine_chunks(),
                 df=vocab_t.column("df").to_numpy().astype(np.int32),
                 docs=_read_parquet(path / "docs.parquet"),
                 text_blob=blob,
@@ -258,6 +260,32 @@ class TokenStore:
                              path=str(path)) from exc
         _check_shape(store, path)
         return store
+
+
+def _get_vocab(self: TokenStore) -> list[str]:
+    v = self._vocab
+    if not isinstance(v, list):   # an opened store's vocabulary column, made a list on first use
+        v = self._vocab = v.to_pylist()
+    return v
+
+
+def _set_vocab(self: TokenStore, value) -> None:
+    self._vocab = value
+
+
+# ``vocab`` is the list of token strings; an opened store keeps the Arrow column until
+# the list is asked for (214 k Python strings are ~20 MB that near-duplicate detection,
+# which hashes the column's UTF-8 bytes directly, never needs).
+TokenStore.vocab = property(_get_vocab, _set_vocab, doc="The token strings, by id.")
+
+
+def _vocab_source(self: TokenStore):
+    """The vocabulary as it is held: the list, or (an opened store not yet asked for
+    its list) the Arrow string column of ``vocab.parquet`` with the same strings."""
+    return self._vocab
+
+
+TokenStore.vocab_source = _vocab_source
 
 
 def _read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
@@ -282,7 +310,7 @@ def _check_shape(store: "TokenStore", path: Path) -> None:
     ok = (off.shape == (n + 1,) and toff.shape == (n + 1,)
           and (n == 0 or (int(off[0]) == 0 and int(off[-1]) == store.tokens.shape[0]
                           and int(toff[-1]) == store.text_blob.shape[0]))
-          and store.df.shape[0] == len(store.vocab))
+          and store.df.shape[0] == len(store.vocab_source()))
     if not ok:
         raise InputError("damaged token store (its arrays do not agree: tokens, offsets, "
                          "documents or vocabulary cut short); tokenize the corpus again",
@@ -445,6 +473,8 @@ def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
     empty_docs = 0
     tok_base = 0
     byte_base = 0
+    from .tokenizer import tokenize_batch
+
     with _Sink(tmpdir) as sink:
         for batch in _batches(records, batch_chars):
             texts = [r.text for r in batch]

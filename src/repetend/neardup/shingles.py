@@ -24,13 +24,42 @@ __all__ = ["ShingleSets", "shingle_sets", "token_hashes"]
 _CHUNK_WINDOWS = 1 << 20  # shingle windows filled per pass (8 MB of uint64)
 
 
-def token_hashes(vocab: list[str]) -> npt.NDArray[np.uint64]:
-    """A stable 64-bit hash of each vocabulary string (FNV-1a 64 over UTF-8)."""
+def token_hashes(vocab) -> npt.NDArray[np.uint64]:
+    """A stable 64-bit hash of each vocabulary string (FNV-1a 64 over UTF-8).
+
+    *vocab* is a list of strings or an Arrow string array (hashed from its UTF-8
+    buffer, no Python strings made; the same hashes)."""
+    if not isinstance(vocab, (list, tuple)) and hasattr(vocab, "type") and hasattr(vocab, "null_count"):
+        return _arrow_token_hashes(vocab)
     enc = [s.encode("utf-8", "surrogatepass") for s in vocab]
     lens = np.fromiter((len(e) for e in enc), dtype=np.int64, count=len(enc))
     offsets = np.zeros(len(enc) + 1, dtype=np.int64)
     np.cumsum(lens, out=offsets[1:])
     data = np.frombuffer(b"".join(enc), dtype=np.uint8)
+    with np.errstate(over="ignore"):  # uint64 wrap-around is the hash (JIT-off runs warn)
+        return K.fnv1a64_spans(data, offsets)
+
+
+def _arrow_token_hashes(arr) -> npt.NDArray[np.uint64]:
+    import pyarrow as pa
+
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.null_count:
+        raise ParameterError("vocabulary column has null strings")
+    if pa.types.is_string(arr.type):
+        off_dtype = np.int32
+    elif pa.types.is_large_string(arr.type):
+        off_dtype = np.int64
+    else:
+        raise ParameterError(f"vocabulary column must be strings, got {arr.type}")
+    n = len(arr)
+    _, off_buf, data_buf = arr.buffers()
+    if n == 0:
+        return np.empty(0, dtype=np.uint64)
+    offsets = np.frombuffer(off_buf, dtype=off_dtype)[arr.offset:arr.offset + n + 1].astype(np.int64)
+    data = (np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None
+            else np.empty(0, dtype=np.uint8))
     with np.errstate(over="ignore"):  # uint64 wrap-around is the hash (JIT-off runs warn)
         return K.fnv1a64_spans(data, offsets)
 
