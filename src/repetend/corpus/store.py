@@ -246,7 +246,7 @@ class TokenStore:
                 tokens=np.load(path / "tokens.npy", mmap_mode=mode),
                 doc_offsets=np.load(path / "doc_offsets.npy"),
                 vocab=vocab_t.column("token").combine_chunks(),
-                df=vocab_t.column("df").to_numpy().astype(np.int32),
+                df=_int_column(vocab_t.column("df")),
                 docs=_read_parquet(path / "docs.parquet"),
                 text_blob=blob,
                 text_offsets=np.load(path / "text_offsets.npy"),
@@ -300,6 +300,19 @@ def _read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
         return pq.ParquetFile(path).read(columns=columns, use_threads=False)
     finally:
         pa.set_memory_pool(previous)
+
+
+def _int_column(col) -> np.ndarray:
+    """An integer column without nulls as int32, from its buffer (Arrow's
+    ``to_numpy`` imports pandas, ~20 MB, on its first call)."""
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if arr.null_count or not pa.types.is_integer(arr.type):
+        return np.asarray(arr.to_numpy(zero_copy_only=False)).astype(np.int32)
+    data = arr.buffers()[1]
+    dtype = np.dtype(arr.type.to_pandas_dtype())
+    if data is None or len(arr) == 0:
+        return np.empty(0, dtype=np.int32)
+    return np.frombuffer(data, dtype=dtype)[arr.offset:arr.offset + len(arr)].astype(np.int32)
 
 
 def _check_shape(store: "TokenStore", path: Path) -> None:
