@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from .._pages import drop_read_pages
 from ..errors import ParameterError
 from . import _shingle_kernels as K
 
@@ -118,6 +119,9 @@ def shingle_sets(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int6
         K.compact_inplace(part, raw_offsets, uniq, part_offsets)
         offsets[d0 + 1:d1 + 1] = pos + part_offsets[1:]
         pos += int(part_offsets[-1])
+        # a memory-mapped store's token pages of this chunk are read: out of the
+        # resident set (no-op for tokens in memory)
+        drop_read_pages(tokens, int(doc_offsets[d0]), int(doc_offsets[d1]))
         d0 = d1
     n = pos
     del raw_ends
