@@ -23,7 +23,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -34,7 +34,9 @@ from .._atomic import atomic_dir, recover_dir
 from ..errors import InputError
 from . import _store_kernels as SK
 from .record import ReadStats, Record, host_of
-from .tokenizer import Unit, tokenize_batch
+
+if TYPE_CHECKING:   # the tokenizer (and its Unicode tables) is loaded only to build a store
+    from .tokenizer import Unit
 
 __all__ = ["FORMAT_VERSION", "TokenStore", "build_store", "is_store", "open_store",
            "open_store_arrays", "open_store_vocab", "store_summary"]
@@ -233,7 +235,7 @@ class TokenStore:
                 path=str(path))
         mode = "r" if mmap else None
         try:
-            vocab_t = pq.read_table(path / "vocab.parquet")
+            vocab_t = _read_parquet(path / "vocab.parquet")
             blob_path = path / "text.bin"
             if blob_path.stat().st_size:
                 blob = (np.memmap(blob_path, dtype=np.uint8, mode="r") if mmap
@@ -243,9 +245,9 @@ class TokenStore:
             store = cls(
                 tokens=np.load(path / "tokens.npy", mmap_mode=mode),
                 doc_offsets=np.load(path / "doc_offsets.npy"),
-                vocab=vocab_t.column("token").to_pylist(),
-                df=vocab_t.column("df").to_numpy().astype(np.int32),
-                docs=pq.read_table(path / "docs.parquet"),
+                vocab=vocab_t.column("token").combine_chunks(),
+                df=_int_column(vocab_t.column("df")),
+                docs=_read_parquet(path / "docs.parquet"),
                 text_blob=blob,
                 text_offsets=np.load(path / "text_offsets.npy"),
                 unit=meta.get("unit", "word"),
@@ -260,6 +262,59 @@ class TokenStore:
         return store
 
 
+def _get_vocab(self: TokenStore) -> list[str]:
+    v = self._vocab
+    if not isinstance(v, list):   # an opened store's vocabulary column, made a list on first use
+        v = self._vocab = v.to_pylist()
+    return v
+
+
+def _set_vocab(self: TokenStore, value) -> None:
+    self._vocab = value
+
+
+# ``vocab`` is the list of token strings; an opened store keeps the Arrow column until
+# the list is asked for (214 k Python strings are ~20 MB that near-duplicate detection,
+# which hashes the column's UTF-8 bytes directly, never needs).
+TokenStore.vocab = property(_get_vocab, _set_vocab, doc="The token strings, by id.")
+
+
+def _vocab_source(self: TokenStore):
+    """The vocabulary as it is held: the list, or (an opened store not yet asked for
+    its list) the Arrow string column of ``vocab.parquet`` with the same strings."""
+    return self._vocab
+
+
+TokenStore.vocab_source = _vocab_source
+
+
+def _read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """One small parquet file of the store, read with the plain file reader (not the
+    dataset machinery of ``pq.read_table``, which costs tens of MB of its own) into
+    buffers of the system allocator: Arrow's default pool (mimalloc) keeps the pages
+    it once took for the whole process, about 25 MB for a 200 k-token vocabulary,
+    which is then part of every later peak (docs/neardup.md, memory)."""
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        return pq.ParquetFile(path).read(columns=columns, use_threads=False)
+    finally:
+        pa.set_memory_pool(previous)
+
+
+def _int_column(col) -> np.ndarray:
+    """An integer column without nulls as int32, from its buffer (Arrow's
+    ``to_numpy`` imports pandas, ~20 MB, on its first call)."""
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if arr.null_count or not pa.types.is_integer(arr.type):
+        return np.asarray(arr.to_numpy(zero_copy_only=False)).astype(np.int32)
+    data = arr.buffers()[1]
+    dtype = np.dtype(arr.type.to_pandas_dtype())
+    if data is None or len(arr) == 0:
+        return np.empty(0, dtype=np.int32)
+    return np.frombuffer(data, dtype=dtype)[arr.offset:arr.offset + len(arr)].astype(np.int32)
+
+
 def _check_shape(store: "TokenStore", path: Path) -> None:
     """The arrays of an opened store agree with each other (a file cut short or
     replaced by another store's would otherwise be read as documents)."""
@@ -268,7 +323,7 @@ def _check_shape(store: "TokenStore", path: Path) -> None:
     ok = (off.shape == (n + 1,) and toff.shape == (n + 1,)
           and (n == 0 or (int(off[0]) == 0 and int(off[-1]) == store.tokens.shape[0]
                           and int(toff[-1]) == store.text_blob.shape[0]))
-          and store.df.shape[0] == len(store.vocab))
+          and store.df.shape[0] == len(store.vocab_source()))
     if not ok:
         raise InputError("damaged token store (its arrays do not agree: tokens, offsets, "
                          "documents or vocabulary cut short); tokenize the corpus again",
@@ -431,6 +486,8 @@ def _build(records, tmpdir: Path | None, *, unit, lang, batch_chars, read_stats,
     empty_docs = 0
     tok_base = 0
     byte_base = 0
+    from .tokenizer import tokenize_batch
+
     with _Sink(tmpdir) as sink:
         for batch in _batches(records, batch_chars):
             texts = [r.text for r in batch]

@@ -248,7 +248,11 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
         n_tokens = None
     elif hasattr(data, "tokens") and hasattr(data, "doc_offsets"):
         store = data
-        tokens, offsets, vocab = store.tokens, store.doc_offsets, store.vocab
+        tokens, offsets = store.tokens, store.doc_offsets
+        # an opened store's vocabulary stays its Arrow column unless normalization reads
+        # the strings: the shingles hash the column's UTF-8 bytes (no Python strings)
+        source = getattr(store, "vocab_source", None)
+        vocab = store.vocab if normalizing or source is None else source()
         lengths = store.doc_lengths.astype(np.int64)
         n_tokens = lengths
         if normalizing:
