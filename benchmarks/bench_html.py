@@ -45,6 +45,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("warc", type=Path)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-main", action="store_true", help="skip the slow trafilatura row")
     a = ap.parse_args(argv)
     from lxml import html as lxml_html
     from trafilatura.utils import load_html
@@ -68,6 +69,8 @@ def main(argv=None) -> int:
                                                        for p in pages],
         "main (trafilatura extract)": lambda: read_all(None, "main"),
     }
+    if a.no_main:
+        rows.pop("main (trafilatura extract)")
     print(f"{a.warc}: {len(pages):,} pages, {mb:.1f} MB of HTML; median of {a.repeat} runs")
     base = None
     for name, fn in rows.items():

@@ -115,3 +115,24 @@ def test_html_to_text_modes():
     assert html_to_text("<html><body><p>a</p><p>b</p></body></html>") == "a\nb"
     with pytest.raises(Exception):
         html_to_text("<p>x</p>", "nosuch")
+
+
+_LAYOUT_CHARS = (" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2005\u200a\u200b\u200c"
+                 "\u2028\u2029\u202f\u205f\u3000\ufeffaZé日\U0001f600\x00-")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_LAYOUT_CHARS), max_size=60)
+       | st.text(max_size=40))
+def test_the_compiled_line_layout_equals_the_python_one(text):
+    """Every whitespace Python strips, every one of ``_SPACES``, runs of both mixed,
+    empty lines, multi-byte characters, lone surrogates (as surrogatepass bytes)."""
+    data = text.encode("utf-8", "surrogatepass")
+    assert read_warc._clean_lines_utf8(data) == read_warc._clean_lines(text)
+
+
+@pytest.mark.parametrize("text", ["", "\n", " \n \n", "a", " a ", "a\n\nb", "\u3000x\u3000\u3000y\u2028",
+                                  "\x1c \x1c a \x1c \x1c", "a\u200b\u200bb", "\ud800 x"])
+def test_the_compiled_line_layout_on_edge_cases(text):
+    assert read_warc._clean_lines_utf8(text.encode("utf-8", "surrogatepass")) \
+        == read_warc._clean_lines(text)
