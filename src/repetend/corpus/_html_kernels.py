@@ -87,3 +87,19 @@ def clean_lines(buf, out):
                 i += k
         start = end + 1
     return o
+
+
+@jit
+def has_invalid_xml_chars(buf):
+    """True when the UTF-8 text ``buf`` holds a character of trafilatura's
+    ``INVALID_XML_CHARS`` (``[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\ufffe\\uffff]``)."""
+    n = buf.shape[0]
+    for i in range(n):
+        b = buf[i]
+        if b < 0x20:
+            if b != 0x09 and b != 0x0A and b != 0x0D:
+                return True
+        elif b == 0xEF and i + 2 < n and buf[i + 1] == 0xBF and (buf[i + 2] == 0xBE
+                                                                 or buf[i + 2] == 0xBF):
+            return True
+    return False
