@@ -16,20 +16,32 @@ from .._jit import jit
 
 
 @jit
+def _cont(buf, i, k, end):
+    """Whether ``buf[i + 1 : i + k]`` are ``k - 1`` continuation bytes before *end*."""
+    if i + k > end:
+        return False
+    for j in range(1, k):
+        if buf[i + j] & 0xC0 != 0x80:
+            return False
+    return True
+
+
+@jit
 def _decode(buf, i, end):
-    """The code point starting at ``buf[i]`` and its length in bytes."""
+    """The code point starting at ``buf[i]`` and its length in bytes (a byte that
+    does not start a whole sequence: itself, marked above U+10FFFF, length 1)."""
     b0 = buf[i]
     if b0 < 0x80:
         return np.int64(b0), 1
-    if b0 >= 0xC0 and b0 < 0xE0 and i + 1 < end:
+    if b0 >= 0xC0 and b0 < 0xE0 and _cont(buf, i, 2, end):
         return (np.int64(b0 & 0x1F) << 6) | np.int64(buf[i + 1] & 0x3F), 2
-    if b0 >= 0xE0 and b0 < 0xF0 and i + 2 < end:
+    if b0 >= 0xE0 and b0 < 0xF0 and _cont(buf, i, 3, end):
         return ((np.int64(b0 & 0x0F) << 12) | (np.int64(buf[i + 1] & 0x3F) << 6)
                 | np.int64(buf[i + 2] & 0x3F)), 3
-    if b0 >= 0xF0 and i + 3 < end:
+    if b0 >= 0xF0 and b0 < 0xF8 and _cont(buf, i, 4, end):
         return ((np.int64(b0 & 0x07) << 18) | (np.int64(buf[i + 1] & 0x3F) << 12)
                 | (np.int64(buf[i + 2] & 0x3F) << 6) | np.int64(buf[i + 3] & 0x3F)), 4
-    return np.int64(b0) | np.int64(1 << 30), 1   # not a sequence start: an ordinary char
+    return np.int64(b0) | np.int64(1 << 30), 1
 
 
 @jit
@@ -46,6 +58,20 @@ def _kind(cp):
 
 
 @jit
+def _kind_at(buf, i, end):
+    """``(_kind, length in bytes)`` of the character starting at ``buf[i]``."""
+    b0 = buf[i]
+    if b0 < 0x80:
+        if b0 == 0x20 or (b0 >= 0x09 and b0 <= 0x0D):
+            return 1, 1
+        if b0 >= 0x1C and b0 <= 0x1F:
+            return 2, 1
+        return 0, 1
+    cp, k = _decode(buf, i, end)
+    return _kind(cp), k
+
+
+@jit
 def clean_lines(buf, out):
     """Write the laid-out text of ``buf`` (uint8) into ``out`` (uint8, at least
     ``len(buf)`` long); returns the number of bytes written."""
@@ -53,19 +79,30 @@ def clean_lines(buf, out):
     o = 0
     start = 0
     while start <= n:
+        # the line is buf[start:end]; its content runs from its first to its last
+        # character that is not whitespace
         end = start
-        while end < n and buf[end] != 0x0A:
-            end += 1
         first = -1
         last = -1
         i = start
-        while i < end:
-            cp, k = _decode(buf, i, end)
-            if _kind(cp) == 0:
-                if first < 0:
-                    first = i
-                last = i + k
-            i += k
+        while i < n:
+            b0 = buf[i]
+            if b0 == 0x0A:
+                break
+            if b0 < 0x80:
+                if b0 > 0x20 or (b0 < 0x1C and (b0 < 0x09 or b0 > 0x0D)):
+                    if first < 0:
+                        first = i
+                    last = i + 1
+                i += 1
+            else:
+                kind, k = _kind_at(buf, i, n)
+                if kind == 0:
+                    if first < 0:
+                        first = i
+                    last = i + k
+                i += k
+        end = i
         if first >= 0:
             if o > 0:
                 out[o] = 0x0A
@@ -73,8 +110,21 @@ def clean_lines(buf, out):
             i = first
             prev_space = False
             while i < last:
-                cp, k = _decode(buf, i, end)
-                if _kind(cp) == 1:
+                b0 = buf[i]
+                if b0 < 0x80:
+                    if b0 == 0x20 or (b0 >= 0x09 and b0 <= 0x0D):
+                        if not prev_space:
+                            out[o] = 0x20
+                            o += 1
+                        prev_space = True
+                    else:
+                        out[o] = b0
+                        o += 1
+                        prev_space = False
+                    i += 1
+                    continue
+                kind, k = _kind_at(buf, i, last)
+                if kind == 1:
                     if not prev_space:
                         out[o] = 0x20
                         o += 1
