@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from naive_html import walk_text
+from naive_html import text_before, walk_text
 from repetend.corpus import read_warc
 from repetend.corpus.read_warc import _tree_text, html_to_text
 
@@ -168,18 +168,5 @@ def test_the_page_loader_equals_trafilaturas(parts, codec, gz):
         assert (mine is None) == (theirs is None)
         if mine is not None:
             assert etree.tostring(mine) == etree.tostring(theirs)
-            assert html_to_text(page) == _text_before(tload(page))
+            assert html_to_text(page) == text_before(tload(page))
 
-
-def _text_before(tree) -> str:
-    """The reader's text before the compiled layout: trafilatura's tree, the XSLT
-    program's text as ``str``, the Python ``_clean_lines`` (not ``walk_text``: on a
-    document like ``<html/>text`` libxml2 leaves the text outside the root element,
-    where the XSLT program sees it and the walk does not — as before)."""
-    body = tree.find(".//body")
-    root = body if body is not None else tree
-    title = tree.find(".//title")
-    head = title.text + "\n" if title is not None and title.text else ""
-    if not isinstance(root.tag, str) or root.tag in read_warc._DROP:
-        return read_warc._clean_lines(head)
-    return read_warc._clean_lines(head + str(read_warc._text_transform()(root)))
