@@ -5,12 +5,16 @@ Build the WARC first (offline, from Debian's HTML manuals)::
     python benchmarks/corpora/html_warc.py --out bench-data/manuals.warc.gz
     python benchmarks/bench_html.py bench-data/manuals.warc.gz [--repeat 3]
 
-Rows: ``--html all`` in this process (libxslt), ``--html all`` with the worker
-processes (the default for a file of 4 MB or more), the element-by-element walk
-the reader used before (the tests' oracle, for the ratio), lxml's own parse +
-``text_content`` (a floor: no line layout), and ``--html main`` (trafilatura's
-main-content extraction). Each row: median wall seconds over the repeats, MB/s of
-HTML, CPU seconds (this process and its workers).
+Rows: reading the WARC with ``--html all`` in this process, and with the worker
+processes (the default for a file of 4 MB or more); ``html_to_text`` of each
+page (payloads already in memory) now, and by main's path before the compiled
+line layout (``naive_html.text_before``: trafilatura's ``load_html``, libxslt, the
+Python ``_clean_lines``); the element-by-element walk the reader used before that
+(the tests' oracle, for the ratio); lxml's own parse + ``text_content`` (a
+floor: no line layout); and ``--html main`` (trafilatura's main-content
+extraction; ``--no-main`` skips it). Each row: median wall seconds over the
+repeats, MB/s of HTML, CPU seconds (this process and its workers) and MB of HTML
+per CPU second (the figure that does not depend on what else runs on the machine).
 """
 
 from __future__ import annotations
@@ -45,11 +49,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("warc", type=Path)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-main", action="store_true", help="skip the slow trafilatura row")
     a = ap.parse_args(argv)
     from lxml import html as lxml_html
     from trafilatura.utils import load_html
 
-    from naive_html import walk_text
+    from naive_html import text_before, walk_text
     from repetend.corpus import read_warc
     from repetend.corpus.readers import read_corpus
 
@@ -63,12 +68,17 @@ def main(argv=None) -> int:
     rows = {
         "all, in this process": lambda: read_all(1),
         "all, worker processes (default)": lambda: read_all(None),
+        "all, text of each page, now": lambda: [read_warc.html_to_text(p) for p in pages],
+        "all, text of each page, main's path": lambda: [text_before(load_html(p)) for p in pages],
         "all, element walk (before)": lambda: [walk_text(load_html(p)) for p in pages],
         "lxml parse + text_content (floor)": lambda: [lxml_html.fromstring(p).text_content()
                                                        for p in pages],
         "main (trafilatura extract)": lambda: read_all(None, "main"),
     }
+    if a.no_main:
+        rows.pop("main (trafilatura extract)")
     print(f"{a.warc}: {len(pages):,} pages, {mb:.1f} MB of HTML; median of {a.repeat} runs")
+    read_warc.html_to_text(pages[0])       # load the compiled kernels first
     base = None
     for name, fn in rows.items():
         walls, cpus = [], []
@@ -79,7 +89,9 @@ def main(argv=None) -> int:
             cpus.append(_cpu() - c)
         w = statistics.median(walls)
         base = w if "before" in name else base
-        print(f"  {name:36s} {w:7.2f} s  {mb / w:6.1f} MB/s  cpu {statistics.median(cpus):6.2f} s")
+        c = statistics.median(cpus)
+        print(f"  {name:38s} {w:7.2f} s  {mb / w:6.1f} MB/s  cpu {c:6.2f} s"
+              f"  {mb / c:6.1f} MB per cpu-s")
     print("  (ratios: divide the 'before' row's seconds by a row's)")
     return 0
 

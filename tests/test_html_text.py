@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from naive_html import walk_text
+from naive_html import text_before, walk_text
 from repetend.corpus import read_warc
 from repetend.corpus.read_warc import _tree_text, html_to_text
 
@@ -115,3 +115,58 @@ def test_html_to_text_modes():
     assert html_to_text("<html><body><p>a</p><p>b</p></body></html>") == "a\nb"
     with pytest.raises(Exception):
         html_to_text("<p>x</p>", "nosuch")
+
+
+_LAYOUT_CHARS = (" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2005\u200a\u200b\u200c"
+                 "\u2028\u2029\u202f\u205f\u3000\ufeffaZé日\U0001f600\x00-")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_LAYOUT_CHARS), max_size=60)
+       | st.text(max_size=40))
+def test_the_compiled_line_layout_equals_the_python_one(text):
+    """Every whitespace Python strips, every one of ``_SPACES``, runs of both mixed,
+    empty lines, multi-byte characters, lone surrogates (as surrogatepass bytes)."""
+    data = text.encode("utf-8", "surrogatepass")
+    assert read_warc._clean_lines_utf8(data) == read_warc._clean_lines(text)
+
+
+@pytest.mark.parametrize("text", ["", "\n", " \n \n", "a", " a ", "a\n\nb", "\u3000x\u3000\u3000y\u2028",
+                                  "\x1c \x1c a \x1c \x1c", "a\u200b\u200bb", "\ud800 x"])
+def test_the_compiled_line_layout_on_edge_cases(text):
+    assert read_warc._clean_lines_utf8(text.encode("utf-8", "surrogatepass")) \
+        == read_warc._clean_lines(text)
+
+
+_PIECES = ["<html>", "</html>", "<body>", "<p>", "</p>", "<div>x</div>", "<html/>", "<html lang=en />",
+           "<!DOCTYPE html>", "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0//EN\" \"x/y.dtd\">",
+           "<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<meta charset=\"windows-1251\">",
+           "\x00", "\x01", "\x0b", "\x1f", "\ufffe", "\uffff", "\ufeff", "\t", "\n", "\r",
+           "Доставка", "日本語", "café", "&amp;", "&#0;", "&#xfffe;", "<!-- c -->", "<script>s</script>",
+           "<title>T</title>", "plain text ", "<pre> a  b\n c</pre>", "<", ">", "</div>"]
+_CODECS = ["utf-8", "cp1251", "latin-1", "shift_jis", "utf-16", None]
+
+
+@settings(max_examples=400, deadline=None)
+@given(parts=st.lists(st.sampled_from(_PIECES), max_size=14), codec=st.sampled_from(_CODECS),
+       gz=st.booleans())
+def test_the_page_loader_equals_trafilaturas(parts, codec, gz):
+    """``_load_html`` gives trafilatura's ``load_html`` tree (serialized) on text, on
+    bytes in several charsets, on gzip-compressed bytes and on non-HTML."""
+    import gzip
+
+    from lxml import etree
+    from trafilatura.utils import load_html as tload
+
+    text = "".join(parts)
+    pages: list = [text]
+    if codec is not None:
+        data = text.encode(codec, "replace")
+        pages += [data, gzip.compress(data)] if gz else [data]
+    for page in pages:
+        mine, theirs = read_warc._load_html(page), tload(page)
+        assert (mine is None) == (theirs is None)
+        if mine is not None:
+            assert etree.tostring(mine) == etree.tostring(theirs)
+            assert html_to_text(page) == text_before(tload(page))
+

@@ -63,8 +63,22 @@ def _text_transform():
 
 
 def _clean_lines(text: str) -> str:
+    """The line layout (the definition; :func:`_clean_lines_utf8` is its compiled twin)."""
     lines = (ln.strip() for ln in _SPACES.sub(" ", text).split("\n"))
     return "\n".join(ln for ln in lines if ln)
+
+
+def _clean_lines_utf8(data: bytes) -> str:
+    """:func:`_clean_lines` of the UTF-8 text *data*, in one compiled pass."""
+    import numpy as np
+
+    from ._html_kernels import clean_lines
+
+    if not data:
+        return ""
+    out = np.empty(len(data), np.uint8)
+    n = clean_lines(np.frombuffer(data, np.uint8), out)
+    return out[:n].tobytes().decode("utf-8", "surrogatepass")
 
 
 def _tree_text(tree: Any) -> str:
@@ -78,10 +92,55 @@ def _tree_text(tree: Any) -> str:
     body = tree.find(".//body")
     root = body if body is not None else tree
     title = tree.find(".//title")
-    head = title.text + "\n" if title is not None and title.text else ""
+    head = (title.text + "\n").encode("utf-8", "surrogatepass") \
+        if title is not None and title.text else b""
     if not isinstance(root.tag, str) or root.tag in _DROP:
-        return _clean_lines(head)
-    return _clean_lines(head + str(_text_transform()(root)))
+        return _clean_lines_utf8(head)
+    return _clean_lines_utf8(head + bytes(_text_transform()(root)))
+
+
+def _load_html(html: bytes | str) -> Any:
+    """``trafilatura.utils.load_html(html)`` for bytes or text, step for step (decode,
+    dubious-HTML check, repair, parse as text then as bytes), except that the
+    regular-expression pass removing control characters runs only when the page
+    holds one (a compiled scan says so); the tests hold its tree equal to
+    trafilatura's."""
+    import numpy as np
+    from lxml.html import fromstring
+    from trafilatura import utils as tu
+
+    from ._html_kernels import has_invalid_xml_chars
+
+    if not isinstance(html, (bytes, str)):
+        return tu.load_html(html)     # a tree or a response object, as trafilatura takes
+    text = tu.decode_file(html)
+    beginning = text[:50].lower()
+    check_flag = tu.is_dubious_html(beginning)
+    # repair_faulty_html, its first step skipped when it would change nothing
+    if has_invalid_xml_chars(np.frombuffer(text.encode("utf-8", "surrogatepass"), np.uint8)):
+        text = tu.INVALID_XML_CHARS.sub("", text)
+    if "doctype" in beginning:
+        firstline, _, rest = text.partition("\n")
+        text = tu.DOCTYPE_TAG.sub("", firstline, count=1) + "\n" + rest
+    for line in text[:4096].splitlines()[:4]:
+        if "<html" in line and line.endswith("/>"):
+            text = tu.FAULTY_HTML.sub(r"\1>", text, count=1)
+            break
+    tree = None
+    fallback_parse = False
+    try:
+        tree = fromstring(text, parser=tu.HTML_PARSER)
+    except ValueError:
+        tree = tu.fromstring_bytes(text)
+        fallback_parse = True
+    except Exception as err:  # pragma: no cover - as trafilatura: logged, no tree
+        tu.LOGGER.error("lxml parsing failed: %s", err)
+    if (tree is None or len(tree) < 1) and not fallback_parse:
+        tree = tu.fromstring_bytes(text)
+    if tree is not None and check_flag is True and len(tree) < 2:
+        tu.LOGGER.error("parsed tree length: %s, wrong data type or not valid HTML", len(tree))
+        tree = None
+    return tree
 
 
 def html_to_text(html: bytes | str, mode: Literal["all", "main"] = "all") -> str:
@@ -93,11 +152,9 @@ def html_to_text(html: bytes | str, mode: Literal["all", "main"] = "all") -> str
     (``trafilatura.extract``).  Encoding detection and parsing are trafilatura's.
     """
     trafilatura = require("trafilatura", "warc", "reading HTML from WARC files")
-    from trafilatura.utils import load_html
-
     if mode not in ("all", "main"):
         raise ParameterError(f"html mode must be 'all' or 'main', not {mode!r}")
-    tree = load_html(html)
+    tree = _load_html(html)
     if tree is None:
         return ""
     if mode == "main":
