@@ -15,16 +15,19 @@ and keeps the peaks (``peak_anon``, ``peak_rss``).
 
 from __future__ import annotations
 
+import mmap
 import re
 import threading
 import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
+import numpy as _np
+
 from .errors import ParameterError, RepetendError
 
-__all__ = ["MemoryBudget", "MemoryLimitExceeded", "StageWatchdog", "format_size", "parse_size",
-           "rss_now", "substage"]
+__all__ = ["MemoryBudget", "MemoryLimitExceeded", "StageWatchdog", "drop_read_pages", "format_size",
+           "parse_size", "rss_now", "substage"]
 
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10,
           "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
@@ -314,3 +317,55 @@ class StageWatchdog:
         return {"memory_limit": self.limit,
                 "stage_peak_anon": {k: int(v) for k, v in self.peaks.items()},
                 "within_limit": None if self.limit is None else self.tripped is None}
+
+
+# -- dropping consumed pages of read-only memory maps -----------------------------
+# Dropping pages of a read-only memory-mapped array that a pass has consumed.
+#
+# A pass that reads a memory-mapped array once from front to back (shingling the
+# token stream of a store) leaves every page it touched resident until the process
+# ends; those clean file pages count in the process's resident set and its peak
+# (``VmHWM``).  :func:`drop_read_pages` tells the kernel (``madvise(MADV_DONTNEED)``)
+# that a range will not be needed soon: the pages leave the resident set and are
+# read back from the page cache if touched again.  Only arrays backed by a
+# *read-only* file mapping (``np.memmap`` mode ``"r"``) are advised, where this
+# changes no value; for any other array it does nothing.
+
+_PAGE = mmap.PAGESIZE
+
+
+def _read_only_mapping(arr: _np.ndarray):
+    base = arr
+    while base is not None:
+        if isinstance(base, _np.memmap):
+            mm = getattr(base, "_mmap", None)
+            return mm if base.mode == "r" and isinstance(mm, mmap.mmap) else None
+        base = getattr(base, "base", None)
+    return None
+
+
+def drop_read_pages(arr: _np.ndarray, start: int, stop: int) -> None:
+    """Drop the whole pages of elements ``arr[start:stop]`` of a 1-d contiguous array
+    backed by a read-only file mapping from the resident set (the page holding
+    ``stop`` stays: the next pass may read it).  No-op for other arrays, on
+    platforms without ``madvise``, or when the range holds no whole page."""
+    if stop <= start or arr.ndim != 1 or not arr.flags.c_contiguous:
+        return
+    if not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    mm = _read_only_mapping(arr)
+    if mm is None:
+        return
+    mm_addr = _np.frombuffer(mm, dtype=_np.uint8, count=1).ctypes.data
+    addr = arr.ctypes.data
+    lo = addr - mm_addr + int(start) * arr.itemsize
+    hi = addr - mm_addr + int(stop) * arr.itemsize
+    lo -= lo % _PAGE
+    hi -= hi % _PAGE
+    lo = max(lo, 0)
+    hi = min(hi, len(mm) - len(mm) % _PAGE)
+    if hi > lo:
+        try:
+            mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+        except (OSError, ValueError):   # advice only: the values are the file's either way
+            pass

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .._pages import drop_read_pages
+from .._memory import drop_read_pages
 from ..errors import ParameterError
 from . import _shingle_kernels as K
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from repetend._pages import drop_read_pages
+from repetend._memory import drop_read_pages
 
 
 def _rss_file_kb() -> int:
