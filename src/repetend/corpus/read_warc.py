@@ -438,7 +438,8 @@ class WarcReader(_WarcBase):
             if numba_threads or threading.active_count() > 1 \
                     or "fork" not in multiprocessing.get_all_start_methods():
                 return None
-            self._pool = ProcessPoolExecutor(max_workers=workers,
+            html_to_text("<html><body><p>x</p></body></html>")   # load the kernels once,
+            self._pool = ProcessPoolExecutor(max_workers=workers,    # not in each worker
                                              mp_context=multiprocessing.get_context("fork"))
             for f in [self._pool.submit(int, 0) for _ in range(workers)]:
                 f.result()        # fork them all now, while it is safe
