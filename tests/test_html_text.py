@@ -97,6 +97,11 @@ def test_pages_converted_in_worker_processes_equal_in_process(tmp_path, monkeypa
               "text/html; charset=utf-8") for i in range(70)]
     pages = [(u, p.encode(), c) for u, p, c in pages]
     pages.insert(33, ("http://bad.example/x", b"\xff\xfe<html><body>\x00\x00bad", "text/html"))
+    pages.insert(40, ("http://ru.example/", "<html><body><p>Доставка\x01 <pre> a  b</pre></p></body></html>"
+                      .encode("cp1251"), "text/html; charset=windows-1251"))
+    pages.insert(50, ("http://jp.example/", "<html><body>日本語&amp;</body></html>".encode("shift_jis"),
+                      "text/html"))
+    pages.insert(60, ("http://x.example/", b"<html><body>x</body></html>", "text/html; charset=nosuch"))
     path = write_warc(tmp_path / "c.warc.gz", pages)
     monkeypatch.setattr(read_warc.WarcReader, "workers", 1)
     serial, s_stats = read(path)

@@ -438,7 +438,8 @@ class WarcReader(_WarcBase):
             if numba_threads or threading.active_count() > 1 \
                     or "fork" not in multiprocessing.get_all_start_methods():
                 return None
-            self._pool = ProcessPoolExecutor(max_workers=workers,
+            html_to_text("<html><body><p>x</p></body></html>")   # load the kernels once,
+            self._pool = ProcessPoolExecutor(max_workers=workers,    # not in each worker
                                              mp_context=multiprocessing.get_context("fork"))
             for f in [self._pool.submit(int, 0) for _ in range(workers)]:
                 f.result()        # fork them all now, while it is safe
@@ -468,7 +469,7 @@ class WarcReader(_WarcBase):
 
         def submit(pages: list[_Pending]) -> None:
             in_flight.append((pages, pool.submit(_pages_to_text, self.html,
-                                                 [p.html for p in pages])))
+                                                 [(p.payload, p.ctype) for p in pages])))
 
         def drain(limit: int):
             while len(in_flight) > limit:
@@ -512,11 +513,10 @@ class WarcReader(_WarcBase):
                                                                                b"<html"))):
             self.stats.skipped_non_response += 1
             return None
-        html = _with_http_charset(payload, ctype)
         url = record.rec_headers.get_header("WARC-Target-URI")
-        if self._defer:
-            return _Pending(record_no, html, url, _record_id(record))
-        text = html_to_text(html, self.html)
+        if self._defer:   # the worker decodes it (bytes are cheaper to send than text)
+            return _Pending(record_no, payload, ctype, url, _record_id(record))
+        text = html_to_text(_with_http_charset(payload, ctype), self.html)
         return self.make(path, record_no, text, _record_id(record), url)
 
 
@@ -525,7 +525,8 @@ class _Pending:
     """A page whose text a worker process is to make."""
 
     record_no: int
-    html: bytes | str
+    payload: bytes
+    ctype: str
     url: str | None
     rid: str | None
 
@@ -536,11 +537,12 @@ def _payload_error(exc: BaseException) -> str:
 
 
 def _pages_to_text(mode: str, pages: list) -> list[tuple[bool, str]]:
-    """In a worker process: the text of each page, or the message of its failure."""
+    """In a worker process: the text of each ``(payload, content type)`` page, or
+    the message of its failure."""
     out = []
-    for html in pages:
+    for payload, ctype in pages:
         try:
-            out.append((True, html_to_text(html, mode)))
+            out.append((True, html_to_text(_with_http_charset(payload, ctype), mode)))
         except Exception as exc:  # one damaged page, as in this process: counted, skipped
             out.append((False, _payload_error(exc)))
     return out
