@@ -6,6 +6,8 @@ pass what ``read_warc._clean_lines`` defines in Python: runs of the characters o
 stripped of Python's whitespace (``str.strip()``), empty lines are left out and
 the rest joined by ``\\n``.  A byte that does not start a valid UTF-8 sequence is
 taken as one ordinary character (the input is valid UTF-8 in practice).
+:func:`has_invalid_xml_chars` tells whether trafilatura's control-character
+regular expression would change a page at all.
 """
 
 from __future__ import annotations

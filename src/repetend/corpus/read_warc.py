@@ -99,6 +99,10 @@ def _tree_text(tree: Any) -> str:
     return _clean_lines_utf8(head + bytes(_text_transform()(root)))
 
 
+_TU_NAMES = ("decode_file", "is_dubious_html", "INVALID_XML_CHARS", "DOCTYPE_TAG", "FAULTY_HTML",
+             "HTML_PARSER", "fromstring_bytes", "LOGGER")
+
+
 def _load_html(html: bytes | str) -> Any:
     """``trafilatura.utils.load_html(html)`` for bytes or text, step for step (decode,
     dubious-HTML check, repair, parse as text then as bytes), except that the
@@ -111,8 +115,8 @@ def _load_html(html: bytes | str) -> Any:
 
     from ._html_kernels import has_invalid_xml_chars
 
-    if not isinstance(html, (bytes, str)):
-        return tu.load_html(html)     # a tree or a response object, as trafilatura takes
+    if not isinstance(html, (bytes, str)) or not all(hasattr(tu, n) for n in _TU_NAMES):
+        return tu.load_html(html)     # a tree or a response; a trafilatura without these
     text = tu.decode_file(html)
     beginning = text[:50].lower()
     check_flag = tu.is_dubious_html(beginning)
