@@ -58,6 +58,7 @@ SETTINGS = {
     "core": {"merge_variants": False, "ends": False},
     "span-6": {"min_span": 6},
     "span-6-core": {"min_span": 6, "merge_variants": False, "ends": False},
+    "slotted-6": {"slotted_min_span": 6},
     "prune": {"prune": True},
     "rounds-1": {"rounds": 1},
     "part-6": {"part_len": 6},
