@@ -58,6 +58,7 @@ SETTINGS = {
     "core": {"merge_variants": False, "ends": False},
     "span-6": {"min_span": 6},
     "span-6-core": {"min_span": 6, "merge_variants": False, "ends": False},
+    "slotted-6": {"slotted_min_span": 6},
     "prune": {"prune": True},
     "rounds-1": {"rounds": 1},
     "part-6": {"part_len": 6},
@@ -107,6 +108,41 @@ def _labels(sc, store, min_docs):
             if s["block"] is not None:
                 big[sel] = blocks[s["block"]]["docs"] >= min_docs
     return kind, block, seg, big
+
+
+def _print_missed(n_show, kd, pos_by_seg, gs, ge, occ, table, store, sc) -> None:
+    """Up to *n_show* instances of block kind *kd* not inside one template occurrence,
+    each with its text and the templates whose occurrences overlap it (pattern, df,
+    where the occurrence lies relative to the instance in tokens)."""
+    tid = occ.column("template_id").to_numpy()
+    info = {int(t): (df, span, text) for t, df, span, text in zip(
+        table.column("template_id").to_pylist(), table.column("df").to_pylist(),
+        table.column("span_tokens").to_pylist(), table.column("text").to_pylist())}
+    offs = np.asarray(store.doc_offsets)
+    shown = 0
+    for sgm, ps in pos_by_seg.items():
+        ps = np.array(ps)
+        lo, hi = int(ps.min()), int(ps.max()) + 1
+        if np.any((gs <= lo) & (ge >= hi)):
+            continue
+        d = int(np.searchsorted(offs, lo, side="right") - 1)
+        spans = store.token_spans(d)
+        a = int(offs[d])
+        text = sc.texts[d][int(spans[lo - a, 0]):int(spans[hi - 1 - a, 1])].replace("\n", " ⏎ ")
+        print(f"    missed {kd} doc {d} tokens [{lo - a}, {hi - a}) ({hi - lo} tokens): {text!r}")
+        touch = np.flatnonzero((gs < hi) & (ge > lo))
+        if touch.size == 0:
+            print("      no template touches it")
+        for j in touch:
+            df, span, ttext = info[int(tid[j])]
+            ttext = ttext.replace("\n", " ⏎ ")
+            if len(ttext) > 140:
+                ttext = ttext[:65] + " … " + ttext[-70:]
+            print(f"      #{int(tid[j])} df {df} span {span} occ [{int(gs[j]) - lo:+d}, "
+                  f"{int(ge[j]) - hi:+d}] vs instance: {ttext}")
+        shown += 1
+        if shown >= n_show:
+            break
 
 
 def _bench_store(args) -> None:
@@ -166,6 +202,9 @@ def main() -> None:
     ap.add_argument("--L", type=int, default=8)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--show", type=int, default=15)
+    ap.add_argument("--missed", type=int, default=0, metavar="N",
+                    help="print, per block kind, N planted instances (block on ≥ σ pages) not "
+                         "found inside one template occurrence, with the templates touching them")
     ap.add_argument("--store", help="time the layer on this token store instead (real text)")
     ap.add_argument("--repeat", type=int, default=3, help="runs with --store")
     ap.add_argument("--merge-only", action="store_true",
@@ -261,6 +300,8 @@ def main() -> None:
                 lo, hi = ps.min(), ps.max() + 1
                 single += bool(np.any((gs <= lo) & (ge >= hi)))
             print(f"  {kd:10s} {tot:11,d} {ex / tot:8.1%} {un / tot:10.1%} {single / tot:9.1%}")
+            if args.missed:
+                _print_missed(args.missed, kd, pos_by_seg, gs, ge, occ, r.table, store, sc)
         lab = kind[inside]
         tot = max(lab.size, 1)
         tpl_kinds = ~np.isin(lab, ["", "body", "title"])

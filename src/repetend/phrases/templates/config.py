@@ -28,6 +28,12 @@ class TemplateConfig:
         (needs the vocabulary).
     min_span : int or None
         Shortest template (median occurrence span, slots included; default L).
+    slotted_min_span : int or None
+        Shortest template *with at least one slot* (median occurrence span;
+        default None: ``min_span`` for all).  A slot-free pattern shorter than
+        L is a short exact phrase and stays out; a slotted one («© ▢ Northlab
+        Company. All rights reserved», 6 tokens) is counted like any other
+        template (≥ σ documents, ≥ ``min_fixed`` fixed tokens).
     min_fixed : int
         Fewest fixed tokens in a template.
     top_values : int
@@ -75,6 +81,7 @@ class TemplateConfig:
     short_parts: bool = True
     mask_numbers: bool = True
     min_span: int | None = None
+    slotted_min_span: int | None = None
     min_fixed: int = 2
     top_values: int = 5
     rounds: int = 3
@@ -91,10 +98,11 @@ class TemplateConfig:
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
         for name, lo, hi in (("max_gap", 0, MAX_GAP), ("min_fixed", 0, MAX_LEN),
                              ("top_values", 0, MAX_LEN), ("part_len", 1, MAX_LEN),
-                             ("min_span", 1, MAX_LEN), ("rounds", 1, MAX_LEN),
+                             ("min_span", 1, MAX_LEN), ("slotted_min_span", 1, MAX_LEN),
+                             ("rounds", 1, MAX_LEN),
                              ("word_slots", 0, MAX_LEN)):
             v = getattr(self, name)
-            if v is None and name in ("part_len", "min_span"):
+            if v is None and name in ("part_len", "min_span", "slotted_min_span"):
                 continue
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise ParameterError(f"templates: {name} must be an integer, got {v!r}")

@@ -152,8 +152,10 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     base = (len(c.vocab) if c.vocab is not None else int(tokens.max(initial=-1)) + 1) + 1
     num_id = base - 1 if slot_id >= 0 else -1
     gap_id = base
+    # pruning keeps every chain that could hold a template of the shortest span kept
+    prune_span = min(min_span, int(cfg.slotted_min_span)) if cfg.slotted_min_span else min_span
     keep, link, link_counts = _kept_runs(run_offsets, run_starts, run_ends, cfg.max_gap,
-                                         min_span, cfg.prune)
+                                         prune_span, cfg.prune)
     summary.update(link_counts)
     t, g_start, g_end, t_off = KI.gapped_corpus(
         anchor_tokens, offsets, run_offsets, run_starts, run_ends, keep, link,
@@ -224,7 +226,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                      np.concatenate((stats[1], more_stats[1])))
         occ, slots = _slot_stats(c, keys, found, g_start, g_end, t_doc, gap_id, num_id,
                                  cfg.top_values,
-                                 min_span, stats)
+                                 min_span, stats, slotted_min_span=cfg.slotted_min_span)
         tpl = _templates(c, keys, occ, slots, gap_id, num_id, cfg)
     clock.lap("slots")
     doc_ids = pa.array(c.doc_ids, pa.string())

@@ -24,12 +24,14 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
                 t_start: np.ndarray, t_end: np.ndarray, t_doc: np.ndarray, gap_id: int,
                 num_id: int, top_values: int, min_span: int,
                 stats: tuple[np.ndarray, np.ndarray],
-                batch: int | None = None) -> tuple[dict, dict]:
+                batch: int | None = None,
+                slotted_min_span: int | None = None) -> tuple[dict, dict]:
     """Occurrence and slot statistics of all kept patterns at once (a few
     compiled passes over their occurrences instead of a few per pattern).
 
     Returns ``(occ, slots)``.  ``occ``: per pattern ``df``, ``span`` (median),
-    ``keep`` (occurs, median span ≥ min_span) and ``pick`` (the example
+    ``keep`` (occurs, median span ≥ min_span, or ≥ *slotted_min_span* for a
+    pattern with a slot) and ``pick`` (the example
     occurrence, -1 without slots); per occurrence of a kept pattern
     (concatenated in pattern order, ``off`` the offsets: a pattern not kept has
     none) its global ``starts``/``ends``, ``docs`` and ``doc_len``.  ``slots``:
@@ -51,6 +53,12 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
     med, df = stats
     n_occ = np.array([x.size for x in found], dtype=np.int64)
     keep = (n_occ > 0) & (med >= min_span)
+    if slotted_min_span is not None and slotted_min_span < min_span:
+        # a short pattern with a slot: a template candidate like any other
+        # (_templates still asks for a variable slot and min_fixed fixed tokens)
+        has_slot = np.array([bool(np.any((k == gap_id) | (k == num_id) | (k < 0)))
+                             for k in keys], dtype=bool)
+        keep |= (n_occ > 0) & has_slot & (med >= slotted_min_span)
     kept = np.flatnonzero(keep)
     kept_l = kept.tolist()
     # only the kept patterns' occurrences (a quarter of all on real text)

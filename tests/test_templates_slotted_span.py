@@ -1,0 +1,120 @@
+"""``TemplateConfig.slotted_min_span``: templates with a slot shorter than L.
+
+A block of 6 tokens with slots («© {year} {company} ltd all rights reserved»)
+is below ``min_span`` = L and was never a template.  The option lowers the
+shortest span for patterns with a slot only; everything else is the same
+run: the oracle is the run with the option at 1, filtered by span."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from repetend.phrases.templates import TemplateConfig
+from test_templates_variants import _corpus, _covering, _occ, _pages, _run
+
+SHORT_FOOTER = "{year} {company} ltd all rights reserved"          # 6 tokens
+LISTING = "showing {d} {m} of {y} items"                            # 6 tokens
+CORE = {"merge_variants": False, "ends": False, "drop_nested": False}
+
+
+def _rows(res):
+    t = res.table
+    return sorted(zip(map(tuple, t.column("parts").to_pylist()), t.column("df").to_pylist(),
+                      t.column("occurrences").to_pylist(), t.column("span_tokens").to_pylist()))
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), s=st.integers(2, 9))
+def test_same_as_the_unfiltered_run_filtered_by_span(seed, s):
+    # oracle: with slotted_min_span = 1 every pattern with a slot is kept;
+    # with s, exactly those rows whose median span is ≥ s (or ≥ min_span = L)
+    store, _ = _corpus(60, [("footer", SHORT_FOOTER, 0.5, "end"),
+                            ("listing", LISTING, 0.4, "mid")], seed)
+    L = 10
+    low = _run(store, sigma=5, L=L, slotted_min_span=1, **CORE)
+    got = _run(store, sigma=5, L=L, slotted_min_span=s, **CORE)
+    want = [r for r in _rows(low) if r[3] >= min(s, L)]
+    assert _rows(got) == want
+    # every reported occurrence set: ≥ σ documents, median span as reported
+    tid, od, st_, en = _occ(got, store)
+    for row in got.table.to_pylist():
+        sel = tid == row["template_id"]
+        assert np.unique(od[sel]).size == row["df"] >= 5
+
+
+def test_off_and_at_or_above_min_span_is_the_default_run():
+    store, _ = _corpus(60, [("footer", SHORT_FOOTER, 0.5, "end")], 3)
+    for kw in ({}, CORE):
+        base = _run(store, sigma=5, L=10, **kw)
+        for v in (None, 10, 12):
+            r = _run(store, sigma=5, L=10, slotted_min_span=v, **kw)
+            assert r.table.equals(base.table) and r.occurrences.equals(base.occurrences)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_short_blocks_are_one_template_each_and_precise(seed):
+    store, truth = _corpus(200, [("footer", SHORT_FOOTER, 0.5, "end"),
+                                 ("listing", LISTING, 0.3, "mid")], seed)
+    assert not _covering(_run(store), store, truth, "footer")       # below L: none today
+    res = _run(store, slotted_min_span=6)
+    for name in ("footer", "listing"):
+        cover = _covering(res, store, truth, name)
+        # a company slot value on < σ pages is no word-slot value: ~7 % of them
+        assert cover and max(cover.values()) >= 0.9 * _pages(truth, name)
+    # precision: template tokens are block tokens
+    tid, od, s, e = _occ(res, store)
+    inside = body = 0
+    for d, a, b in zip(od.tolist(), s.tolist(), e.tolist()):
+        marks = truth[d]
+        for p in range(a, b):
+            inside += 1
+            body += not any(m[1] <= p < m[2] for m in marks)
+    assert inside and body / inside <= 0.01
+
+
+def test_short_blocks_adjacent_on_a_fraction_of_pages_stay_two():
+    # the footer right after the listing on ~15 % of the pages, apart (body
+    # text between) elsewhere: no occurrence holds a listing and a footer that
+    # are apart, and each block is found whole on its own pages
+    store, truth = _corpus(300, [("listing", LISTING, 0.3, "end"),
+                                 ("listing", LISTING, 0.3, "mid"),
+                                 ("footer", SHORT_FOOTER, 0.5, "end")], 7)
+    res = _run(store, slotted_min_span=6)
+    tid, od, s, e = _occ(res, store)
+    apart = 0
+    for d, marks in enumerate(truth):
+        for a in marks:
+            for b in marks:
+                if a[0] == "listing" and b[0] == "footer" and a[2] != b[1]:
+                    apart += 1
+                    lo, hi = min(a[1], b[1]), max(a[2], b[2])
+                    assert not ((od == d) & (s <= lo) & (e >= hi)).any()
+    assert apart > 20
+    for name in ("footer", "listing"):
+        cover = _covering(res, store, truth, name)
+        assert max(cover.values()) >= 0.85 * _pages(truth, name)
+
+
+def test_one_fixed_part_shared_by_two_short_templates_stays_two():
+    other = "showing {d} {m} of {y} reviews"
+    store, truth = _corpus(240, [("listing", LISTING, 0.4, "mid"),
+                                 ("reviews", other, 0.4, "end")], 11)
+    res = _run(store, slotted_min_span=6)
+    tl = _covering(res, store, truth, "listing")
+    tr = _covering(res, store, truth, "reviews")
+    bl = max(tl, key=tl.get)
+    br = max(tr, key=tr.get)
+    assert bl != br
+    texts = dict(zip(res.table.column("template_id").to_pylist(),
+                     res.table.column("text").to_pylist()))
+    assert "items" in texts[bl] and "reviews" not in texts[bl]
+    assert "reviews" in texts[br] and "items" not in texts[br]
+
+
+def test_validated():
+    from repetend.errors import ParameterError
+
+    with pytest.raises(ParameterError):
+        TemplateConfig(slotted_min_span=0).validate()
