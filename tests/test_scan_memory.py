@@ -153,7 +153,10 @@ def test_a_generous_limit_gives_the_same_tables_as_none(corpus, tmp_path):
 def test_the_cli_stops_with_a_one_line_error_and_exit_code(corpus, tmp_path):
     out = tmp_path / "scan"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    # the package imports lazily: load what the scan runs before measuring what it holds,
+    # so the limit is passed mid-run (a stage), not refused up front
     code = ("import sys; from repetend._memory import rss_now; from repetend.cli import main; "
+            "import repetend.jobs.scan, repetend.phrases, repetend.neardup, repetend.corpus.store; "
             "lim = str(rss_now()['anon'] + (6 << 20)); "
             f"sys.argv = ['repetend', 'scan', {str(corpus)!r}, '--out', {str(out)!r}, "
             "'--min-docs', '5', '--memory-limit', lim, '--quiet']; main()")
