@@ -50,6 +50,9 @@ def test_params_round_trip_and_stay_as_before_when_off():
     assert p["template_slotted_span"] == 6
     assert PhraseConfig.from_params(p) == on
     assert PhraseConfig.from_params(off.to_params()) == off
+    kinds = PhraseConfig(templates=TemplateConfig(slotted_min_span=6, short_slots="any"))
+    assert kinds.to_params()["template_short_slots"] == "any"
+    assert PhraseConfig.from_params(kinds.to_params()) == kinds
 
 
 def _tables(out):

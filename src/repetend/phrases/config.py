@@ -24,7 +24,8 @@ _TEMPLATE_PARAMS = (("max_gap", "max_gap"), ("template_parts", "short_parts"),
                     ("template_merge_variants", "merge_variants"), ("template_ends", "ends"))
 # ... and those recorded only when not their default (so that the parameters,
 # and the scan's reuse keys, of a run that does not use them read as before)
-_TEMPLATE_OPTIONAL = (("template_slotted_span", "slotted_min_span"),)
+_TEMPLATE_OPTIONAL = (("template_slotted_span", "slotted_min_span"),
+                      ("template_short_slots", "short_slots"))
 
 
 @dataclass(slots=True)
@@ -130,8 +131,8 @@ class PhraseConfig:
         ``max_gap``, ``template_parts``, ``template_min_span`` and
         ``template_prune`` (TemplateConfig's ``max_gap``, ``short_parts``,
         ``min_span``, ``prune``; its defaults when there is no layer), then
-        ``template_slotted_span`` (``slotted_min_span``) when it is not the
-        default, and ``df_over`` when it is not ``"documents"`` (so that the
+        ``template_slotted_span`` (``slotted_min_span``) and
+        ``template_short_slots`` (``short_slots``) when not their defaults, and ``df_over`` when it is not ``"documents"`` (so that the
         parameters of a run that does not use them read as they always did)."""
         tcfg = self.templates if self.templates is not None else TemplateConfig()
         params: dict[str, Any] = {
