@@ -2,7 +2,7 @@
 
     PYTHONPATH=src .venv/bin/python benchmarks/bench_template_blocks.py \
         [--data bench-data/debian.jsonl] [--pages 3000] [--sigma 20] [--L 10] \
-        [--keep-variants] [--no-ends] [--show 0]
+        [--keep-variants] [--no-ends] [--show 0] [--slotted-spans off,6]
 
 The surrounding text is real (the first ``--pages`` documents of 1.5–20 k
 characters of ``--data``); the blocks of ``benchmarks/corpora/planted_blocks``
@@ -22,7 +22,9 @@ prints:
 
 then the CPU seconds of exact mining (``find_phrases``, templates off) and of
 the template layer over its result, and their ratio.  ``--keep-variants`` and
-``--no-ends`` switch the layer's post-passes off (``TemplateConfig``).
+``--no-ends`` switch the layer's post-passes off (``TemplateConfig``);
+``--slotted-spans off,6`` runs the layer once per ``slotted_min_span`` after
+the same mining run (the counts then include the templates shorter than L).
 """
 
 from __future__ import annotations

@@ -21,7 +21,10 @@ ratios come from the same runs.  CPU time
 sequence, one peeling round, longer parts (L' = 6), the three together, and
 merge-only — so that cost and what is found can be traded on one table:
 with ``--store`` the ratios and the coverage of each, on the web-like
-generator also the recall on the planted blocks.  ``--merge-only`` is short
+generator also the recall on the planted blocks.  With ``--store``,
+``--short N`` counts per setting the templates shorter than L (those only
+``slotted_min_span`` or a lower ``min_span`` give) and prints N of them,
+evenly over their Ψ order, to judge by eye.  ``--merge-only`` is short
 for ``--settings merge-only``, ``--prune on|off|both`` for ``prune``,
 ``default`` or ``default,prune``.
 
@@ -65,6 +68,7 @@ SETTINGS = {
     "slotted-4-any": {"slotted_min_span": 4, "short_slots": "any"},
     "slotted-6-any": {"slotted_min_span": 6, "short_slots": "any"},
     "slotted-6-number": {"slotted_min_span": 6, "short_slots": "number"},
+    "slotted-6-fixed-1": {"slotted_min_span": 6, "min_fixed": 1},
     "prune": {"prune": True},
     "rounds-1": {"rounds": 1},
     "part-6": {"part_len": 6},

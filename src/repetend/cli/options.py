@@ -141,8 +141,9 @@ def template_options(fn):
                      help="Templates: the shortest template that has a slot, in tokens "
                           "(default: off, --template-min-span for all); 6 finds a short "
                           "footer or listing alone ('© ▢ Northlab Company. All rights "
-                          "reserved', 'Showing ▢-▢ of ▢ items') while the joins still treat "
-                          "such patterns as short (docs/templates.md)."),
+                          "reserved', 'Showing ▢-▢ of ▢ items'). Such a short template may "
+                          "have number and word slots, not gaps; about 1.2x the layer's time "
+                          "on natural text (docs/templates.md)."),
         click.option("--template-prune", is_flag=True,
                      help="Templates: leave out runs of frequent 4-grams too short to hold a template (common phrases recurring by chance): 13-22% cheaper on natural text, but a few joins are lost (docs/templates.md)."),
         click.option("--template-variants", is_flag=True,
