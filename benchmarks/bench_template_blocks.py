@@ -2,7 +2,7 @@
 
     PYTHONPATH=src .venv/bin/python benchmarks/bench_template_blocks.py \
         [--data bench-data/debian.jsonl] [--pages 3000] [--sigma 20] [--L 10] \
-        [--keep-variants] [--no-ends] [--show 0]
+        [--keep-variants] [--no-ends] [--show 0] [--slotted-spans off,6]
 
 The surrounding text is real (the first ``--pages`` documents of 1.5–20 k
 characters of ``--data``); the blocks of ``benchmarks/corpora/planted_blocks``
@@ -22,7 +22,9 @@ prints:
 
 then the CPU seconds of exact mining (``find_phrases``, templates off) and of
 the template layer over its result, and their ratio.  ``--keep-variants`` and
-``--no-ends`` switch the layer's post-passes off (``TemplateConfig``).
+``--no-ends`` switch the layer's post-passes off (``TemplateConfig``);
+``--slotted-spans off,6`` runs the layer once per ``slotted_min_span`` after
+the same mining run (the counts then include the templates shorter than L).
 """
 
 from __future__ import annotations
@@ -124,6 +126,9 @@ def main() -> None:
     ap.add_argument("--keep-variants", action="store_true")
     ap.add_argument("--no-ends", action="store_true")
     ap.add_argument("--show", type=int, default=0, help="print the templates touching blocks")
+    ap.add_argument("--slotted-spans", default="off", metavar="off,K,…",
+                    help="run the layer once per TemplateConfig.slotted_min_span (off: None) "
+                         "after the same mining run")
     args = ap.parse_args()
 
     from repetend.phrases import find_phrases
@@ -134,25 +139,33 @@ def main() -> None:
         kw["merge_variants"] = False
     if args.no_ends:
         kw["ends"] = False
-    cfg = TemplateConfig(**kw)
+    spans = [None if v == "off" else int(v) for v in args.slotted_spans.split(",")]
+    cfgs = [TemplateConfig(**kw, slotted_min_span=v) for v in spans]
     t0 = time.perf_counter()
     sc = planted_corpus(args.data, pages=args.pages, seed=args.seed)
     store = sc.to_store()
     print(f"{args.data}: {store.n_docs:,} real pages, {store.n_tokens:,} tokens "
           f"(built in {time.perf_counter() - t0:.1f} s); σ = {args.sigma}, L = {args.L}; "
-          f"{cfg}")
+          f"{cfgs[0]}")
     # warm-up (compilation) on a slice
     small = planted_corpus(args.data, pages=400, seed=1,
                            pages_per_block={"catalogue": 60, "signature": 60, "footer": 60})
     ss = small.to_store()
-    find_templates(ss, find_phrases(ss, min_docs=5, min_len=args.L, templates=False).raw, 5,
-                   args.L, cfg)
+    for cfg in cfgs:
+        find_templates(ss, find_phrases(ss, min_docs=5, min_len=args.L, templates=False).raw,
+                       5, args.L, cfg)
     c0 = time.process_time()
     ph = find_phrases(store, min_docs=args.sigma, min_len=args.L, templates=False)
-    c1 = time.process_time()
-    res = find_templates(store, ph.raw, args.sigma, args.L, cfg)
-    c2 = time.process_time()
+    mining = time.process_time() - c0
+    for v, cfg in zip(spans, cfgs):
+        c1 = time.process_time()
+        res = find_templates(store, ph.raw, args.sigma, args.L, cfg)
+        _report(args, store, sc, res, mining, time.process_time() - c1, f"slotted_min_span={v}")
+
+
+def _report(args, store, sc, res, mining: float, layer: float, label: str) -> None:
     ev = evaluate(store, sc.truth, res, args.sigma)
+    print(f"\n[{label}]")
     print(f"{'block':10s} {'pages':>6s} {'templates':>9s} {'whole':>7s} "
           f"{'best: whole pages / df / planted':>33s}")
     for name in ("catalogue", "signature", "footer"):
@@ -165,10 +178,11 @@ def main() -> None:
           f"{p['templates_touching']} templates touching a block are planted: "
           f"{p['precision']:.2%}")
     tm = res.summary["cpu_timings"]
-    print(f"CPU s: mining {c1 - c0:.2f}, template layer {c2 - c1:.2f} "
-          f"(× mining {(c2 - c1) / (c1 - c0):.2f}); stages "
+    print(f"CPU s: mining {mining:.2f}, template layer {layer:.2f} "
+          f"(× mining {layer / mining:.2f}); stages "
           + ", ".join(f"{k} {v:.2f}" for k, v in tm.items() if k != "total"))
-    print(f"templates {res.n_templates:,}; "
+    print(f"templates {res.n_templates:,}, of span < L {sum(1 for x in res.table.column('span_tokens').to_pylist() if x < args.L):,}; "
+          f"template-covered tokens {res.summary['template_covered_tokens']:,}; "
           + ", ".join(f"{k} {res.summary[k]}" for k in ("variants_merged", "ends_extended")
                       if k in res.summary))
     if args.show:
@@ -182,6 +196,7 @@ def main() -> None:
                                               for v in s["top_values"][:3]) for s in r["slots"])
                 print(f"  #{t} df {r['df']} span {r['span_tokens']}: {r['text'][:300]!r}\n"
                       f"      {slots}")
+
 
 if __name__ == "__main__":
     main()

@@ -21,7 +21,10 @@ ratios come from the same runs.  CPU time
 sequence, one peeling round, longer parts (L' = 6), the three together, and
 merge-only — so that cost and what is found can be traded on one table:
 with ``--store`` the ratios and the coverage of each, on the web-like
-generator also the recall on the planted blocks.  ``--merge-only`` is short
+generator also the recall on the planted blocks.  With ``--store``,
+``--short N`` counts per setting the templates shorter than L (those only
+``slotted_min_span`` or a lower ``min_span`` give) and prints N of them,
+evenly over their Ψ order, to judge by eye.  ``--merge-only`` is short
 for ``--settings merge-only``, ``--prune on|off|both`` for ``prune``,
 ``default`` or ``default,prune``.
 
@@ -58,7 +61,14 @@ SETTINGS = {
     "core": {"merge_variants": False, "ends": False},
     "span-6": {"min_span": 6},
     "span-6-core": {"min_span": 6, "merge_variants": False, "ends": False},
+    "slotted-4": {"slotted_min_span": 4},
+    "slotted-5": {"slotted_min_span": 5},
     "slotted-6": {"slotted_min_span": 6},
+    "slotted-8": {"slotted_min_span": 8},
+    "slotted-4-any": {"slotted_min_span": 4, "short_slots": "any"},
+    "slotted-6-any": {"slotted_min_span": 6, "short_slots": "any"},
+    "slotted-6-number": {"slotted_min_span": 6, "short_slots": "number"},
+    "slotted-6-fixed-1": {"slotted_min_span": 6, "min_fixed": 1},
     "prune": {"prune": True},
     "rounds-1": {"rounds": 1},
     "part-6": {"part_len": 6},
@@ -164,7 +174,7 @@ def _bench_store(args) -> None:
     width = max(len(n) for n in names)
     print(f"{'run':>3s} {'setting':>{width}s} {'mining cpu':>10s} {'wall':>6s} "
           f"{'templates cpu':>13s} {'wall':>6s} {'× cpu':>6s} {'× wall':>6s}  layer cpu s per stage")
-    ratios, walls, last = defaultdict(list), defaultdict(list), {}
+    ratios, walls, last, tables = defaultdict(list), defaultdict(list), {}, {}
     for r in range(args.repeat):
         c0, w0 = time.process_time(), time.perf_counter()
         ph = find_phrases(store, min_docs=sigma, min_len=L, templates=False)
@@ -175,7 +185,7 @@ def _bench_store(args) -> None:
             c3, w3 = time.process_time(), time.perf_counter()
             ratios[name].append((c3 - c2) / (c1 - c0))
             walls[name].append((w3 - w2) / (w1 - w0))
-            last[name] = res.summary
+            last[name], tables[name] = res.summary, res.table
             stages = ", ".join(f"{k} {v:.2f}" for k, v in res.summary["cpu_timings"].items()
                                if k != "total")
             print(f"{r + 1:3d} {name:>{width}s} {c1 - c0:10.2f} {w1 - w0:6.2f} "
@@ -192,7 +202,28 @@ def _bench_store(args) -> None:
         print(f"  coverage: exact {s['exact_covered_share']:.2%}, templates "
               f"{s['template_covered_share']:.2%}, union {s['union_covered_share']:.2%} "
               f"(+{s['gained_share']:.2%}, {s['gained_tokens']:,} tokens)")
+    if args.short:
+        _print_short(args.short, names, tables, L)
     print(f"peak RSS {_peak_mb():.0f} MB")
+
+
+def _print_short(n_show: int, names, tables, L: int) -> None:
+    """Per setting, the templates of span < L (those only a lowered ``min_span`` or
+    ``slotted_min_span`` can give): how many, and *n_show* of them evenly spread
+    over their Ψ order, for a look by eye (boilerplate or body text?)."""
+    for name in names:
+        t = tables[name].to_pylist()
+        short = [r for r in t if r["span_tokens"] < L]
+        print(f"\n[{name}] {len(short):,} of {len(t):,} templates span < L = {L} "
+              f"(their occurrences {sum(r['occurrences'] for r in short):,})")
+        if not short:
+            continue
+        pick = sorted(set(np.linspace(0, len(short) - 1, min(n_show, len(short))).astype(int)))
+        for i in pick:
+            r = short[i]
+            text = r["text"].replace("\n", " ⏎ ")
+            print(f"  #{r['template_id']} (rank {i + 1}) df {r['df']} occ {r['occurrences']} "
+                  f"span {r['span_tokens']}: {text[:150]}")
 
 
 def main() -> None:
@@ -212,6 +243,9 @@ def main() -> None:
     ap.add_argument("--prune", choices=["on", "off", "both"], default=None,
                     help="the pruned gapped sequence (TemplateConfig.prune), the unpruned one "
                          "(the default), or both after the same mining run")
+    ap.add_argument("--short", type=int, default=0, metavar="N",
+                    help="with --store: per setting, count the templates of span < L and "
+                         "print N of them (evenly over their Ψ order) to judge by eye")
     ap.add_argument("--settings", metavar="A,B,…|all",
                     help="run the layer once per named setting after the same mining run: "
                          + ", ".join(SETTINGS))

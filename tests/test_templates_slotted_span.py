@@ -3,7 +3,10 @@
 A block of 6 tokens with slots («© {year} {company} ltd all rights reserved»)
 is below ``min_span`` = L and was never a template.  The option lowers the
 shortest span for patterns with a slot only; everything else is the same
-run: the oracle is the run with the option at 1, filtered by span."""
+run: the oracle is the run with the option at 1, filtered by span.  Which
+slots such a short template may have (``short_slots``: number slots only by
+default, number and word slots, any) is a filter on the kinds of its slots:
+the oracle is the run with ``short_slots="any"`` filtered by them."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from test_templates_variants import _corpus, _covering, _occ, _pages, _run
 
 SHORT_FOOTER = "{year} {company} ltd all rights reserved"          # 6 tokens
 LISTING = "showing {d} {m} of {y} items"                            # 6 tokens
+GAPPED = "please read the notes {first} before you start here"       # 9 tokens, a gap slot
 CORE = {"merge_variants": False, "ends": False, "drop_nested": False}
 
 
@@ -33,8 +37,8 @@ def test_same_as_the_unfiltered_run_filtered_by_span(seed, s):
     store, _ = _corpus(60, [("footer", SHORT_FOOTER, 0.5, "end"),
                             ("listing", LISTING, 0.4, "mid")], seed)
     L = 10
-    low = _run(store, sigma=5, L=L, slotted_min_span=1, **CORE)
-    got = _run(store, sigma=5, L=L, slotted_min_span=s, **CORE)
+    low = _run(store, sigma=5, L=L, slotted_min_span=1, short_slots="any", **CORE)
+    got = _run(store, sigma=5, L=L, slotted_min_span=s, short_slots="any", **CORE)
     want = [r for r in _rows(low) if r[3] >= min(s, L)]
     assert _rows(got) == want
     # every reported occurrence set: ≥ σ documents, median span as reported
@@ -49,7 +53,7 @@ def test_off_and_at_or_above_min_span_is_the_default_run():
     for kw in ({}, CORE):
         base = _run(store, sigma=5, L=10, **kw)
         for v in (None, 10, 12):
-            r = _run(store, sigma=5, L=10, slotted_min_span=v, **kw)
+            r = _run(store, sigma=5, L=10, slotted_min_span=v, short_slots="any", **kw)
             assert r.table.equals(base.table) and r.occurrences.equals(base.occurrences)
 
 
@@ -58,7 +62,7 @@ def test_short_blocks_are_one_template_each_and_precise(seed):
     store, truth = _corpus(200, [("footer", SHORT_FOOTER, 0.5, "end"),
                                  ("listing", LISTING, 0.3, "mid")], seed)
     assert not _covering(_run(store), store, truth, "footer")       # below L: none today
-    res = _run(store, slotted_min_span=6)
+    res = _run(store, slotted_min_span=6, short_slots="word")
     for name in ("footer", "listing"):
         cover = _covering(res, store, truth, name)
         # a company slot value on < σ pages is no word-slot value: ~7 % of them
@@ -81,7 +85,7 @@ def test_short_blocks_adjacent_on_a_fraction_of_pages_stay_two():
     store, truth = _corpus(300, [("listing", LISTING, 0.3, "end"),
                                  ("listing", LISTING, 0.3, "mid"),
                                  ("footer", SHORT_FOOTER, 0.5, "end")], 7)
-    res = _run(store, slotted_min_span=6)
+    res = _run(store, slotted_min_span=6, short_slots="word")
     tid, od, s, e = _occ(res, store)
     apart = 0
     for d, marks in enumerate(truth):
@@ -101,7 +105,7 @@ def test_one_fixed_part_shared_by_two_short_templates_stays_two():
     other = "showing {d} {m} of {y} reviews"
     store, truth = _corpus(240, [("listing", LISTING, 0.4, "mid"),
                                  ("reviews", other, 0.4, "end")], 11)
-    res = _run(store, slotted_min_span=6)
+    res = _run(store, slotted_min_span=6, short_slots="word")
     tl = _covering(res, store, truth, "listing")
     tr = _covering(res, store, truth, "reviews")
     bl = max(tl, key=tl.get)
@@ -113,8 +117,59 @@ def test_one_fixed_part_shared_by_two_short_templates_stays_two():
     assert "reviews" in texts[br] and "items" not in texts[br]
 
 
+def _kinds(res):
+    return {r["template_id"]: {s["kind"] for s in r["slots"]} for r in res.table.to_pylist()}
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 10 ** 6))
+def test_short_slot_kinds_filter_the_any_run(seed):
+    # oracle: the run with short_slots="any", without the rows shorter than
+    # min_span that have a variable slot of a kind not allowed; longer rows stay
+    store, _ = _corpus(80, [("footer", SHORT_FOOTER, 0.5, "end"),
+                            ("listing", LISTING, 0.4, "mid"),
+                            ("gapped", GAPPED, 0.4, "top")], seed)
+    L = 10
+    every = _run(store, sigma=5, L=L, slotted_min_span=5, short_slots="any", **CORE)
+    kinds = _kinds(every)
+    spans = dict(zip(every.table.column("template_id").to_pylist(),
+                     every.table.column("span_tokens").to_pylist()))
+    t = every.table
+    rows = {tid: (tuple(p), df, n, sp) for tid, p, df, n, sp in zip(
+        t.column("template_id").to_pylist(), t.column("parts").to_pylist(),
+        t.column("df").to_pylist(), t.column("occurrences").to_pylist(),
+        t.column("span_tokens").to_pylist())}
+    seen = set()
+    for mode, allowed in (("number", {"number"}), ("word", {"number", "word"})):
+        got = _run(store, sigma=5, L=L, slotted_min_span=5, short_slots=mode, **CORE)
+        want = sorted(rows[t] for t in rows if spans[t] >= L or kinds[t] <= allowed)
+        assert _rows(got) == want, mode
+        assert got.summary["short_slotted_dropped"] == len(rows) - len(want)
+        seen.update(k for t in rows if spans[t] < L and not kinds[t] <= allowed
+                    for k in kinds[t])
+    assert "gap" in seen                 # the filter had something to drop
+
+
+def test_short_slot_kinds_on_the_blocks():
+    store, truth = _corpus(200, [("footer", SHORT_FOOTER, 0.5, "end"),
+                                 ("listing", LISTING, 0.3, "mid"),
+                                 ("gapped", GAPPED, 0.3, "top")], 5)
+    found = {}
+    for mode in ("number", "word", "any"):
+        res = _run(store, slotted_min_span=6, short_slots=mode)
+        found[mode] = {name: max(_covering(res, store, truth, name).values(), default=0)
+                       / _pages(truth, name) for name in ("footer", "listing", "gapped")}
+    # the listing has number slots only; the footer a company word slot; the
+    # gapped block a gap slot: each found whole from the mode that allows it
+    assert min(found[m]["listing"] for m in found) >= 0.9
+    assert found["number"]["footer"] < 0.5 <= 0.9 <= found["word"]["footer"]
+    assert found["word"]["gapped"] < 0.5 and found["any"]["gapped"] >= 0.9
+
+
 def test_validated():
     from repetend.errors import ParameterError
 
     with pytest.raises(ParameterError):
         TemplateConfig(slotted_min_span=0).validate()
+    with pytest.raises(ParameterError, match="short_slots"):
+        TemplateConfig(short_slots="gap").validate()

@@ -137,6 +137,13 @@ def template_options(fn):
                      help="Templates: the shortest template in tokens, slots included "
                           "(default: --min-len); lower it for short signatures such as "
                           "'Posted by ▢ on ▢'."),
+        click.option("--template-slotted-span", type=LENGTH, default=None,
+                     help="Templates: the shortest template that has a slot, in tokens "
+                          "(default: off, --template-min-span for all); 6 finds a short "
+                          "footer or listing alone ('© ▢ Northlab Company. All rights "
+                          "reserved', 'Showing ▢-▢ of ▢ items'). Such a short template may "
+                          "have number and word slots, not gaps; about 1.2x the layer's time "
+                          "on natural text (docs/templates.md)."),
         click.option("--template-prune", is_flag=True,
                      help="Templates: leave out runs of frequent 4-grams too short to hold a template (common phrases recurring by chance): 13-22% cheaper on natural text, but a few joins are lost (docs/templates.md)."),
         click.option("--template-variants", is_flag=True,
@@ -159,6 +166,7 @@ def template_config(kw: dict):
     if kw["no_templates"]:
         return None
     return TemplateConfig(max_gap=kw["max_gap"], min_span=kw["template_min_span"],
+                          slotted_min_span=kw.get("template_slotted_span"),
                           prune=kw["template_prune"], short_parts=kw["template_parts"],
                           merge_variants=not kw.get("template_variants", False),
                           ends=not kw.get("no_template_ends", False))

@@ -212,6 +212,11 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+# template parameters that PhraseConfig.to_params records only when not their
+# default, and the stage stamps then too
+_OPTIONAL_TEMPLATE_KEYS = ("template_slotted_span", "template_short_slots")
+
+
 def _params(config: ScanConfig, min_docs: int, min_docs_rule: str, unit: str) -> dict:
     """The scan's parameters as recorded in ``summary.json`` and the stage stamps
     (flat, as they always were: reuse keys of older scan directories match)."""
@@ -223,6 +228,8 @@ def _params(config: ScanConfig, min_docs: int, min_docs_rule: str, unit: str) ->
         **{k: pp[k] for k in ("templates", "template_parts", "max_gap", "template_min_span",
                               "template_prune", "template_merge_variants",
                               "template_ends")},
+        # only when not its default: the keys of older scan directories still match
+        **{k: pp[k] for k in _OPTIONAL_TEMPLATE_KEYS if k in pp},
         "dups_method": dc.method,
         "threshold": dc.threshold, "shingle": dc.shingle, "num_perm": dc.num_perm,
         "unit": unit,
@@ -410,7 +417,8 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
         pparams = {k: params[k] for k in ("min_docs", "min_len", "engine", "templates",
                                           "template_parts", "max_gap", "template_min_span",
                                           "template_prune", "template_merge_variants",
-                                          "template_ends")}
+                                          "template_ends") + _OPTIONAL_TEMPLATE_KEYS
+                   if k in params}
         pparams["corpus"] = fingerprint
         groups = None
         if params["df_over"] == "clusters":

@@ -22,6 +22,10 @@ ENGINES = ("auto", "bloomspan", "suffix")
 _TEMPLATE_PARAMS = (("max_gap", "max_gap"), ("template_parts", "short_parts"),
                     ("template_min_span", "min_span"), ("template_prune", "prune"),
                     ("template_merge_variants", "merge_variants"), ("template_ends", "ends"))
+# ... and those recorded only when not their default (so that the parameters,
+# and the scan's reuse keys, of a run that does not use them read as before)
+_TEMPLATE_OPTIONAL = (("template_slotted_span", "slotted_min_span"),
+                      ("template_short_slots", "short_slots"))
 
 
 @dataclass(slots=True)
@@ -127,8 +131,9 @@ class PhraseConfig:
         ``max_gap``, ``template_parts``, ``template_min_span`` and
         ``template_prune`` (TemplateConfig's ``max_gap``, ``short_parts``,
         ``min_span``, ``prune``; its defaults when there is no layer), then
-        ``df_over`` when it is not ``"documents"`` (so that the parameters of a
-        run over documents read as they always did)."""
+        ``template_slotted_span`` (``slotted_min_span``) and
+        ``template_short_slots`` (``short_slots``) when not their defaults, and ``df_over`` when it is not ``"documents"`` (so that the
+        parameters of a run that does not use them read as they always did)."""
         tcfg = self.templates if self.templates is not None else TemplateConfig()
         params: dict[str, Any] = {
             "min_docs": self.min_docs, "min_len": self.min_len, "engine": self.engine,
@@ -138,6 +143,10 @@ class PhraseConfig:
             "histogram_bins": self.histogram_bins, "templates": self.templates is not None}
         for flat, name in _TEMPLATE_PARAMS:
             params[flat] = getattr(tcfg, name)
+        default = TemplateConfig()
+        for flat, name in _TEMPLATE_OPTIONAL:
+            if getattr(tcfg, name) != getattr(default, name):
+                params[flat] = getattr(tcfg, name)
         params["memory_limit"] = self.memory_limit
         if self.df_over != "documents":
             params["df_over"] = self.df_over
@@ -151,6 +160,7 @@ class PhraseConfig:
                  if k in cls.__slots__ and k != "templates"}
         templates = None
         if params.get("templates", True):
-            templates = TemplateConfig(**{name: params[flat] for flat, name in _TEMPLATE_PARAMS
+            templates = TemplateConfig(**{name: params[flat] for flat, name
+                                          in _TEMPLATE_PARAMS + _TEMPLATE_OPTIONAL
                                           if flat in params})
         return cls(**known, templates=templates)

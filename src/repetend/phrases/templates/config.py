@@ -34,6 +34,15 @@ class TemplateConfig:
         L is a short exact phrase and stays out; a slotted one («© ▢ Northlab
         Company. All rights reserved», 6 tokens) is counted like any other
         template (≥ σ documents, ≥ ``min_fixed`` fixed tokens).
+    short_slots : {"word", "number", "any"}
+        With ``slotted_min_span``: which variable slots a template shorter
+        than ``min_span`` may have.  ``"word"`` (the default): number and word
+        slots (one token; a word slot's values are on ≥ σ documents each: the
+        company names footers shared in wording differ in), no gap slot — a
+        short pattern with a gap slot («the ▢ ⏎ ▢ be», «to ▢ must be») is
+        mostly natural language recurring by chance (``docs/templates.md``,
+        "Short blocks").  ``"number"``: number slots only (a year, a count, a
+        version, a date in a fixed frame).  ``"any"``: every slot kind.
     min_fixed : int
         Fewest fixed tokens in a template.
     top_values : int
@@ -82,6 +91,7 @@ class TemplateConfig:
     mask_numbers: bool = True
     min_span: int | None = None
     slotted_min_span: int | None = None
+    short_slots: str = "word"
     min_fixed: int = 2
     top_values: int = 5
     rounds: int = 3
@@ -117,6 +127,9 @@ class TemplateConfig:
             raise ParameterError(f"templates: join_share must be in [0, 1], got {self.join_share}")
         if not (0.0 < float(self.ends_share) <= 1.0):
             raise ParameterError(f"templates: ends_share must be in (0, 1], got {self.ends_share}")
+        if self.short_slots not in ("number", "word", "any"):
+            raise ParameterError(f"templates: short_slots must be number, word or any, "
+                                 f"got {self.short_slots!r}")
         if self.engine not in ("auto", "bloomspan", "suffix"):
             raise ParameterError(f"templates: engine must be auto, bloomspan or suffix, "
                                  f"got {self.engine!r}")

@@ -176,7 +176,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     is_sib = [len(ms) > 1 for ms in members]
     n_siblings = sum(is_sib)
     clock.lap("siblings")
-    n_fallback = n_joined = 0
+    n_fallback = n_joined = n_short_dropped = 0
     if keys:
         # every occurrence of each pattern, not only those of the maximal phrases
         # it came from (a frequent left or right context, e.g. a short gap before
@@ -228,6 +228,10 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                                  cfg.top_values,
                                  min_span, stats, slotted_min_span=cfg.slotted_min_span)
         tpl = _templates(c, keys, occ, slots, gap_id, num_id, cfg)
+        if (cfg.slotted_min_span is not None and cfg.slotted_min_span < min_span
+                and cfg.short_slots != "any"):
+            tpl, n_short_dropped = _short_slot_kinds(
+                tpl, min_span, ("number",) if cfg.short_slots == "number" else ("number", "word"))
     clock.lap("slots")
     doc_ids = pa.array(c.doc_ids, pa.string())
     n_templates = len(tpl["parts"]) if tpl is not None else 0
@@ -281,6 +285,9 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                    candidate_phrases=n_candidates, candidates=len(groups),
                    sibling_patterns=n_siblings, patterns=len(keys),
                    sibling_fallbacks=n_fallback, joined_patterns=n_joined,
+                   **({"short_slotted_dropped": n_short_dropped}
+                      if cfg.slotted_min_span is not None and cfg.slotted_min_span < min_span
+                      else {}),
                    rounds=rounds,
                    **clock.total())
     if c.store is not None:  # the original text is known: character offsets too
@@ -288,6 +295,30 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
 
         occurrences = with_char_columns(occurrences, c.store)
     return TemplateResult(table, occurrences, summary, cfg)
+
+
+def _short_slot_kinds(tpl: dict, min_span: int, allowed: tuple[str, ...]) -> tuple[dict, int]:
+    """The templates of :func:`~.slots._templates` (columns) without those shorter
+    than *min_span* that have a variable slot of a kind not *allowed*
+    (``TemplateConfig.short_slots``), and how many went."""
+    n = len(tpl["parts"])
+    n_slots = tpl["n_slots"]
+    s_off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.asarray(n_slots, dtype=np.int64), out=s_off[1:])
+    kinds = tpl["kind"]
+    keep = [tpl["span_tokens"][i] >= min_span
+            or all(k in allowed for k in kinds[s_off[i]:s_off[i + 1]]) for i in range(n)]
+    n_drop = keep.count(False)
+    if not n_drop:
+        return tpl, 0
+    per_slot = np.repeat(np.array(keep, dtype=bool), np.asarray(n_slots, dtype=np.int64))
+    out = {}
+    for k, v in tpl.items():
+        if k in ("slot_index", "kind"):
+            out[k] = [x for x, m in zip(v, per_slot.tolist()) if m]
+        else:
+            out[k] = [x for x, m in zip(v, keep) if m]
+    return out, n_drop
 
 
 class _Clock:
