@@ -148,7 +148,10 @@ _PIECES = ["<html>", "</html>", "<body>", "<p>", "</p>", "<div>x</div>", "<html/
            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<meta charset=\"windows-1251\">",
            "\x00", "\x01", "\x0b", "\x1f", "\ufffe", "\uffff", "\ufeff", "\t", "\n", "\r",
            "Доставка", "日本語", "café", "&amp;", "&#0;", "&#xfffe;", "<!-- c -->", "<script>s</script>",
-           "<title>T</title>", "plain text ", "<pre> a  b\n c</pre>", "<", ">", "</div>"]
+           "<title>T</title>", "plain text ", "<pre> a  b\n c</pre>", "<", ">", "</div>",
+           "\u3000", "\xa0", "\x1c", "\ud800", "\U0001f600", "<HTML>", " <!doctype html>",
+           "<?xml version=\"1.0\" encoding=\"windows-1251\"?>", "<meta charset=\"utf-16\">",
+           "<meta http-equiv=\"Content-Type\" content=\"text/html; charset=shift_jis\">"]
 _CODECS = ["utf-8", "cp1251", "latin-1", "shift_jis", "utf-16", None]
 
 
