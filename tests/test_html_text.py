@@ -73,6 +73,8 @@ from repetend.corpus.readers import read_corpus
 from repetend.corpus.record import ReadStats
 read_warc.WarcReader.workers = 2
 read_warc.WarcReader.pool_chunk = 4
+read_warc.WarcReader.pool_range_bytes = 3000
+read_warc.WarcReader.pool_ranges = sys.argv[2] == "ranges"
 used = []
 real = read_warc.WarcReader._get_pool
 read_warc.WarcReader._get_pool = lambda self, w: used.append(real(self, w)) or used[-1]
@@ -82,8 +84,10 @@ print(json.dumps({"recs": recs, "stats": stats.as_dict(), "pool": used[-1] is no
 """
 
 
-def test_pages_converted_in_worker_processes_equal_in_process(tmp_path, monkeypatch):
-    """In a fresh interpreter (the pool forks only before any other thread runs)."""
+@pytest.mark.parametrize("how", ["ranges", "pages"])
+def test_pages_converted_in_worker_processes_equal_in_process(tmp_path, monkeypatch, how):
+    """In a fresh interpreter (the pool forks only before any other thread runs); the
+    workers reading byte ranges of the file, or given the pages by this process."""
     import json
     import os
     import subprocess
@@ -106,7 +110,7 @@ def test_pages_converted_in_worker_processes_equal_in_process(tmp_path, monkeypa
     monkeypatch.setattr(read_warc.WarcReader, "workers", 1)
     serial, s_stats = read(path)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    out = subprocess.run([sys.executable, "-c", _POOLED, str(path)], capture_output=True,
+    out = subprocess.run([sys.executable, "-c", _POOLED, str(path), how], capture_output=True,
                          text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)

@@ -455,7 +455,13 @@ class WarcReader(_WarcBase):
     #: file of at least ``pool_min_bytes``; 1: in this process)
     workers: ClassVar[int | None] = None
     pool_min_bytes: ClassVar[int] = 4 << 20
-    pool_chunk: ClassVar[int] = 16          # pages per task
+    pool_chunk: ClassVar[int] = 16          # pages per task (a plain WARC)
+    #: a gzipped WARC: the workers read it themselves, each a byte range of the
+    #: file of at most this many bytes (see :meth:`_read_ranges`)
+    pool_ranges: ClassVar[bool] = True
+    pool_range_bytes: ClassVar[int] = 1 << 20
+    #: ranges whose start a worker guessed wrong (counted for the tests)
+    _ranges_redone: ClassVar[int] = 0
 
     def __init__(self, *, html: Literal["all", "main"] = "all", **kw: Any) -> None:
         super().__init__(**kw)
@@ -512,6 +518,9 @@ class WarcReader(_WarcBase):
         if pool is None:
             yield from super().read_file(path)
             return
+        if self.pool_ranges and _gzip_magic(path) and _range_iterator() is not None:
+            yield from self._read_ranges(path, pool, workers)
+            return
         from collections import deque
 
         in_flight: deque = deque()     # (pages, future of their texts), in file order
@@ -544,29 +553,111 @@ class WarcReader(_WarcBase):
         finally:
             self._defer = False
 
+    def _read_ranges(self, path: Path, pool: Any, workers: int) -> Iterator[Record]:
+        """The records of the gzipped WARC *path*, read by the worker processes.
+
+        The file is cut into byte ranges; a worker reads the records whose gzip
+        member starts in its range (from the first gzip magic at or after the
+        range's start, through the record that starts at or after its end, which
+        it only looks at) and sends back their texts as one string, with what
+        happened to every record.  A WARC.gz holds one gzip member per record, so
+        this process need not decompress anything; it only checks, range by
+        range in file order, that a worker started where the one before stopped,
+        in the same reader state (a gzip magic can also occur inside a member;
+        then the range is read again here from the right place), and replays the
+        events: the records, counts and messages come as from one pass over the
+        file in this process."""
+        from collections import deque
+
+        require("warcio", "warc", f"reading {path.name}")
+        self._check_magic(path)
+        size = path.stat().st_size
+        step = max(1, min(int(self.pool_range_bytes), max(1 << 16, -(-size // (8 * workers)))))
+        cuts = list(range(0, size, step)) + [size]
+        todo = iter(zip(cuts[:-1], cuts[1:]))
+        in_flight: deque = deque()
+        src, wanted = str(path), tuple(self.wanted)
+
+        def submit() -> None:
+            r = next(todo, None)
+            if r is not None:
+                state = _FIRST if r[0] == 0 else None
+                in_flight.append((r, pool.submit(_read_range, src, self.html, wanted,
+                                                 r[0], r[1], state)))
+
+        for _ in range(2 * workers + 1):
+            submit()
+        expected, base = _FIRST, 0
+        try:
+            while in_flight:
+                (lo, hi), fut = in_flight.popleft()
+                res = fut.result()
+                submit()
+                if expected[0] >= hi:   # no record starts in this range
+                    continue
+                if not res.starts(expected):   # a wrong guess: read it here, from the right place
+                    type(self)._ranges_redone += 1
+                    res = _read_range(src, self.html, wanted, lo, hi, expected)
+                yield from self._replay(path, res, base)
+                base += res.count
+                expected = res.end_from(expected)
+                if expected is None:     # end of file, or the damage that ends it
+                    break
+        finally:
+            for _, fut in in_flight:
+                fut.cancel()
+
+    def _replay(self, path: Path, res: "_Range", base: int) -> Iterator[Record]:
+        """What :meth:`_WarcBase.read_file` does with the records of one range."""
+        texts = res.texts.decode("utf-8", "surrogatepass") if res.texts else ""
+        at = 0
+        for ev in res.events:
+            kind = ev[0]
+            if kind == _REC:
+                _, no, n, rid, url = ev
+                yield self.make(path, base + no, texts[at:at + n], rid, url)
+                at += n
+            elif kind == _SKIP:
+                self.stats.skipped_non_response += ev[1]
+            elif kind == _BAD:
+                self.malformed(path, f"WARC record {base + ev[1]}", ev[2])
+            elif kind == _NOT_WARC:
+                raise InputError(f"not a WARC file ({ev[1]})", path=str(path)) from None
+            else:   # _FAILED: where, record_no, exception type name, message
+                _, where, no, name, msg = ev
+                self.stream_failed(path, where.format(base + no), _exc_like(name, msg))
+
     def convert(self, path: Path, record_no: int, record: Any) -> Record | None:
-        if record.rec_type == "response":
-            if record.http_headers is None:
-                self.stats.skipped_non_response += 1
-                return None
-            ctype = record.http_headers.get_header("Content-Type") or ""
-            status = record.http_headers.get_statuscode() or ""
-            if not status.startswith("2"):
-                self.stats.skipped_non_response += 1
-                return None
-        else:
-            ctype = record.rec_headers.get_header("Content-Type") or ""
-        payload = _payload(record)
-        if not ctype.lower().startswith(_HTML_TYPES) and not (
-                not ctype and payload[:512].lstrip()[:15].lower().startswith((b"<!doctype html",
-                                                                               b"<html"))):
+        page = _html_page(record)
+        if page is None:
             self.stats.skipped_non_response += 1
             return None
+        payload, ctype = page
         url = record.rec_headers.get_header("WARC-Target-URI")
         if self._defer:   # the worker decodes it (bytes are cheaper to send than text)
             return _Pending(record_no, payload, ctype, url, _record_id(record))
         text = html_to_text(_with_http_charset(payload, ctype), self.html)
         return self.make(path, record_no, text, _record_id(record), url)
+
+
+def _html_page(record: Any) -> tuple[bytes, str] | None:
+    """The payload and content type of an HTML page record (a 2xx ``response`` or a
+    ``resource``); None for any other record."""
+    if record.rec_type == "response":
+        if record.http_headers is None:
+            return None
+        ctype = record.http_headers.get_header("Content-Type") or ""
+        status = record.http_headers.get_statuscode() or ""
+        if not status.startswith("2"):
+            return None
+    else:
+        ctype = record.rec_headers.get_header("Content-Type") or ""
+    payload = _payload(record)
+    if not ctype.lower().startswith(_HTML_TYPES) and not (
+            not ctype and payload[:512].lstrip()[:15].lower().startswith((b"<!doctype html",
+                                                                           b"<html"))):
+        return None
+    return payload, ctype
 
 
 @dataclass(slots=True)
@@ -595,3 +686,228 @@ def _pages_to_text(mode: str, pages: list) -> list[tuple[bool, str]]:
         except Exception as exc:  # one damaged page, as in this process: counted, skipped
             out.append((False, _payload_error(exc)))
     return out
+
+
+# -- worker processes reading byte ranges of a gzipped WARC -----------------------------------
+
+_REC, _SKIP, _BAD, _FAILED, _NOT_WARC = range(5)
+_FIRST = (0, False, None)     # the reader state at the file's start: offset, EOF seen, format
+_BLOCK_SIZE = 16384           # warcio's reads (its BUFF_SIZE)
+_WARCIO_LOOP = "9fcb20a156af2dcfa124c0a07a30d67d017acda9"   # sha1 of the loop copied below
+
+
+@dataclass(slots=True)
+class _Range:
+    """What a worker read of one byte range: the reader state it started in (None:
+    no gzip magic in the range), what happened to each record, the texts of the
+    records as one string (UTF-8), their count, and the state at the next record
+    (None: the file ended, or broke off)."""
+
+    state: tuple | None
+    events: list
+    texts: bytes
+    count: int
+    end: tuple | None
+    flag_used: bool = False     # the EOF flag of *state* mattered (else any value does)
+
+    def starts(self, state: tuple) -> bool:
+        """Whether this is the reading of the range from *state*."""
+        return self.state is not None and self.state[0] == state[0] \
+            and self.state[2] == state[2] and (self.state[1] == state[1] or not self.flag_used)
+
+    def end_from(self, state: tuple) -> tuple | None:
+        """The state at the next range, this one read from *state*."""
+        if self.end is None or not state[1]:
+            return self.end
+        return (self.end[0], True, self.end[2])
+
+
+def _gzip_magic(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
+
+
+def _exc_like(name: str, message: str) -> Exception:
+    """An exception whose type name and text are *name* and *message* (one raised in
+    a worker process, for the message made of it here)."""
+    return type(name, (Exception,), {})(message)
+
+
+_RANGE_ITERATOR: Any = False
+
+
+def _range_iterator() -> Any:
+    """warcio's ``ArchiveIterator`` with the two flags of its record loop kept on the
+    object, so that a reader can start at a gzip member in the state that the
+    file's reading had there; None when warcio's loop is not the one copied."""
+    global _RANGE_ITERATOR
+    if _RANGE_ITERATOR is False:
+        _RANGE_ITERATOR = None
+        try:
+            import hashlib
+            import inspect
+
+            from warcio.archiveiterator import ArchiveIterator
+            src = inspect.getsource(ArchiveIterator._iterate_records)
+        except (ImportError, OSError, TypeError):  # pragma: no cover - no warcio source
+            return None
+        if hashlib.sha1(src.encode()).hexdigest() != _WARCIO_LOOP:   # pragma: no cover
+            return None
+
+        class RangeIterator(ArchiveIterator):
+            empty_record = False
+            empty_seen = False      # an empty record came (the flag is set from here on)
+            flag_used = False       # the flag, as it came in, decided something
+            new_member = True       # the next record starts a gzip member
+            at = (0, False, None)   # the state in which the last record was parsed
+
+            def _iterate_records(self):   # warcio 1.8's loop, its flags on self
+                raise_invalid_gzip = False
+                while True:
+                    try:
+                        self.at = (self.offset, self.empty_record, self.known_format) \
+                            if self.new_member and self.next_line is None else None
+                        self.new_member = False
+                        self.record = self._next_record(self.next_line)
+                        if raise_invalid_gzip:
+                            self._raise_invalid_gzip_err()
+                        yield self.record
+                    except EOFError:
+                        self.empty_record = self.empty_seen = True
+                    self.read_to_end()
+                    if self.reader.decompressor:
+                        if self.reader.read_next_member():
+                            self.new_member = True
+                            continue
+                        self.flag_used = self.flag_used or not self.empty_seen
+                        if self.empty_record:
+                            break
+                        else:
+                            raise_invalid_gzip = True
+                    else:
+                        self.flag_used = self.flag_used or not self.empty_seen
+                        if self.empty_record:
+                            break
+                self.close()
+
+        _RANGE_ITERATOR = RangeIterator
+    return _RANGE_ITERATOR
+
+
+class _AlignedReads(io.RawIOBase):
+    """The file from *start*, its first read cut at a multiple of warcio's block
+    size, so that warcio sees the blocks it sees reading the file from its start
+    (where a gzip member ends at a block's end matters to warcio)."""
+
+    def __init__(self, fh: BinaryIO, start: int) -> None:
+        self.fh = fh
+        fh.seek(start)
+        self.first = (-start) % _BLOCK_SIZE
+
+    def read(self, size: int = -1) -> bytes:
+        if self.first and size is not None and size > self.first:
+            size, self.first = self.first, 0
+        else:
+            self.first = 0
+        return self.fh.read(size)
+
+    def readable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.fh.tell()
+
+
+def _find_magic(fh: BinaryIO, lo: int, hi: int) -> int | None:
+    """The first gzip magic (``1f 8b 08``) starting in ``[lo, hi)``."""
+    fh.seek(lo)
+    pos, tail = lo, b""
+    while pos < hi:
+        block = fh.read(1 << 16)
+        if not block:
+            return None
+        data = tail + block
+        i = data.find(b"\x1f\x8b\x08")
+        if i >= 0:
+            at = pos - len(tail) + i
+            return at if at < hi else None
+        tail = data[-2:]
+        pos += len(block)
+    return None
+
+
+def _read_range(path: str, mode: str, wanted: tuple, lo: int, hi: int,
+                state: tuple | None) -> _Range:
+    """In a worker process: the records whose gzip member starts in ``[lo, hi)`` of
+    the WARC.gz *path*, read from *state* (the offset and reader state of the
+    first of them), or when it is None from the first gzip magic there, guessing
+    the state the reading of the file has at a record after the first.  Each
+    record as :meth:`_WarcBase.read_file` and :meth:`WarcReader.convert` treat
+    it; the messages are made by the caller (it knows the record numbers)."""
+    from warcio.exceptions import ArchiveLoadFailed
+
+    events: list = []
+    texts: list[str] = []
+    skipped = 0
+
+    def event(*ev: Any) -> None:
+        nonlocal skipped
+        if skipped:
+            events.append((_SKIP, skipped))
+            skipped = 0
+        events.append(ev)
+
+    with open(path, "rb") as fh:
+        if state is None:
+            start = _find_magic(fh, lo, hi)
+            if start is None:
+                return _Range(None, [], b"", 0, None)
+            state = (start, False, "warc")
+        start, empty_record, known_format = state
+        it = _range_iterator()(_AlignedReads(fh, start), check_digests=False)
+        it.offset, it.empty_record, it.known_format = start, empty_record, known_format
+        records = iter(it)
+        record_no = -1
+        end = None
+        while True:
+            try:
+                record = next(records)
+            except StopIteration:
+                break
+            except ArchiveLoadFailed as exc:
+                if record_no < 0 and start == 0:
+                    event(_NOT_WARC, str(exc))
+                else:
+                    event(_FAILED, "after WARC record {}", record_no, type(exc).__name__, str(exc))
+                break
+            except Exception as exc:  # warcio raises all kinds on damaged bytes
+                event(_FAILED, "after WARC record {}", record_no, type(exc).__name__, str(exc))
+                break
+            if it.at is not None and it.at[0] >= hi and record_no >= 0:
+                end = it.at     # the next range's first record, and the state it is read in
+                break
+            record_no += 1
+            if record.rec_type not in wanted:
+                skipped += 1
+                continue
+            try:
+                page = _html_page(record)
+                if page is None:
+                    skipped += 1
+                    continue
+                url = record.rec_headers.get_header("WARC-Target-URI")
+                text = html_to_text(_with_http_charset(*page), mode)  # type: ignore[arg-type]
+            except RepetendError:
+                raise
+            except (_Truncated, EOFError, zlib.error, OSError) as exc:
+                event(_FAILED, "WARC record {}", record_no, type(exc).__name__, str(exc))
+                break
+            except Exception as exc:  # one damaged payload (chunking, encoding, HTML)
+                event(_BAD, record_no, _payload_error(exc))
+                continue
+            texts.append(text)
+            event(_REC, record_no, len(text), _record_id(record), url)
+        if skipped:
+            events.append((_SKIP, skipped))
+    return _Range(state, events, "".join(texts).encode("utf-8", "surrogatepass"),
+                  record_no + 1, end, it.flag_used)
