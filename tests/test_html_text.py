@@ -67,7 +67,9 @@ def test_hostile_pages(html):
 
 
 _POOLED = """
-import json, sys
+import json, sys, threading
+if sys.argv[3] == "thread":   # as the scan's memory watchdog: the workers come from a fork server
+    threading.Thread(target=threading.Event().wait, daemon=True).start()
 from repetend.corpus import read_warc
 from repetend.corpus.readers import read_corpus
 from repetend.corpus.record import ReadStats
@@ -84,9 +86,11 @@ print(json.dumps({"recs": recs, "stats": stats.as_dict(), "pool": used[-1] is no
 """
 
 
-@pytest.mark.parametrize("how", ["ranges", "pages"])
-def test_pages_converted_in_worker_processes_equal_in_process(tmp_path, monkeypatch, how):
-    """In a fresh interpreter (the pool forks only before any other thread runs); the
+@pytest.mark.parametrize("how, thread", [("ranges", "-"), ("pages", "-"), ("ranges", "thread"),
+                                         ("pages", "thread")])
+def test_pages_converted_in_worker_processes_equal_in_process(tmp_path, monkeypatch, how, thread):
+    """In a fresh interpreter (the pool forks only before any other thread runs; with
+    one, from the fork server), run as a script without a ``__main__`` guard; the
     workers reading byte ranges of the file, or given the pages by this process."""
     import json
     import os
@@ -110,7 +114,9 @@ def test_pages_converted_in_worker_processes_equal_in_process(tmp_path, monkeypa
     monkeypatch.setattr(read_warc.WarcReader, "workers", 1)
     serial, s_stats = read(path)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    out = subprocess.run([sys.executable, "-c", _POOLED, str(path), how], capture_output=True,
+    script = tmp_path / "pooled.py"
+    script.write_text(_POOLED)
+    out = subprocess.run([sys.executable, str(script), str(path), how, thread], capture_output=True,
                          text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)

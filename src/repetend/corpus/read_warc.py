@@ -460,6 +460,8 @@ class WarcReader(_WarcBase):
     #: file of at most this many bytes (see :meth:`_read_ranges`)
     pool_ranges: ClassVar[bool] = True
     pool_range_bytes: ClassVar[int] = 1 << 20
+    #: with other threads running, start the workers from multiprocessing's fork server
+    pool_forkserver: ClassVar[bool] = True
     #: ranges whose start a worker guessed wrong (counted for the tests)
     _ranges_redone: ClassVar[int] = 0
 
@@ -479,9 +481,12 @@ class WarcReader(_WarcBase):
             self._pool = None
 
     def _get_pool(self, workers: int):
-        """The worker processes, started once per read by forking this process while
+        """The worker processes, started once per read: forked from this process while
         that is safe (no other thread yet: numba's thread pool not started, one
-        Python thread); None otherwise (the pages are then converted here)."""
+        Python thread); else (``repetend scan`` runs a memory watchdog thread)
+        forked from multiprocessing's fork server, a fresh single-threaded
+        process that has imported lxml, trafilatura and this module; None when
+        neither is possible (the pages are then converted here)."""
         if self._pool is None:
             import multiprocessing
             import sys
@@ -490,14 +495,22 @@ class WarcReader(_WarcBase):
 
             numba_threads = getattr(sys.modules.get("numba.np.ufunc.parallel"),
                                     "_is_initialized", False)
-            if numba_threads or threading.active_count() > 1 \
-                    or "fork" not in multiprocessing.get_all_start_methods():
+            methods = multiprocessing.get_all_start_methods()
+            if not numba_threads and threading.active_count() == 1 and "fork" in methods:
+                html_to_text("<html><body><p>x</p></body></html>")   # load the kernels once,
+                self._pool = ProcessPoolExecutor(max_workers=workers,    # not in each worker
+                                                 mp_context=multiprocessing.get_context("fork"))
+            elif self.pool_forkserver and "forkserver" in methods:
+                ctx = multiprocessing.get_context("forkserver")
+                ctx.set_forkserver_preload(["repetend.corpus.read_warc", "lxml.html",
+                                            "lxml.etree", "trafilatura", "numba"])
+                self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                                 initializer=_warm_worker)
+            else:
                 return None
-            html_to_text("<html><body><p>x</p></body></html>")   # load the kernels once,
-            self._pool = ProcessPoolExecutor(max_workers=workers,    # not in each worker
-                                             mp_context=multiprocessing.get_context("fork"))
-            for f in [self._pool.submit(int, 0) for _ in range(workers)]:
-                f.result()        # fork them all now, while it is safe
+            with _main_hidden():
+                for f in [self._pool.submit(int, 0) for _ in range(workers)]:
+                    f.result()        # start them all now
         return self._pool
 
     def _n_workers(self, path: Path) -> int:
@@ -674,6 +687,34 @@ class _Pending:
 def _payload_error(exc: BaseException) -> str:
     """The message of a record whose payload cannot be made text (counted, skipped)."""
     return f"cannot decode the payload ({type(exc).__name__}: {exc})"
+
+
+class _main_hidden:
+    """While the workers start: no ``__main__`` for them to import (a process started
+    from the fork server runs the main script again, and a script without an
+    ``if __name__ == "__main__"`` guard would start its work again in each worker;
+    the workers need only this module)."""
+
+    def __enter__(self) -> None:
+        import sys
+
+        self.main = sys.modules.get("__main__")
+        self.saved = {k: getattr(self.main, k) for k in ("__file__", "__spec__")
+                      if hasattr(self.main, k)}
+        for k in self.saved:
+            if k == "__spec__":
+                self.main.__spec__ = None
+            else:
+                delattr(self.main, k)
+
+    def __exit__(self, *exc: Any) -> None:
+        for k, v in self.saved.items():
+            setattr(self.main, k, v)
+
+
+def _warm_worker() -> None:
+    """In a worker started from the fork server: load the compiled kernels once."""
+    html_to_text("<html><body><p>x</p></body></html>")
 
 
 def _pages_to_text(mode: str, pages: list) -> list[tuple[bool, str]]:
