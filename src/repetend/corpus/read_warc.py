@@ -472,6 +472,7 @@ class WarcReader(_WarcBase):
         self.html = html
         self._defer = False
         self._pool = None
+        self._pool_ready: Any = None     # set when the fork server's workers are up
         require("trafilatura", "warc", "reading HTML from WARC files")
 
     def close(self) -> None:
@@ -504,14 +505,38 @@ class WarcReader(_WarcBase):
                 ctx = multiprocessing.get_context("forkserver")
                 ctx.set_forkserver_preload(["repetend.corpus.read_warc", "lxml.html",
                                             "lxml.etree", "trafilatura", "numba"])
-                self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                                 initializer=_warm_worker)
+                pool = self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                                        initializer=_warm_worker)
+                ready = self._pool_ready = threading.Event()
+
+                def start() -> None:   # a second or more: this process reads meanwhile
+                    try:
+                        with _main_hidden():
+                            for f in [pool.submit(int, 0) for _ in range(workers)]:
+                                f.result()
+                        ready.ok = True          # type: ignore[attr-defined]
+                    except BaseException:  # noqa: BLE001 - no workers: this process reads
+                        ready.ok = False         # type: ignore[attr-defined]
+                    finally:
+                        ready.set()
+
+                threading.Thread(target=start, name="repetend-warc-pool", daemon=True).start()
+                return self._pool
             else:
                 return None
-            with _main_hidden():
-                for f in [self._pool.submit(int, 0) for _ in range(workers)]:
-                    f.result()        # start them all now
+            for f in [self._pool.submit(int, 0) for _ in range(workers)]:
+                f.result()        # fork them all now, while it is safe
         return self._pool
+
+    def _pool_up(self, wait: bool = False) -> bool:
+        """Whether the worker processes take tasks (those of the fork server may still
+        be starting; *wait*: until they are)."""
+        ready = self._pool_ready
+        if ready is None:
+            return True
+        if wait:
+            ready.wait()
+        return ready.is_set() and getattr(ready, "ok", False)
 
     def _n_workers(self, path: Path) -> int:
         if self.workers is not None:
@@ -536,6 +561,9 @@ class WarcReader(_WarcBase):
             return
         from collections import deque
 
+        if not self._pool_up(wait=True):
+            yield from super().read_file(path)
+            return
         in_flight: deque = deque()     # (pages, future of their texts), in file order
 
         def submit(pages: list[_Pending]) -> None:
@@ -579,7 +607,9 @@ class WarcReader(_WarcBase):
         in the same reader state (a gzip magic can also occur inside a member;
         then the range is read again here from the right place), and replays the
         events: the records, counts and messages come as from one pass over the
-        file in this process."""
+        file in this process.  A range whose task has not started when its turn
+        comes (the workers are busy, or those of the fork server still start) is
+        read here instead of waited for."""
         from collections import deque
 
         require("warcio", "warc", f"reading {path.name}")
@@ -587,30 +617,33 @@ class WarcReader(_WarcBase):
         size = path.stat().st_size
         step = max(1, min(int(self.pool_range_bytes), max(1 << 16, -(-size // (8 * workers)))))
         cuts = list(range(0, size, step)) + [size]
-        todo = iter(zip(cuts[:-1], cuts[1:]))
+        todo = deque(zip(cuts[:-1], cuts[1:]))
         in_flight: deque = deque()
         src, wanted = str(path), tuple(self.wanted)
-
-        def submit() -> None:
-            r = next(todo, None)
-            if r is not None:
-                state = _FIRST if r[0] == 0 else None
-                in_flight.append((r, pool.submit(_read_range, src, self.html, wanted,
-                                                 r[0], r[1], state)))
-
-        for _ in range(2 * workers + 1):
-            submit()
         expected, base = _FIRST, 0
         try:
-            while in_flight:
-                (lo, hi), fut = in_flight.popleft()
-                res = fut.result()
-                submit()
+            while todo or in_flight:
+                if self._pool_up():
+                    while todo and len(in_flight) < 2 * workers + 1:
+                        lo, hi = todo.popleft()
+                        in_flight.append(((lo, hi), pool.submit(
+                            _read_range, src, self.html, wanted, lo, hi,
+                            _FIRST if lo == 0 else None)))
+                if in_flight:
+                    (lo, hi), fut = in_flight.popleft()
+                else:                   # the workers are still starting: read it here
+                    (lo, hi), fut = todo.popleft(), None
                 if expected[0] >= hi:   # no record starts in this range
+                    if fut is not None:
+                        fut.cancel()
                     continue
-                if not res.starts(expected):   # a wrong guess: read it here, from the right place
-                    type(self)._ranges_redone += 1
+                if fut is None or not fut.done() and fut.cancel():   # not started: here
                     res = _read_range(src, self.html, wanted, lo, hi, expected)
+                else:
+                    res = fut.result()
+                    if not res.starts(expected):   # a wrong guess: read it here, from the right place
+                        type(self)._ranges_redone += 1
+                        res = _read_range(src, self.html, wanted, lo, hi, expected)
                 yield from self._replay(path, res, base)
                 base += res.count
                 expected = res.end_from(expected)
