@@ -5,16 +5,21 @@ Build the WARC first (offline, from Debian's HTML manuals)::
     python benchmarks/corpora/html_warc.py --out bench-data/manuals.warc.gz
     python benchmarks/bench_html.py bench-data/manuals.warc.gz [--repeat 3]
 
-Rows: reading the WARC with ``--html all`` in this process, and with the worker
-processes (the default for a file of 4 MB or more); ``html_to_text`` of each
-page (payloads already in memory) now, and by main's path before the compiled
+Rows: reading the WARC with ``--html all`` in this process, with the worker
+processes reading byte ranges of the file (the default for a gzipped file of 4
+MB or more), and with the worker processes given the pages by this process
+(session 13's pool; still used for a plain WARC); ``html_to_text`` of each
+page (payloads already in memory) now, with trafilatura's own ``load_html``
+(session 13: the text parsed as text, then as bytes), and by main's path before the compiled
 line layout (``naive_html.text_before``: trafilatura's ``load_html``, libxslt, the
 Python ``_clean_lines``); the element-by-element walk the reader used before that
 (the tests' oracle, for the ratio); lxml's own parse + ``text_content`` (a
 floor: no line layout); and ``--html main`` (trafilatura's main-content
 extraction; ``--no-main`` skips it). Each row: median wall seconds over the
-repeats, MB/s of HTML, CPU seconds (this process and its workers) and MB of HTML
-per CPU second (the figure that does not depend on what else runs on the machine).
+repeats (the rows alternate: run 1 of every row, then run 2, …), MB/s of HTML,
+CPU seconds (this process and its workers; this process alone in brackets) and
+MB of HTML per CPU second (the figure that depends least on what else runs on
+the machine), and the MB/s of each run.
 """
 
 from __future__ import annotations
@@ -29,9 +34,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 
-def _cpu() -> float:
+def _cpu(own: bool = False) -> float:
+    """CPU seconds of this process and (unless *own*) of its finished worker processes."""
     a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+    return a.ru_utime + a.ru_stime + (0 if own else b.ru_utime + b.ru_stime)
 
 
 def _pages(path: Path) -> list[bytes]:
@@ -50,6 +56,8 @@ def main(argv=None) -> int:
     ap.add_argument("warc", type=Path)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-main", action="store_true", help="skip the slow trafilatura row")
+    ap.add_argument("--only", nargs="+", metavar="WORD",
+                    help="only the rows whose name holds one of these words (e.g. workers)")
     a = ap.parse_args(argv)
     from lxml import html as lxml_html
     from trafilatura.utils import load_html
@@ -61,14 +69,21 @@ def main(argv=None) -> int:
     pages = _pages(a.warc)
     mb = sum(map(len, pages)) / 1e6
 
-    def read_all(workers, mode="all"):
+    def read_all(workers, mode="all", ranges=True):
         read_warc.WarcReader.workers = workers
-        return sum(1 for _ in read_corpus([a.warc], html=mode))
+        read_warc.WarcReader.pool_ranges = ranges
+        try:
+            return sum(1 for _ in read_corpus([a.warc], html=mode))
+        finally:
+            read_warc.WarcReader.pool_ranges = True
 
     rows = {
         "all, in this process": lambda: read_all(1),
-        "all, worker processes (default)": lambda: read_all(None),
+        "all, workers read byte ranges (default)": lambda: read_all(None),
+        "all, workers given the pages (before)": lambda: read_all(None, ranges=False),
         "all, text of each page, now": lambda: [read_warc.html_to_text(p) for p in pages],
+        "all, page text, trafilatura's load_html": lambda: [read_warc._tree_text(load_html(p))
+                                                            for p in pages],
         "all, text of each page, main's path": lambda: [text_before(load_html(p)) for p in pages],
         "all, element walk (before)": lambda: [walk_text(load_html(p)) for p in pages],
         "lxml parse + text_content (floor)": lambda: [lxml_html.fromstring(p).text_content()
@@ -77,21 +92,28 @@ def main(argv=None) -> int:
     }
     if a.no_main:
         rows.pop("main (trafilatura extract)")
-    print(f"{a.warc}: {len(pages):,} pages, {mb:.1f} MB of HTML; median of {a.repeat} runs")
+    if a.only:
+        rows = {k: v for k, v in rows.items() if any(w in k for w in a.only)}
+    print(f"{a.warc}: {len(pages):,} pages, {mb:.1f} MB of HTML; median of {a.repeat} runs,"
+          " the rows alternating")
     read_warc.html_to_text(pages[0])       # load the compiled kernels first
-    base = None
-    for name, fn in rows.items():
-        walls, cpus = [], []
-        for _ in range(a.repeat if "main" not in name else 1):
-            t, c = time.perf_counter(), _cpu()
+    walls: dict = {k: [] for k in rows}
+    cpus: dict = {k: [] for k in rows}
+    own: dict = {k: [] for k in rows}
+    for rep in range(a.repeat):
+        for name, fn in rows.items():
+            if "main (" in name and rep:
+                continue
+            t, c, o = time.perf_counter(), _cpu(), _cpu(own=True)
             fn()
-            walls.append(time.perf_counter() - t)
-            cpus.append(_cpu() - c)
-        w = statistics.median(walls)
-        base = w if "before" in name else base
-        c = statistics.median(cpus)
-        print(f"  {name:38s} {w:7.2f} s  {mb / w:6.1f} MB/s  cpu {c:6.2f} s"
-              f"  {mb / c:6.1f} MB per cpu-s")
+            walls[name].append(time.perf_counter() - t)
+            cpus[name].append(_cpu() - c)
+            own[name].append(_cpu(own=True) - o)
+    for name in rows:
+        w, c, o = (statistics.median(x[name]) for x in (walls, cpus, own))
+        runs = " ".join(f"{mb / x:.1f}" for x in walls[name])
+        print(f"  {name:40s} {w:7.2f} s  {mb / w:6.1f} MB/s  cpu {c:6.2f} s (this process"
+              f" {o:5.2f})  {mb / c:6.1f} MB per cpu-s   [runs: {runs} MB/s]")
     print("  (ratios: divide the 'before' row's seconds by a row's)")
     return 0
 

@@ -67,12 +67,16 @@ def test_hostile_pages(html):
 
 
 _POOLED = """
-import json, sys
+import json, sys, threading
+if sys.argv[3] == "thread":   # as the scan's memory watchdog: the workers come from a fork server
+    threading.Thread(target=threading.Event().wait, daemon=True).start()
 from repetend.corpus import read_warc
 from repetend.corpus.readers import read_corpus
 from repetend.corpus.record import ReadStats
 read_warc.WarcReader.workers = 2
 read_warc.WarcReader.pool_chunk = 4
+read_warc.WarcReader.pool_range_bytes = 3000
+read_warc.WarcReader.pool_ranges = sys.argv[2] == "ranges"
 used = []
 real = read_warc.WarcReader._get_pool
 read_warc.WarcReader._get_pool = lambda self, w: used.append(real(self, w)) or used[-1]
@@ -82,8 +86,12 @@ print(json.dumps({"recs": recs, "stats": stats.as_dict(), "pool": used[-1] is no
 """
 
 
-def test_pages_converted_in_worker_processes_equal_in_process(tmp_path, monkeypatch):
-    """In a fresh interpreter (the pool forks only before any other thread runs)."""
+@pytest.mark.parametrize("how, thread", [("ranges", "-"), ("pages", "-"), ("ranges", "thread"),
+                                         ("pages", "thread")])
+def test_pages_converted_in_worker_processes_equal_in_process(tmp_path, monkeypatch, how, thread):
+    """In a fresh interpreter (the pool forks only before any other thread runs; with
+    one, from the fork server), run as a script without a ``__main__`` guard; the
+    workers reading byte ranges of the file, or given the pages by this process."""
     import json
     import os
     import subprocess
@@ -106,7 +114,9 @@ def test_pages_converted_in_worker_processes_equal_in_process(tmp_path, monkeypa
     monkeypatch.setattr(read_warc.WarcReader, "workers", 1)
     serial, s_stats = read(path)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    out = subprocess.run([sys.executable, "-c", _POOLED, str(path)], capture_output=True,
+    script = tmp_path / "pooled.py"
+    script.write_text(_POOLED)
+    out = subprocess.run([sys.executable, str(script), str(path), how, thread], capture_output=True,
                          text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
@@ -148,7 +158,10 @@ _PIECES = ["<html>", "</html>", "<body>", "<p>", "</p>", "<div>x</div>", "<html/
            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<meta charset=\"windows-1251\">",
            "\x00", "\x01", "\x0b", "\x1f", "\ufffe", "\uffff", "\ufeff", "\t", "\n", "\r",
            "Доставка", "日本語", "café", "&amp;", "&#0;", "&#xfffe;", "<!-- c -->", "<script>s</script>",
-           "<title>T</title>", "plain text ", "<pre> a  b\n c</pre>", "<", ">", "</div>"]
+           "<title>T</title>", "plain text ", "<pre> a  b\n c</pre>", "<", ">", "</div>",
+           "\u3000", "\xa0", "\x1c", "\ud800", "\U0001f600", "<HTML>", " <!doctype html>",
+           "<?xml version=\"1.0\" encoding=\"windows-1251\"?>", "<meta charset=\"utf-16\">",
+           "<meta http-equiv=\"Content-Type\" content=\"text/html; charset=shift_jis\">"]
 _CODECS = ["utf-8", "cp1251", "latin-1", "shift_jis", "utf-16", None]
 
 
