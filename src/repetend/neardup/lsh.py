@@ -401,7 +401,8 @@ def safe_min_shingles(min_shingles: int, threshold: float | None) -> int:
 
 def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
                    max_bucket: int | None = 200, min_shingles: int = 3,
-                   sets=None, threshold: float | None = None) -> LSHCandidates:
+                   sets=None, threshold: float | None = None,
+                   fingerprints: npt.ArrayLike | None = None) -> LSHCandidates:
     """Candidate pairs of documents from banded MinHash signatures.
 
     Parameters
@@ -419,6 +420,10 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
         identity (needs ``sets``; without it they are banded like the others).
     sets : ShingleSets, optional
         The shingle sets, for the exact grouping of near-empty documents.
+    fingerprints : array of uint64, optional
+        Instead of ``sets``: their :func:`set_fingerprints`, of which only the
+        entries of the near-empty documents are read (the streamed path,
+        :mod:`repetend.neardup.streamed`, computes those while each set is alive).
     threshold : float, optional
         The resemblance threshold the candidates are for; when given,
         ``min_shingles`` is lowered to :func:`safe_min_shingles` so that the
@@ -448,7 +453,7 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
     if threshold is not None:
         check_jaccard_threshold(threshold)
     eff = safe_min_shingles(min_shingles, threshold)
-    tiny_limit = eff if sets is not None else 1
+    tiny_limit = eff if (sets is not None or fingerprints is not None) else 1
     banded = np.flatnonzero(sizes >= tiny_limit).astype(np.int64)
     tiny = np.flatnonzero((sizes >= 1) & (sizes < tiny_limit)).astype(np.int64)
     stats = {"documents": int(n), "banded_documents": int(banded.size),
@@ -467,7 +472,8 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
             order = np.argsort(col, kind="stable")
             _collect(banded[order], _runs(col[order]), out_members, out_lens)
     if tiny.size >= 2:
-        f = set_fingerprints(sets)[tiny]
+        f = (set_fingerprints(sets)[tiny] if sets is not None
+             else np.asarray(fingerprints, dtype=np.uint64)[tiny])
         order = np.argsort(f, kind="stable")
         # identical sets form one bucket each, under the same cap as the bands
         _collect(tiny[order], _runs(f[order]), out_members, out_lens)
