@@ -35,7 +35,7 @@ from .shingles import ShingleSets, shingle_sets
 
 __all__ = ["StreamedSignatures", "sets_of", "streamed_signatures", "verify_streamed"]
 
-CHUNK_WINDOWS = 1 << 20  # shingle windows per chunk (8 MB of uint64 hashes)
+CHUNK_WINDOWS = 1 << 18  # shingle windows per chunk (2 MB of uint64 hashes)
 
 
 def _bounds(windows: npt.NDArray[np.int64], budget: int) -> list[tuple[int, int]]:
