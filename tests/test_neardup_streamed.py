@@ -70,9 +70,10 @@ def test_sets_of_and_verify_streamed_equal_the_full_sets(seed, chunk):
     a = rng.integers(0, n, size=30)
     b = rng.integers(0, n, size=30)
     want = verify_pairs(sets, a, b)
-    got = S.verify_streamed(tokens, offsets, tok_hash, k, a, b)
-    for f in ("a", "b", "jaccard", "containment_ab", "containment_ba"):
-        assert np.array_equal(getattr(got, f), getattr(want, f)), f
+    for batch in (1, 10, 60, 1 << 20):   # one pair per batch .. all in one
+        got = S.verify_streamed(tokens, offsets, tok_hash, k, a, b, batch_windows=batch)
+        for f in ("a", "b", "jaccard", "containment_ab", "containment_ba"):
+            assert np.array_equal(getattr(got, f), getattr(want, f)), (batch, f)
     empty = S.verify_streamed(tokens, offsets, tok_hash, k, a[:0], b[:0])
     assert len(empty) == 0
 
@@ -99,6 +100,7 @@ def test_find_near_duplicates_from_a_store_equals_the_held_sets_path(seed, cfg, 
     rng = np.random.default_rng(seed)
     store = TokenStore.from_texts(_texts(rng))
     monkeypatch.setattr(S, "CHUNK_WINDOWS", 40)   # many chunks
+    monkeypatch.setattr(S, "VERIFY_WINDOWS", 50)  # many batches of verified pairs
     got = find_near_duplicates(store, cfg)
     from repetend.neardup.shingles import token_hashes
 
@@ -129,3 +131,28 @@ def test_memory_mapped_store_gives_the_same_result(tmp_path, monkeypatch):
     for f in ("a", "b", "jaccard"):
         assert np.array_equal(getattr(a.candidates, f), getattr(b.candidates, f))
     assert np.array_equal(a.signatures.values, b.signatures.values)
+
+
+def test_pair_batches_respect_the_budget_and_cover_every_pair():
+    """Kernel vs a plain-Python twin of the greedy rule."""
+    from repetend.neardup import _shingle_kernels as SK
+
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        n = int(rng.integers(1, 20))
+        m = int(rng.integers(0, 40))
+        a = rng.integers(0, n, size=m)
+        b = rng.integers(0, n, size=m)
+        w = rng.integers(0, 9, size=n)
+        budget = int(rng.integers(0, 30))
+        got = SK.pair_batches(a, b, w, np.int64(budget), np.full(n, -1, np.int64))
+        want, docs = [], set()
+        for i in range(m):
+            new = {int(a[i]), int(b[i])} - docs
+            used = sum(w[d] for d in docs)
+            if used > 0 and used + sum(w[d] for d in new) > budget:
+                want.append(i)
+                docs = set()
+            docs |= {int(a[i]), int(b[i])}
+        want.append(m)
+        assert got.tolist() == want

@@ -26,6 +26,7 @@ import time
 import numpy as np
 import numpy.typing as npt
 
+from .._arrays import sorted_unique
 from .._memory import drop_read_pages
 from . import _minhash_kernels as MK
 from . import _shingle_kernels as SK
@@ -36,6 +37,7 @@ from .shingles import ShingleSets, shingle_sets
 __all__ = ["StreamedSignatures", "sets_of", "streamed_signatures", "verify_streamed"]
 
 CHUNK_WINDOWS = 1 << 18  # shingle windows per chunk (2 MB of uint64 hashes)
+VERIFY_WINDOWS = 1 << 19  # windows of the documents of one batch of verified pairs
 
 
 def _bounds(windows: npt.NDArray[np.int64], budget: int) -> list[tuple[int, int]]:
@@ -185,15 +187,69 @@ def sets_of(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int64],
 
 def verify_streamed(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int64],
                     tok_hash: npt.NDArray[np.uint64], k: int, a: npt.ArrayLike,
-                    b: npt.ArrayLike) -> Pairs:
+                    b: npt.ArrayLike, batch_windows: int | None = None) -> Pairs:
     """:func:`repetend.neardup.pairs.verify_pairs` of the pairs (a, b) on the full
-    shingle sets, with only the sets of the documents in a pair built."""
+    shingle sets, with only the sets of the documents in a pair built.
+
+    The pairs are normalised and deduplicated first (as ``verify_pairs`` does), then
+    verified in consecutive batches whose documents have at most about
+    *batch_windows* windows (default :data:`VERIFY_WINDOWS`): a document in pairs of
+    several batches is shingled once per batch.  Each batch's pairs stay sorted, so
+    the batches' results joined are the one result."""
+    batch_windows = VERIFY_WINDOWS if batch_windows is None else batch_windows
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
-    if a.size == 0:
-        return verify_pairs(ShingleSets(np.empty(0, np.uint64), np.zeros(1, np.int64), int(k)), a, b)
-    docs = np.union1d(a, b)
-    sub = sets_of(tokens, doc_offsets, tok_hash, k, docs)
-    # docs is sorted: the local indices keep the order of the global ones
-    p = verify_pairs(sub, np.searchsorted(docs, a), np.searchsorted(docs, b))
-    return Pairs(docs[p.a], docs[p.b], p.jaccard, p.containment_ab, p.containment_ba)
+    lo = np.minimum(a, b)
+    hi = np.maximum(a, b)
+    keep = lo != hi
+    lo, hi = lo[keep], hi[keep]
+    if lo.size == 0:
+        return Pairs.empty()
+    span = np.int64(hi.max()) + 1          # lo < hi <= max: the key lo*span + hi is exact
+    key = sorted_unique(lo * span + hi)
+    lo, hi = key // span, key % span
+    del key
+    doc_offsets = np.ascontiguousarray(doc_offsets, dtype=np.int64)
+    windows = SK.shingle_counts(doc_offsets, int(k))
+    mark = np.full(windows.shape[0], -1, dtype=np.int64)
+    ends = SK.pair_batches(lo, hi, windows, np.int64(batch_windows), mark)
+    del mark
+    parts = []
+    s = 0
+    for e in ends.tolist():
+        pa_, pb_ = lo[s:e], hi[s:e]
+        docs = np.union1d(pa_, pb_)
+        sub = sets_of(tokens, doc_offsets, tok_hash, k, docs)
+        # docs is sorted: the local indices keep the order of the global ones
+        p = verify_pairs(sub, np.searchsorted(docs, pa_), np.searchsorted(docs, pb_))
+        del sub
+        parts.append(Pairs(docs[p.a], docs[p.b], p.jaccard, p.containment_ab, p.containment_ba))
+        s = e
+    out = parts[0] if len(parts) == 1 else Pairs(
+        *(np.concatenate([getattr(p, f) for p in parts])
+          for f in ("a", "b", "jaccard", "containment_ab", "containment_ba")))
+    del parts
+    release_free_heap()
+    return out
+
+
+def release_free_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc ``malloc_trim``).
+
+    The rebuilt sets and the chunks are freed, but glibc raises its mmap threshold
+    after large frees and serves the next ones from the heap, which then keeps the
+    pages: about 5 MB private on Go that every later stage (writing the tables)
+    would add to.  No-op where glibc is absent."""
+    global _TRIM
+    if _TRIM is None:
+        try:
+            import ctypes
+
+            _TRIM = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
+
+
+_TRIM = None
