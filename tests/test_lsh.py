@@ -225,3 +225,21 @@ def test_bucket_pairs_all_pairs_below_the_cap_star_and_chain_from_it():
     assert sorted(zip(a.tolist(), b.tolist())) == [(1, 2), (3, 5), (3, 8), (5, 8)]
     a, b = bucket_pairs(members, starts, sizes, 3)   # by size: 8 (2), 3 (4), 5 (9)
     assert list(zip(a.tolist(), b.tolist())) == [(3, 8), (5, 8), (3, 5), (1, 2)]
+
+
+def test_banding_areas_in_blocks_equal_the_whole_grid():
+    """The chooser integrates its bandings a block at a time (memory); every row
+    is integrated alone, so the areas equal the one-shot grid bit for bit."""
+    from repetend.neardup import lsh as L
+
+    bs, rs = zip(*[(b, r) for b in range(1, 129) for r in range(1, 128 // b + 1)])
+    b, r = np.array(bs), np.array(rs)
+    assert b.size > 2 * L._AREA_BLOCK
+    for t in (0.3, 0.8):
+        lo = np.linspace(0.0, t, L._GRID)
+        hi = np.linspace(t, 1.0, L._GRID)
+        p_lo = 1.0 - (1.0 - lo[None, :] ** r[:, None].astype(float)) ** b[:, None].astype(float)
+        p_hi = 1.0 - (1.0 - hi[None, :] ** r[:, None].astype(float)) ** b[:, None].astype(float)
+        fp, fn = L._areas(t, b, r)
+        assert np.array_equal(fp, np.trapezoid(p_lo, lo, axis=1))
+        assert np.array_equal(fn, np.trapezoid(1.0 - p_hi, hi, axis=1))

@@ -101,3 +101,37 @@ def compact_inplace(raw, raw_offsets, uniq_counts, offsets):
         if o != p:
             for i in range(uniq_counts[d]):
                 raw[p + i] = raw[o + i]
+
+
+@jit
+def pair_batches(a, b, weight, budget, mark):
+    """Ends of consecutive batches of the pairs (a[i], b[i]) whose distinct documents
+    weigh at most *budget* in all (``weight[d]`` each; a batch holds at least one
+    pair).  ``mark`` is scratch of one int64 per document, all -1 on entry."""
+    n = a.shape[0]
+    ends = np.empty(n + 1, dtype=np.int64)
+    nb = 0
+    batch = 0
+    used = 0
+    for i in range(n):
+        x = a[i]
+        y = b[i]
+        add = 0
+        if mark[x] != batch:
+            add += weight[x]
+        if y != x and mark[y] != batch:
+            add += weight[y]
+        if used > 0 and used + add > budget:
+            ends[nb] = i
+            nb += 1
+            batch += 1
+            used = 0
+            add = weight[x]
+            if y != x:
+                add += weight[y]
+        mark[x] = batch
+        mark[y] = batch
+        used += add
+    ends[nb] = n
+    nb += 1
+    return ends[:nb]

@@ -45,11 +45,12 @@ import numpy as np
 from ..errors import ParameterError, RepetendError
 from .clusters import clusters_from_pairs, containment_pairs
 from .config import NearDupConfig
-from .lsh import lsh_candidates, lsh_threshold, s_curve
+from .lsh import lsh_candidates, lsh_threshold, s_curve, safe_min_shingles
 from .minhash import minhash_signatures
 from .pairs import Pairs, verify_pairs
 from .result import NearDupResult
 from .shingles import ShingleSets, shingle_sets, token_hashes
+from .streamed import streamed_signatures, verify_streamed
 
 __all__ = ["find_near_duplicates", "minhash_summary", "outcome_summary"]
 
@@ -238,6 +239,8 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
     store = None
     norm = None
     stream = None
+    sets = None
+    streamed = None
     normalizing = bool(cfg.stopwords or cfg.stem or cfg.lemmatize)
     if isinstance(data, ShingleSets):
         if normalizing:
@@ -279,17 +282,35 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
             timings["normalize"] = time.perf_counter() - t0
         say(f"shingling {store.n_docs:,} documents (k = {cfg.shingle})")
         tok_hash = token_hashes(vocab)
-        sets = shingle_sets(tokens, offsets, tok_hash, int(cfg.shingle))
         stream = (tokens, offsets, tok_hash)
+        if cfg.method == "minhash":
+            # streamed (:mod:`.streamed`): shingled and signed a chunk of documents
+            # at a time, the candidates verified on their documents' sets rebuilt;
+            # the same values as with all the sets held
+            say(f"MinHash signatures (K = {cfg.num_perm}), a chunk of documents at a time")
+            streamed = streamed_signatures(
+                tokens, offsets, tok_hash, int(cfg.shingle), int(cfg.num_perm), seed=cfg.seed,
+                hash=cfg.hash, bits=64 if cfg.bbits is None else int(cfg.bbits),
+                scheme=cfg.scheme,
+                fingerprint_below=safe_min_shingles(int(cfg.min_shingles), float(cfg.threshold)))
+        else:
+            sets = shingle_sets(tokens, offsets, tok_hash, int(cfg.shingle))
         doc_ids = store.docs.column("doc_id")
     else:
         raise ParameterError(f"expected a TokenStore or ShingleSets, got {type(data).__name__}")
     timings["shingles"] = time.perf_counter() - t0 - timings.get("normalize", 0.0)
-    n = int(sets.offsets.shape[0] - 1)
-    sizes = sets.sizes.astype(np.int64)
+    if streamed is not None:
+        timings["shingles"] -= streamed.timings["signatures"]   # signed while shingling
+        n = int(streamed.sizes.shape[0])
+        sizes = streamed.sizes
+        k_used, n_shingles = int(cfg.shingle), streamed.shingles
+    else:
+        n = int(sets.offsets.shape[0] - 1)
+        sizes = sets.sizes.astype(np.int64)
+        k_used, n_shingles = int(sets.k), int(sets.hashes.shape[0])
     t = float(cfg.threshold)
     summary: dict = {"method": cfg.method, "parameters": asdict(cfg), "documents": n,
-                     "shingle_k": int(sets.k), "shingles": int(sets.hashes.shape[0]),
+                     "shingle_k": k_used, "shingles": n_shingles,
                      "threshold": t}
     if norm is not None:
         summary["normalization"] = {
@@ -307,16 +328,28 @@ def find_near_duplicates(data, config: NearDupConfig | None = None, *, progress=
     if cfg.method == "minhash":
         bands, rows = cfg.banding()
         bits = 64 if cfg.bbits is None else int(cfg.bbits)
-        say(f"MinHash signatures (K = {cfg.num_perm}) of {sets.hashes.shape[0]:,} shingles")
-        sig = minhash_signatures(sets, int(cfg.num_perm), seed=cfg.seed, hash=cfg.hash, bits=bits,
-                                 scheme=cfg.scheme)
-        timings["signatures"] = time.perf_counter() - tc
+        if streamed is not None:
+            sig = streamed.signatures
+            timings["signatures"] = streamed.timings["signatures"]
+        else:
+            say(f"MinHash signatures (K = {cfg.num_perm}) of {sets.hashes.shape[0]:,} shingles")
+            sig = minhash_signatures(sets, int(cfg.num_perm), seed=cfg.seed, hash=cfg.hash,
+                                     bits=bits, scheme=cfg.scheme)
+            timings["signatures"] = time.perf_counter() - tc
         tl = time.perf_counter()
         say(f"LSH: {bands} bands x {rows} rows")
         cand = lsh_candidates(sig, sizes, bands, rows, max_bucket=cfg.max_bucket,
-                              min_shingles=int(cfg.min_shingles), sets=sets, threshold=t)
+                              min_shingles=int(cfg.min_shingles), sets=sets, threshold=t,
+                              fingerprints=None if streamed is None else streamed.fingerprints)
         timings["lsh"] = time.perf_counter() - tl
-        candidates, pairs = _verified(sets, cand.a, cand.b, t, timings, say)
+        if streamed is not None:
+            tv = time.perf_counter()
+            say(f"verifying {len(cand.a):,} candidates exactly (their documents shingled again)")
+            candidates = verify_streamed(*stream, int(cfg.shingle), cand.a, cand.b)
+            pairs = candidates.select(candidates.jaccard >= t)
+            timings["verify"] = time.perf_counter() - tv
+        else:
+            candidates, pairs = _verified(sets, cand.a, cand.b, t, timings, say)
         summary.update(minhash_summary(cfg, t, bands, rows, cand.stats),
                        signature_bytes=sig.nbytes)
     elif cfg.method == "allpairs":

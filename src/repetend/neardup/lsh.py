@@ -112,15 +112,26 @@ class LSHParams:
 _GRID = 1001
 
 
+_AREA_BLOCK = 128  # bandings per block: temporaries of 128 x 1001 floats (1 MB), not of all
+
+
 def _areas(threshold: float, b: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The false-positive and false-negative areas of each banding (b[i], r[i]),
+    a block of bandings at a time (every row is integrated on its own, so the
+    blocks change no value; at K = 128 the whole grid was 22 MB of temporaries)."""
     lo = np.linspace(0.0, threshold, _GRID)
     hi = np.linspace(threshold, 1.0, _GRID)
-    b = b[:, None].astype(np.float64)
-    r = r[:, None].astype(np.float64)
-    p_lo = 1.0 - (1.0 - lo[None, :] ** r) ** b
-    p_hi = 1.0 - (1.0 - hi[None, :] ** r) ** b
-    fp = np.trapezoid(p_lo, lo, axis=1)
-    fn = np.trapezoid(1.0 - p_hi, hi, axis=1)
+    n = b.shape[0]
+    fp = np.empty(n, dtype=np.float64)
+    fn = np.empty(n, dtype=np.float64)
+    for s in range(0, n, _AREA_BLOCK):
+        bb = b[s:s + _AREA_BLOCK, None].astype(np.float64)
+        rr = r[s:s + _AREA_BLOCK, None].astype(np.float64)
+        p_lo = 1.0 - (1.0 - lo[None, :] ** rr) ** bb
+        fp[s:s + _AREA_BLOCK] = np.trapezoid(p_lo, lo, axis=1)
+        del p_lo
+        p_hi = 1.0 - (1.0 - hi[None, :] ** rr) ** bb
+        fn[s:s + _AREA_BLOCK] = np.trapezoid(1.0 - p_hi, hi, axis=1)
     return fp, fn
 
 
@@ -390,7 +401,8 @@ def safe_min_shingles(min_shingles: int, threshold: float | None) -> int:
 
 def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
                    max_bucket: int | None = 200, min_shingles: int = 3,
-                   sets=None, threshold: float | None = None) -> LSHCandidates:
+                   sets=None, threshold: float | None = None,
+                   fingerprints: npt.ArrayLike | None = None) -> LSHCandidates:
     """Candidate pairs of documents from banded MinHash signatures.
 
     Parameters
@@ -408,6 +420,10 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
         identity (needs ``sets``; without it they are banded like the others).
     sets : ShingleSets, optional
         The shingle sets, for the exact grouping of near-empty documents.
+    fingerprints : array of uint64, optional
+        Instead of ``sets``: their :func:`set_fingerprints`, of which only the
+        entries of the near-empty documents are read (the streamed path,
+        :mod:`repetend.neardup.streamed`, computes those while each set is alive).
     threshold : float, optional
         The resemblance threshold the candidates are for; when given,
         ``min_shingles`` is lowered to :func:`safe_min_shingles` so that the
@@ -437,7 +453,7 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
     if threshold is not None:
         check_jaccard_threshold(threshold)
     eff = safe_min_shingles(min_shingles, threshold)
-    tiny_limit = eff if sets is not None else 1
+    tiny_limit = eff if (sets is not None or fingerprints is not None) else 1
     banded = np.flatnonzero(sizes >= tiny_limit).astype(np.int64)
     tiny = np.flatnonzero((sizes >= 1) & (sizes < tiny_limit)).astype(np.int64)
     stats = {"documents": int(n), "banded_documents": int(banded.size),
@@ -456,7 +472,8 @@ def lsh_candidates(signatures, sizes: npt.ArrayLike, bands: int, rows: int, *,
             order = np.argsort(col, kind="stable")
             _collect(banded[order], _runs(col[order]), out_members, out_lens)
     if tiny.size >= 2:
-        f = set_fingerprints(sets)[tiny]
+        f = (set_fingerprints(sets)[tiny] if sets is not None
+             else np.asarray(fingerprints, dtype=np.uint64)[tiny])
         order = np.argsort(f, kind="stable")
         # identical sets form one bucket each, under the same cap as the bands
         _collect(tiny[order], _runs(f[order]), out_members, out_lens)

@@ -53,6 +53,40 @@ __all__ = [
     "TABLE_FORMATS",
 ]
 
+_NP_TYPES = {"int64": (np.int64, pa.int64()), "float64": (np.float64, pa.float64())}
+
+
+def _col(values, kind: str, mask=None) -> pa.Array:
+    """An Arrow column of a numpy array, built from its buffer.
+
+    ``pa.array`` of a numpy array imports pandas (pyarrow checks for pandas
+    objects first): 30 MB of private memory when the dups tables are written.
+    The same values: int64/float64 share numpy's buffer, booleans and the
+    validity of *mask* (True = null, as for ``pa.array``) are bit-packed."""
+    n = int(len(values))
+    valid = None
+    nulls = 0
+    if mask is not None:
+        m = np.asarray(mask, dtype=bool)
+        nulls = int(m.sum())
+        if nulls:
+            valid = pa.py_buffer(np.packbits(~m, bitorder="little"))
+    if kind == "bool":
+        data = pa.py_buffer(np.packbits(np.asarray(values, dtype=bool), bitorder="little"))
+        return pa.Array.from_buffers(pa.bool_(), n, [valid, data], null_count=nulls)
+    dtype, typ = _NP_TYPES[kind]
+    arr = np.ascontiguousarray(values, dtype=dtype)
+    return pa.Array.from_buffers(typ, n, [valid, pa.py_buffer(arr)], null_count=nulls)
+
+
+def _repeat_string(value: str, n: int) -> pa.Array:
+    """*n* copies of *value* as a string column (no Python list, no pandas import)."""
+    b = value.encode("utf-8")
+    offsets = (np.arange(n + 1, dtype=np.int64) * len(b)).astype(np.int32)
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets),
+                                                  pa.py_buffer(b * n)], null_count=0)
+
+
 #: Candidate rows written at most by :meth:`NearDupResult.write` (a sample beyond).
 CANDIDATES_LIMIT = 200_000
 
@@ -131,10 +165,10 @@ class NearDupResult:
         """Document ids of indices *idx* as an Arrow array (the index as text without ids)."""
         idx = np.asarray(idx, dtype=np.int64)
         if self.doc_ids is None:
-            return pa.array(idx, pa.int64()).cast(pa.string())
+            return _col(idx, "int64").cast(pa.string())
         ids = self.doc_ids
         if isinstance(ids, (pa.Array, pa.ChunkedArray)):
-            out = ids.take(pa.array(idx, pa.int64()))
+            out = ids.take(_col(idx, "int64"))
             return out.combine_chunks() if isinstance(out, pa.ChunkedArray) else out
         return pa.array([ids[int(i)] for i in idx], pa.string())
 
@@ -142,12 +176,12 @@ class NearDupResult:
         return pa.table({
             "a": self._ids(p.a),
             "b": self._ids(p.b),
-            "a_index": pa.array(p.a, pa.int64()),
-            "b_index": pa.array(p.b, pa.int64()),
-            "jaccard": pa.array(p.jaccard, pa.float64()),
-            "containment_ab": pa.array(p.containment_ab, pa.float64()),
-            "containment_ba": pa.array(p.containment_ba, pa.float64()),
-            "method": pa.array([self.config.method] * len(p), pa.string()),
+            "a_index": _col(p.a, "int64"),
+            "b_index": _col(p.b, "int64"),
+            "jaccard": _col(p.jaccard, "float64"),
+            "containment_ab": _col(p.containment_ab, "float64"),
+            "containment_ba": _col(p.containment_ba, "float64"),
+            "method": _repeat_string(self.config.method, len(p)),
         })
 
     def to_arrow(self, what: Literal["pairs", "clusters", "containment", "candidates", "documents"] = "pairs",
@@ -178,11 +212,11 @@ class NearDupResult:
             docs = np.flatnonzero(c.cluster_id >= 0)
             cid = c.cluster_id[docs]
             return pa.table({
-                "doc_index": pa.array(docs, pa.int64()),
+                "doc_index": _col(docs, "int64"),
                 "doc_id": self._ids(docs),
-                "cluster_id": pa.array(cid, pa.int64()),
-                "cluster_size": pa.array(c.sizes[cid], pa.int64()),
-                "is_representative": pa.array(c.is_representative()[docs], pa.bool_()),
+                "cluster_id": _col(cid, "int64"),
+                "cluster_size": _col(c.sizes[cid], "int64"),
+                "is_representative": _col(c.is_representative()[docs], "bool"),
             })
         if what == "candidates":
             p = self.candidates
@@ -193,10 +227,10 @@ class NearDupResult:
             return pa.table({
                 "a": self._ids(p.a[idx]),
                 "b": self._ids(p.b[idx]),
-                "a_index": pa.array(p.a[idx], pa.int64()),
-                "b_index": pa.array(p.b[idx], pa.int64()),
-                "jaccard": pa.array(p.jaccard[idx], pa.float64()),
-                "estimate": pa.array(self.candidate_estimate[idx], pa.float64()),
+                "a_index": _col(p.a[idx], "int64"),
+                "b_index": _col(p.b[idx], "int64"),
+                "jaccard": _col(p.jaccard[idx], "float64"),
+                "estimate": _col(self.candidate_estimate[idx], "float64"),
             })
         if what == "documents":
             c = self.clusters
@@ -207,12 +241,12 @@ class NearDupResult:
             size = np.ones(n, dtype=np.int64)
             size[in_cluster] = c.sizes[c.cluster_id[in_cluster]]
             return pa.table({
-                "doc_index": pa.array(docs, pa.int64()),
+                "doc_index": _col(docs, "int64"),
                 "doc_id": self._ids(docs),
-                "cluster_id": pa.array(c.cluster_id, pa.int64(), mask=~in_cluster),
-                "cluster_size": pa.array(size, pa.int64()),
-                "is_representative": pa.array(rep, pa.bool_()),
-                "keep": pa.array(rep, pa.bool_()),
+                "cluster_id": _col(c.cluster_id, "int64", mask=~in_cluster),
+                "cluster_size": _col(size, "int64"),
+                "is_representative": _col(rep, "bool"),
+                "keep": _col(rep, "bool"),
             })
         raise ParameterError(f"unknown table {what!r}: pairs, clusters, containment, candidates "
                              "or documents")
