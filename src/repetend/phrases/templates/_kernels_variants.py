@@ -87,3 +87,96 @@ def align_core(tokens, is_num, pat, slot_of, lo, hi, starts, ends, search):
                 ok[r] = True
                 break
     return out_s, out_e, ss, se, ok
+
+
+@jit
+def nearest_classes(tid, unit, cls, valid, n):
+    """Heads and tails (:func:`.ends._best_class`): occurrence i of template
+    ``tid[i]`` sees class ``cls[i, k]`` at distance k where ``valid[i, k]``;
+    per occurrence and class the nearest k counts.  Per template, the class
+    seen in the most distinct *unit* values (documents or groups, ≥ 0, below
+    2^32), then the smallest mean distance over its occurrences, then the
+    smallest class (classes ≥ -8, below 2^31 - 8).  Returns per template that
+    class (0: none) and its unit count (0), and per occurrence its distance
+    to the chosen class (-1: not seen there).  The occurrences of a template
+    need not be contiguous; each template's entries are sorted by (class,
+    unit) once (no sort over all occurrences)."""
+    m = cls.shape[0]
+    w = cls.shape[1]
+    t_off = np.zeros(n + 1, dtype=np.int64)
+    for i in range(m):
+        t_off[tid[i] + 1] += 1
+    biggest = 0
+    for t in range(n):
+        if t_off[t + 1] > biggest:
+            biggest = t_off[t + 1]
+        t_off[t + 1] += t_off[t]
+    order = np.empty(m, dtype=np.int64)
+    fill = t_off[:n].copy()
+    for i in range(m):
+        order[fill[tid[i]]] = i
+        fill[tid[i]] += 1
+    best_cls = np.zeros(n, dtype=np.int64)
+    best_docs = np.zeros(n, dtype=np.int64)
+    dist = np.full(m, -1, dtype=np.int64)
+    e_key = np.empty(biggest * w, dtype=np.int64)
+    e_k = np.empty(biggest * w, dtype=np.int64)
+    e_occ = np.empty(biggest * w, dtype=np.int64)
+    low = np.int64(0xFFFFFFFF)
+    for t in range(n):
+        ne = 0
+        for x in range(t_off[t], t_off[t + 1]):
+            i = order[x]
+            for k in range(w):
+                if not valid[i, k]:
+                    continue
+                c = cls[i, k]
+                dup = False
+                for k2 in range(k):
+                    if valid[i, k2] and cls[i, k2] == c:
+                        dup = True
+                        break
+                if dup:
+                    continue
+                e_key[ne] = ((c + 8) << 32) | unit[i]
+                e_k[ne] = k
+                e_occ[ne] = i
+                ne += 1
+        if ne == 0:
+            continue
+        o = np.argsort(e_key[:ne])
+        got = False
+        b_docs = 0
+        b_mean = 0.0
+        b_cls = 0
+        b_lo = 0
+        b_hi = 0
+        j = 0
+        while j < ne:
+            hi_key = e_key[o[j]] >> 32
+            docs = 0
+            ksum = 0
+            j2 = j
+            prev = -1
+            while j2 < ne and (e_key[o[j2]] >> 32) == hi_key:
+                u = e_key[o[j2]] & low
+                if u != prev:
+                    docs += 1
+                    prev = u
+                ksum += e_k[o[j2]]
+                j2 += 1
+            mean = np.float64(ksum) / np.float64(j2 - j)
+            cv = hi_key - 8
+            if (not got or docs > b_docs or (docs == b_docs and mean < b_mean)):
+                got = True
+                b_docs = docs
+                b_mean = mean
+                b_cls = cv
+                b_lo = j
+                b_hi = j2
+            j = j2
+        best_cls[t] = b_cls
+        best_docs[t] = b_docs
+        for j in range(b_lo, b_hi):
+            dist[e_occ[o[j]]] = e_k[o[j]]
+    return best_cls, best_docs, dist

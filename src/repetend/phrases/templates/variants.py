@@ -37,6 +37,7 @@ keeps the variants.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any
 
 import numpy as np
@@ -74,8 +75,23 @@ def _vocab_maps(c: _Corpus, parts: list[list[str]]) -> tuple[dict, np.ndarray]:
         mask[:len(va)] = _number_mask(c.vocab)
         c._vocab_array, c._is_num = va, mask
     need = sorted({w for ps in parts for p in ps if p != SLOT for w in p.split(" ")})
-    idx = pc.index_in(pa.array(need, pa.string()), value_set=va).to_pylist()
-    return {w: i for w, i in zip(need, idx) if i is not None}, c._is_num
+    # the vocabulary probed in the few words needed (a hash of those, not of
+    # the vocabulary); each word's first position in the vocabulary
+    hit = pc.index_in(va, value_set=pa.array(need, pa.string())).fill_null(-1).to_numpy()
+    pos = np.flatnonzero(hit >= 0)
+    word, first = np.unique(hit[pos], return_index=True)
+    return {need[w]: i for w, i in zip(word.tolist(), pos[first].tolist())}, c._is_num
+
+
+def _slot_kinds(table: pa.Table) -> list[list[str]]:
+    """Each row's slot kinds, read from the flat ``slots.kind`` column (no
+    Python objects for the slots' top values)."""
+    import pyarrow.compute as pc
+
+    slots = table.column("slots")
+    kind = pc.struct_field(pc.list_flatten(slots), "kind").to_pylist()
+    ends = np.cumsum(pc.list_value_length(slots).fill_null(0).to_numpy()).tolist()
+    return [kind[a:b] for a, b in zip([0] + ends[:-1], ends)]
 
 
 def _elements(parts: list[str], kinds: list[str], word_id: dict) -> list[Any] | None:
@@ -182,10 +198,13 @@ def merge_variants(c: _Corpus, table: pa.Table, tid: np.ndarray, od: np.ndarray,
     if n < 2 or c.vocab is None:
         return table, (tid, od, gs, ge), 0
     parts = table.column("parts").to_pylist()
-    kinds = [[s["kind"] for s in sl] for sl in table.column("slots").to_pylist()]
+    kinds = _slot_kinds(table)
     fixed = table.column("fixed_tokens").to_numpy()
     word_id, is_num = _vocab_maps(c, parts)
     els = [_elements(parts[i], kinds[i], word_id) for i in range(n)]
+    # fixed elements of each pattern: the tokens that agree are at most the
+    # fewer of the two, so a pair below the AGREE bounds is never aligned
+    n_fix = [sum(1 for v in e if v >= 0) if e is not None else 0 for e in els]
     g = max(int(max_gap), int(word_slots), 1)
     # candidate roots of each template: those holding one of its fixed bigrams
     # among their INDEX_BIGRAMS rarest (over the templates); a variant agrees
@@ -201,7 +220,9 @@ def merge_variants(c: _Corpus, table: pa.Table, tid: np.ndarray, od: np.ndarray,
     for i, bg in enumerate(bigrams):
         for x in sorted(bg, key=lambda x: (freq[x], x))[:INDEX_BIGRAMS]:
             index.setdefault(x, []).append(i)
-    root_of = np.arange(n)
+    # Python lists: the loop reads them scalar by scalar
+    root_of = list(range(n))
+    fixed = fixed.tolist()
     plan: dict[int, list] = {}           # root -> [(member, alignment)]
     for b in range(1, n):
         eb = els[b]
@@ -209,10 +230,17 @@ def merge_variants(c: _Corpus, table: pa.Table, tid: np.ndarray, od: np.ndarray,
             continue
         cand: set[int] = set()
         for x in bigrams[b]:
-            for r in index.get(x, ()):
-                if r < b and root_of[r] == r:
+            rs = index.get(x)
+            if rs is None:
+                continue
+            # each list ascends (templates indexed in order): those before b
+            for r in rs[:bisect_left(rs, b)]:
+                if root_of[r] == r:
                     cand.add(r)
         for r in sorted(cand):
+            most = min(n_fix[r], n_fix[b])
+            if most < 2 or most < AGREE * fixed[r] or most < AGREE * fixed[b]:
+                continue                 # agree <= most fails the test below
             al = _align(els[r], eb, g)
             if al is None or not al[4]:
                 continue

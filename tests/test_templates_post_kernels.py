@@ -1,0 +1,129 @@
+"""Compiled parts of the template post-passes against their numpy twins.
+
+``nearest_classes`` (heads and tails, :func:`repetend.phrases.templates.ends.
+_best_class`) replaced a sort-based numpy pass; that pass is kept here as the
+oracle and both are compared on random inputs (ties in units, distances and
+classes are frequent by construction)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from repetend.phrases.templates import _kernels_variants as KV
+
+
+def _nearest_classes_numpy(tid, unit, cls, valid, n):
+    """The numpy pass the kernel replaced (sorts over all occurrences)."""
+    m, w = cls.shape
+    occ = np.repeat(np.arange(m, dtype=np.int64), w)
+    kk = np.tile(np.arange(w, dtype=np.int64), m)
+    v = valid.ravel()
+    occ, kk, cl = occ[v], kk[v], cls.ravel()[v]
+    key = (occ << np.int64(32)) | (cl + 8)
+    o = np.argsort(key, kind="stable")
+    occ, kk, cl = occ[o], kk[o], cl[o]
+    first = np.ones(occ.size, dtype=bool)
+    first[1:] = (occ[1:] != occ[:-1]) | (cl[1:] != cl[:-1])
+    occ, kk, cl = occ[first], kk[first], cl[first]
+    t, u = tid[occ], unit[occ]
+    o = np.lexsort((u, (t << np.int64(32)) | (cl + 8)))
+    t, cl_s, u_s, occ_s, kk_s = t[o], cl[o], u[o], occ[o], kk[o]
+    new_pair = np.ones(t.size, dtype=bool)
+    new_pair[1:] = (t[1:] != t[:-1]) | (cl_s[1:] != cl_s[:-1])
+    new_unit = new_pair.copy()
+    new_unit[1:] |= u_s[1:] != u_s[:-1]
+    pair_id = np.cumsum(new_pair) - 1
+    docs = np.bincount(pair_id, weights=new_unit, minlength=int(pair_id[-1]) + 1 if
+                       pair_id.size else 0).astype(np.int64)
+    ksum = np.bincount(pair_id, weights=kk_s, minlength=docs.size)
+    starts = np.flatnonzero(new_pair)
+    p_t, p_cl = t[starts], cl_s[starts]
+    cnt = np.bincount(pair_id, minlength=docs.size)
+    mean_k = ksum / np.maximum(cnt, 1)
+    o = np.lexsort((p_cl, mean_k, -docs, p_t))
+    best = np.full(n, -1, dtype=np.int64)
+    best_cls = np.zeros(n, dtype=np.int64)
+    best_docs = np.zeros(n, dtype=np.int64)
+    head_of = np.ones(o.size, dtype=bool)
+    head_of[1:] = p_t[o][1:] != p_t[o][:-1]
+    sel = o[head_of]
+    best[p_t[sel]] = sel
+    best_cls[p_t[sel]] = p_cl[sel]
+    best_docs[p_t[sel]] = docs[sel]
+    dist = np.full(m, -1, dtype=np.int64)
+    chosen = best[t] == pair_id
+    dist[occ_s[chosen]] = kk_s[chosen]
+    return best_cls, best_docs, dist
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 6), st.integers(1, 80), st.integers(1, 6),
+       st.integers(1, 8), st.booleans(), st.floats(0.0, 1.0))
+def test_nearest_classes_equal_the_numpy_pass(seed, n, m, w, n_cls, sorted_tid, p_valid):
+    rng = np.random.default_rng(seed)
+    tid = rng.integers(0, n, m).astype(np.int64)
+    if sorted_tid:                      # as extend_ends lays them out
+        tid.sort()
+    unit = rng.integers(0, max(1, m // 3), m).astype(np.int64)
+    cls = rng.integers(-3, n_cls, (m, w)).astype(np.int64)
+    cls[cls == -2] = -3                 # the number class and token ids
+    cls[cls == -1] = 10**6
+    valid = rng.random((m, w)) < p_valid
+    got = KV.nearest_classes(tid, unit, cls, valid, np.int64(n))
+    want = _nearest_classes_numpy(tid, unit, cls, valid, n)
+    for a, b in zip(got, want):
+        assert np.array_equal(a, b)
+
+
+def test_nearest_classes_mean_distance_then_class_break_ties():
+    # template 0: classes 7 and 5 both in two documents; 7 nearer on average
+    tid = np.zeros(4, np.int64)
+    unit = np.array([0, 0, 1, 1], np.int64)
+    cls = np.array([[7, 5], [5, 7], [7, 5], [7, 5]], np.int64)
+    valid = np.ones((4, 2), bool)
+    best_cls, best_docs, dist = KV.nearest_classes(tid, unit, cls, valid, np.int64(2))
+    assert best_cls.tolist() == [7, 0] and best_docs.tolist() == [2, 0]
+    assert dist.tolist() == [0, 1, 0, 0]
+    # equal means: the smaller class
+    cls = np.array([[7, 5], [5, 7], [7, 5], [5, 7]], np.int64)
+    best_cls, _, dist = KV.nearest_classes(tid, unit, cls, valid, np.int64(2))
+    assert best_cls.tolist() == [5, 0] and dist.tolist() == [1, 0, 1, 0]
+
+
+def test_vocab_maps_give_each_word_its_first_id():
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from repetend.phrases.templates.corpus import _Corpus
+    from repetend.phrases.templates.variants import _vocab_maps
+
+    vocab = ["a", "b", "12", "a", "c", "b", "x y", "3"]
+    c = _Corpus(np.zeros(1, np.int32), np.array([0, 1]), vocab, ["d"], None)
+    parts = [["a b", "▢", "12 c"], ["zz b", "▢"], ["▢", "3"]]
+    word_id, is_num = _vocab_maps(c, parts)
+    need = sorted({w for ps in parts for p in ps if p != "▢" for w in p.split(" ")})
+    idx = pc.index_in(pa.array(need, pa.string()),
+                      value_set=pa.array(vocab, pa.string())).to_pylist()
+    assert word_id == {w: i for w, i in zip(need, idx) if i is not None}
+    assert word_id == {"a": 0, "b": 1, "12": 2, "c": 4, "3": 7}
+    assert is_num[:len(vocab)].tolist() == [0, 0, 1, 0, 0, 0, 0, 1]
+
+
+def test_slot_kinds_equal_the_rows():
+    from repetend.phrases.templates import TemplateConfig, find_templates
+    from repetend.phrases.templates.variants import _slot_kinds
+
+    rng = np.random.default_rng(3)
+    docs = []
+    for i in range(30):
+        body = list(rng.integers(1000, 10**6, 15))
+        docs.append(body + [1, 2, 3, 4, 50 + i % 7, 5, 6, 7, 8, 900 + i, 901 + i, 9, 10, 11, 12]
+                    + body[:3])
+    toks = np.array(sum(docs, []), dtype=np.int32)
+    offs = np.cumsum([0] + [len(d) for d in docs])
+    res = find_templates((toks, offs), None, 5, 4, TemplateConfig(part_len=4))
+    assert res.table.num_rows
+    for t in (res.table, res.table.slice(1), res.table.slice(0, 0)):
+        rows = [[s["kind"] for s in sl] for sl in t.column("slots").to_pylist()]
+        assert _slot_kinds(t) == rows
