@@ -127,3 +127,53 @@ def test_slot_kinds_equal_the_rows():
     for t in (res.table, res.table.slice(1), res.table.slice(0, 0)):
         rows = [[s["kind"] for s in sl] for sl in t.column("slots").to_pylist()]
         assert _slot_kinds(t) == rows
+
+
+def _window_numpy(tokens, is_num, gs, ge, doc_lo, doc_hi, head, g, stop):
+    """The numpy pass ``window_classes`` replaced (dense (m, g + 1) arrays of
+    positions and lookups)."""
+    ks = np.arange(g + 1, dtype=np.int64)
+    pos = (gs[:, None] - 1 - ks[None, :]) if head else (ge[:, None] + ks[None, :])
+    valid = (pos >= doc_lo[:, None]) & (pos < doc_hi[:, None])
+    if stop is not None:
+        back, reach, L = stop
+        cp = np.clip(pos, 0, tokens.size - 1)
+        if head:
+            valid &= ~((back[cp] <= cp) & (gs[:, None] - back[cp] >= L))
+        else:
+            valid &= ~((reach[cp] > cp) & (reach[cp] - ge[:, None] >= L))
+    tok = tokens[np.clip(pos, 0, tokens.size - 1)].astype(np.int64)
+    cls = np.where(is_num[tok] != 0, -3, tok)
+    return cls, valid
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 40), st.integers(0, 5), st.booleans(),
+       st.integers(0, 30), st.integers(1, 6))
+def test_window_classes_equal_the_numpy_pass(seed, m, g, head, n_phr, min_len):
+    from repetend.phrases.templates.ends import _Back, _Reach
+
+    rng = np.random.default_rng(seed)
+    n_tok = 200
+    tokens = rng.integers(0, 12, n_tok).astype(np.int32)
+    is_num = (rng.random(14) < 0.3).astype(np.uint8)
+    offsets = np.unique(np.concatenate(([0, n_tok], rng.integers(0, n_tok, 6))))
+    d = rng.integers(0, offsets.size - 1, m)
+    doc_lo, doc_hi = offsets[d].astype(np.int64), offsets[d + 1].astype(np.int64)
+    gs = np.minimum(doc_lo + rng.integers(0, 30, m), doc_hi - 1)
+    ge = np.minimum(gs + rng.integers(1, 12, m), doc_hi)
+    stop = None
+    if n_phr:
+        rs = rng.integers(0, n_tok - 1, n_phr).astype(np.int64)
+        re_ = np.minimum(rs + rng.integers(1, 15, n_phr), n_tok)
+        stop = (_Back(rs, re_), _Reach(rs, re_), min_len)
+        lk = stop[0] if head else stop[1]
+        keys, vals = (lk._e, lk._m) if head else (lk._s, lk._m)
+    else:
+        keys = vals = np.zeros(0, np.int64)
+    cls, valid = KV.window_classes(tokens, is_num, gs, ge, doc_lo, doc_hi, head, np.int64(g),
+                                   keys, vals, stop is not None, np.int64(min_len),
+                                   np.int64(-3))
+    want_cls, want_valid = _window_numpy(tokens, is_num, gs, ge, doc_lo, doc_hi, head, g, stop)
+    assert np.array_equal(valid, want_valid)
+    assert np.array_equal(cls[valid], want_cls[want_valid])

@@ -180,3 +180,49 @@ def nearest_classes(tid, unit, cls, valid, n):
         for j in range(b_lo, b_hi):
             dist[e_occ[o[j]]] = e_k[o[j]]
     return best_cls, best_docs, dist
+
+
+@jit
+def window_classes(tokens, is_num, gs, ge, doc_lo, doc_hi, head, g, stop_keys, stop_vals,
+                   has_stop, min_len, num_class):
+    """The classes next to each occurrence ``[gs[i], ge[i])`` (heads and tails,
+    :func:`.ends._best_class`): at distance k = 0 … g before its start
+    (*head*: position ``gs[i] - 1 - k``) or after its end (``ge[i] + k``),
+    inside its document ``[doc_lo[i], doc_hi[i])``, the token there, or
+    *num_class* for an all-digit one (``is_num``).  With *has_stop* a position
+    from which a long exact phrase runs on is not valid: a tail's position p
+    where ``reach(p) > p`` and ``reach(p) - ge[i] ≥ min_len``, ``reach(p)`` the
+    largest end of an exact occurrence starting at or before p (``stop_keys``
+    the starts ascending, ``stop_vals`` their prefix maximum of ends; -1 if
+    none); a head's p where ``back(p) <= p`` and ``gs[i] - back(p) ≥
+    min_len``, ``back(p)`` the smallest start of an occurrence whose last
+    token is at or after p (``stop_keys`` the last tokens ascending,
+    ``stop_vals`` their suffix minimum of starts; none: never).  Returns
+    ``(cls, valid)``, each of shape ``(m, g + 1)``."""
+    m = gs.shape[0]
+    w = g + 1
+    cls = np.zeros((m, w), dtype=np.int64)
+    valid = np.zeros((m, w), dtype=np.bool_)
+    n_stop = stop_keys.shape[0]
+    for i in range(m):
+        for k in range(w):
+            p = gs[i] - 1 - k if head else ge[i] + k
+            if p < doc_lo[i] or p >= doc_hi[i]:
+                continue
+            if has_stop:
+                if head:
+                    j = np.searchsorted(stop_keys, p, side="left")
+                    if j < n_stop:
+                        bk = stop_vals[j]
+                        if bk <= p and gs[i] - bk >= min_len:
+                            continue
+                else:
+                    j = np.searchsorted(stop_keys, p, side="right") - 1
+                    if j >= 0:
+                        rc = stop_vals[j]
+                        if rc > p and rc - ge[i] >= min_len:
+                            continue
+            valid[i, k] = True
+            t = tokens[p]
+            cls[i, k] = num_class if is_num[t] != 0 else t
+    return cls, valid

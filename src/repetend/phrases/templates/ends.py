@@ -67,25 +67,24 @@ def _best_class(c, is_num, tid, od, gs, ge, n, g, head: bool, doc_lo, doc_hi, gr
     """Per template: the class (token id, or ``_NUM``) nearest its start (end)
     in the most documents, that count, and per occurrence the distance to it
     (-1: absent)."""
-    ks = np.arange(g + 1, dtype=np.int64)
-    pos = (gs[:, None] - 1 - ks[None, :]) if head else (ge[:, None] + ks[None, :])
-    valid = (pos >= doc_lo[:, None]) & (pos < doc_hi[:, None])
     if stop is not None:      # another block (a long exact phrase) runs on from there
         back, reach, L = stop
-        cp = np.clip(pos, 0, c.tokens.size - 1)
-        if head:
-            bk = back[cp]
-            valid &= ~((bk <= cp) & (gs[:, None] - bk >= L))
-        else:
-            rc = reach[cp]
-            valid &= ~((rc > cp) & (rc - ge[:, None] >= L))
-    tok = c.tokens[np.clip(pos, 0, c.tokens.size - 1)]
-    cls = np.where(is_num[tok] != 0, np.int64(_NUM), tok.astype(np.int64))
+        keys, vals = (back._e, back._m) if head else (reach._s, reach._m)
+    else:
+        keys = vals = np.zeros(0, np.int64)
+        L = 0
+    # the class at each of the g + 1 positions next to each occurrence, and
+    # whether it counts (inside the document, no other block from there)
+    cls, valid = KV.window_classes(c.tokens, is_num, np.ascontiguousarray(gs, np.int64),
+                                   np.ascontiguousarray(ge, np.int64),
+                                   np.ascontiguousarray(doc_lo, np.int64),
+                                   np.ascontiguousarray(doc_hi, np.int64), bool(head),
+                                   np.int64(g), keys, vals, stop is not None, np.int64(L),
+                                   np.int64(_NUM))
     unit = (groups.label[od] if groups is not None else od).astype(np.int64)
     # per occurrence the nearest k of each class; per template the class in
     # the most units, then nearest on average, then the smallest (compiled)
-    return KV.nearest_classes(np.ascontiguousarray(tid, np.int64), unit,
-                              np.ascontiguousarray(cls), np.ascontiguousarray(valid),
+    return KV.nearest_classes(np.ascontiguousarray(tid, np.int64), unit, cls, valid,
                               np.int64(n))
 
 

@@ -350,7 +350,8 @@ def _row(c: _Corpus, table: pa.Table, r: int, S, E, D, SS, SE, elements, slot_ki
     # the example: the first occurrence, in the shortest document, with no empty slot
     full = np.flatnonzero((SE > SS).all(axis=1)) if n_sl else np.arange(S.size)
     pool = full if full.size else np.arange(S.size)
-    dl = np.diff(np.asarray(c.doc_offsets, np.int64))[D[pool]]
+    doc_offsets = np.asarray(c.doc_offsets, np.int64)
+    dl = doc_offsets[D[pool] + 1] - doc_offsets[D[pool]]     # not a diff of every document
     pick = int(pool[int(np.argmin(dl))])
     d = int(D[pick])
     base = int(c.doc_offsets[d])
@@ -367,21 +368,39 @@ def _rebuild(c, table, tid, od, gs, ge, new_rows, new_occ, gone, extra=()):
     """The table with new rows in place of theirs, members out and *extra*
     rows (``(row, (docs, starts, ends))``) added, in Ψ order again; the
     occurrences renumbered and sorted by (template, document, start)."""
-    rows = table.to_pylist()
-    keep = [i for i in range(len(rows)) if i not in gone]
-    out = [new_rows.get(i, rows[i]) for i in keep] + [r for r, _ in extra]
-    order = sorted(range(len(out)), key=lambda k: (-out[k]["psi"], -out[k]["df"],
-                                                   out[k]["parts"]))
-    rank_of = np.empty(len(out), dtype=np.int64)
-    rank_of[np.array(order, dtype=np.int64)] = np.arange(len(out), dtype=np.int64)
-    new_id = np.full(len(rows), -1, dtype=np.int64)
+    n_rows = table.num_rows
+    keep = [i for i in range(n_rows) if i not in gone]
+    # the rows that stay as they are are taken from the table (no Python
+    # objects for their slots); only the new ones are built from dicts
+    added = [new_rows[i] for i in keep if i in new_rows] + [r for r, _ in extra]
+    psi, df = table.column("psi").to_pylist(), table.column("df").to_pylist()
+    parts = table.column("parts").to_pylist()
+    src, sort_key, j = [], [], n_rows
+    for i in keep:
+        if i in new_rows:
+            r = new_rows[i]
+            src.append(j)
+            j += 1
+            sort_key.append((-r["psi"], -r["df"], r["parts"]))
+        else:
+            src.append(i)
+            sort_key.append((-psi[i], -df[i], parts[i]))
+    for r, _ in extra:
+        src.append(j)
+        j += 1
+        sort_key.append((-r["psi"], -r["df"], r["parts"]))
+    n_out = len(src)
+    order = sorted(range(n_out), key=sort_key.__getitem__)
+    rank_of = np.empty(n_out, dtype=np.int64)
+    rank_of[np.array(order, dtype=np.int64)] = np.arange(n_out, dtype=np.int64)
+    new_id = np.full(n_rows, -1, dtype=np.int64)
     new_id[np.array(keep, dtype=np.int64)] = rank_of[:len(keep)]
-    final = []
-    for rank, k in enumerate(order):
-        row = dict(out[k])
-        row["template_id"] = rank
-        final.append(row)
-    t2 = pa.Table.from_pylist(final, schema=TEMPLATE_SCHEMA)
+    both = pa.concat_tables([table, pa.Table.from_pylist(
+        [{**r, "template_id": 0} for r in added], schema=TEMPLATE_SCHEMA)])
+    t2 = both.take(pa.array(np.array(src, dtype=np.int64)[np.array(order, dtype=np.int64)]
+                            if n_out else np.zeros(0, np.int64)))
+    t2 = t2.set_column(0, TEMPLATE_SCHEMA.field(0),
+                       pa.array(np.arange(n_out, dtype=np.int64))).combine_chunks()
     drop = np.isin(tid, np.array(sorted(set(gone) | set(new_rows)), dtype=np.int64))
     T = [new_id[tid[~drop]]]
     Dd, Ss, Ee = [od[~drop].astype(np.int64)], [gs[~drop]], [ge[~drop]]
