@@ -108,6 +108,10 @@ def test_vocab_maps_give_each_word_its_first_id():
     assert word_id == {w: i for w, i in zip(need, idx) if i is not None}
     assert word_id == {"a": 0, "b": 1, "12": 2, "c": 4, "3": 7}
     assert is_num[:len(vocab)].tolist() == [0, 0, 1, 0, 0, 0, 0, 1]
+    from repetend.phrases.templates.parts import _number_mask
+
+    assert np.array_equal(_number_mask(c), _number_mask(vocab))
+    assert _number_mask(c) is _number_mask(c)            # built once per corpus
 
 
 def test_slot_kinds_equal_the_rows():

@@ -94,13 +94,13 @@ def nearest_classes(tid, unit, cls, valid, n):
     """Heads and tails (:func:`.ends._best_class`): occurrence i of template
     ``tid[i]`` sees class ``cls[i, k]`` at distance k where ``valid[i, k]``;
     per occurrence and class the nearest k counts.  Per template, the class
-    seen in the most distinct *unit* values (documents or groups, ≥ 0, below
-    2^32), then the smallest mean distance over its occurrences, then the
-    smallest class (classes ≥ -8, below 2^31 - 8).  Returns per template that
-    class (0: none) and its unit count (0), and per occurrence its distance
-    to the chosen class (-1: not seen there).  The occurrences of a template
-    need not be contiguous; each template's entries are sorted by (class,
-    unit) once (no sort over all occurrences)."""
+    seen in the most distinct *unit* values (documents or groups), then the
+    smallest mean distance over its occurrences, then the smallest class
+    (classes ≥ -8).  Returns per template that class (0: none) and its unit
+    count (0), and per occurrence its distance to the chosen class (-1: not
+    seen there).  A template's occurrences are read in unit order (they
+    usually come so: sorted only if not) and its classes counted in an
+    open-addressing table (no sort of the entries)."""
     m = cls.shape[0]
     w = cls.shape[1]
     t_off = np.zeros(n + 1, dtype=np.int64)
@@ -119,14 +119,40 @@ def nearest_classes(tid, unit, cls, valid, n):
     best_cls = np.zeros(n, dtype=np.int64)
     best_docs = np.zeros(n, dtype=np.int64)
     dist = np.full(m, -1, dtype=np.int64)
-    e_key = np.empty(biggest * w, dtype=np.int64)
-    e_k = np.empty(biggest * w, dtype=np.int64)
-    e_occ = np.empty(biggest * w, dtype=np.int64)
-    low = np.int64(0xFFFFFFFF)
+    cap = 8
+    while cap < 2 * biggest * w:
+        cap *= 2
+    h_stamp = np.zeros(cap, dtype=np.int64)     # t + 1: the slot is template t's
+    h_cls = np.empty(cap, dtype=np.int64)
+    h_docs = np.empty(cap, dtype=np.int64)
+    h_ksum = np.empty(cap, dtype=np.int64)
+    h_cnt = np.empty(cap, dtype=np.int64)
+    h_last = np.empty(cap, dtype=np.int64)
+    used = np.empty(cap, dtype=np.int64)
+    golden = np.uint64(0x9E3779B97F4A7C15)
     for t in range(n):
-        ne = 0
-        for x in range(t_off[t], t_off[t + 1]):
+        a = t_off[t]
+        b = t_off[t + 1]
+        if b == a:
+            continue
+        for x in range(a + 1, b):
+            if unit[order[x]] < unit[order[x - 1]]:
+                seg = order[a:b].copy()
+                o = np.argsort(unit[seg])
+                for y in range(b - a):
+                    order[a + y] = seg[o[y]]
+                break
+        size = 8
+        bits = 3
+        while size < 2 * (b - a) * w:
+            size *= 2
+            bits += 1
+        shift = np.uint64(64 - bits)
+        stamp = t + 1
+        nu = 0
+        for x in range(a, b):
             i = order[x]
+            u = unit[i]
             for k in range(w):
                 if not valid[i, k]:
                     continue
@@ -138,47 +164,46 @@ def nearest_classes(tid, unit, cls, valid, n):
                         break
                 if dup:
                     continue
-                e_key[ne] = ((c + 8) << 32) | unit[i]
-                e_k[ne] = k
-                e_occ[ne] = i
-                ne += 1
-        if ne == 0:
+                j = np.int64((np.uint64(c + 8) * golden) >> shift)
+                while h_stamp[j] == stamp and h_cls[j] != c:
+                    j = (j + 1) & (size - 1)
+                if h_stamp[j] != stamp:
+                    h_stamp[j] = stamp
+                    h_cls[j] = c
+                    h_docs[j] = 0
+                    h_ksum[j] = 0
+                    h_cnt[j] = 0
+                    h_last[j] = -1
+                    used[nu] = j
+                    nu += 1
+                if h_docs[j] == 0 or h_last[j] != u:
+                    h_docs[j] += 1
+                    h_last[j] = u
+                h_ksum[j] += k
+                h_cnt[j] += 1
+        if nu == 0:
             continue
-        o = np.argsort(e_key[:ne])
-        got = False
-        b_docs = 0
+        b_docs = -1
         b_mean = 0.0
         b_cls = 0
-        b_lo = 0
-        b_hi = 0
-        j = 0
-        while j < ne:
-            hi_key = e_key[o[j]] >> 32
-            docs = 0
-            ksum = 0
-            j2 = j
-            prev = -1
-            while j2 < ne and (e_key[o[j2]] >> 32) == hi_key:
-                u = e_key[o[j2]] & low
-                if u != prev:
-                    docs += 1
-                    prev = u
-                ksum += e_k[o[j2]]
-                j2 += 1
-            mean = np.float64(ksum) / np.float64(j2 - j)
-            cv = hi_key - 8
-            if (not got or docs > b_docs or (docs == b_docs and mean < b_mean)):
-                got = True
+        for q in range(nu):
+            j = used[q]
+            docs = h_docs[j]
+            mean = np.float64(h_ksum[j]) / np.float64(h_cnt[j])
+            c = h_cls[j]
+            if (docs > b_docs or (docs == b_docs and (mean < b_mean
+                                                      or (mean == b_mean and c < b_cls)))):
                 b_docs = docs
                 b_mean = mean
-                b_cls = cv
-                b_lo = j
-                b_hi = j2
-            j = j2
+                b_cls = c
         best_cls[t] = b_cls
         best_docs[t] = b_docs
-        for j in range(b_lo, b_hi):
-            dist[e_occ[o[j]]] = e_k[o[j]]
+        for x in range(a, b):
+            i = order[x]
+            for k in range(w):
+                if valid[i, k] and cls[i, k] == b_cls:
+                    dist[i] = k
+                    break
     return best_cls, best_docs, dist
 
 

@@ -125,7 +125,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     anchor_tokens = tokens
     if cfg.short_parts:
         if cfg.mask_numbers and c.vocab is not None and len(c.vocab):
-            is_num = _number_mask(c.vocab)
+            is_num = _number_mask(c)
             if is_num.any():
                 slot_id = len(c.vocab)
                 anchor_tokens = KP.mask_tokens(tokens, is_num, np.int32(slot_id))

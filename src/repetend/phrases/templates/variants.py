@@ -45,7 +45,7 @@ import pyarrow as pa
 
 from . import _kernels_slots as KS
 from . import _kernels_variants as KV
-from .corpus import _Corpus, _strings
+from .corpus import _Corpus, _strings, _vocab_array
 from .result import SLOT, TEMPLATE_SCHEMA
 from .slots import _surface, _top_texts
 
@@ -68,12 +68,11 @@ def _vocab_maps(c: _Corpus, parts: list[list[str]]) -> tuple[dict, np.ndarray]:
 
     from .parts import _number_mask
 
-    va = getattr(c, "_vocab_array", None)
-    if va is None:
-        va = pa.array(list(c.vocab), pa.string())
+    va = _vocab_array(c)
+    if getattr(c, "_is_num", None) is None:
         mask = np.zeros(len(va) + 2, dtype=np.uint8)
-        mask[:len(va)] = _number_mask(c.vocab)
-        c._vocab_array, c._is_num = va, mask
+        mask[:len(va)] = _number_mask(c)
+        c._is_num = mask
     need = sorted({w for ps in parts for p in ps if p != SLOT for w in p.split(" ")})
     # the vocabulary probed in the few words needed (a hash of those, not of
     # the vocabulary); each word's first position in the vocabulary
