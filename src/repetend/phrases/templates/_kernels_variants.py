@@ -230,21 +230,34 @@ def window_classes(tokens, is_num, gs, ge, doc_lo, doc_hi, head, g, stop_keys, s
     valid = np.zeros((m, w), dtype=np.bool_)
     n_stop = stop_keys.shape[0]
     for i in range(m):
+        # r: the keys below p (head) or at most p (tail), searched once per
+        # occurrence, then moved a few keys along as p moves by one
+        r = -1
         for k in range(w):
             p = gs[i] - 1 - k if head else ge[i] + k
             if p < doc_lo[i] or p >= doc_hi[i]:
                 continue
             if has_stop:
                 if head:
-                    j = np.searchsorted(stop_keys, p, side="left")
-                    if j < n_stop:
-                        bk = stop_vals[j]
+                    if r < 0:
+                        r = np.searchsorted(stop_keys, p, side="left")
+                    while r > 0 and stop_keys[r - 1] >= p:
+                        r -= 1
+                    while r < n_stop and stop_keys[r] < p:
+                        r += 1
+                    if r < n_stop:
+                        bk = stop_vals[r]
                         if bk <= p and gs[i] - bk >= min_len:
                             continue
                 else:
-                    j = np.searchsorted(stop_keys, p, side="right") - 1
-                    if j >= 0:
-                        rc = stop_vals[j]
+                    if r < 0:
+                        r = np.searchsorted(stop_keys, p, side="right")
+                    while r > 0 and stop_keys[r - 1] > p:
+                        r -= 1
+                    while r < n_stop and stop_keys[r] <= p:
+                        r += 1
+                    if r > 0:
+                        rc = stop_vals[r - 1]
                         if rc > p and rc - ge[i] >= min_len:
                             continue
             valid[i, k] = True
