@@ -181,3 +181,61 @@ def test_window_classes_equal_the_numpy_pass(seed, m, g, head, n_phr, min_len):
     want_cls, want_valid = _window_numpy(tokens, is_num, gs, ge, doc_lo, doc_hi, head, g, stop)
     assert np.array_equal(valid, want_valid)
     assert np.array_equal(cls[valid], want_cls[want_valid])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 8), st.integers(1, 4))
+def test_constant_slots_equal_one_distinct_hash(seed, n_pat, n_vals):
+    from repetend.phrases.templates import _kernels_slots as KS
+
+    rng = np.random.default_rng(seed)
+    tokens = rng.integers(0, n_vals, 300).astype(np.int32)
+    n_t = 100
+    t_start = np.sort(rng.integers(0, 290, n_t)).astype(np.int64)
+    t_end = t_start + rng.integers(0, 3, n_t)
+    n_occ = rng.integers(0, 6, n_pat)
+    off = np.concatenate(([0], np.cumsum(n_occ))).astype(np.int64)
+    q = rng.integers(0, n_t - 4, int(off[-1])).astype(np.int64)
+    sl_key = np.repeat(np.arange(n_pat, dtype=np.int64), 3)
+    sl_pos = np.tile(np.arange(3, dtype=np.int64), n_pat)
+    const, fss, fse = KS.constant_slots(tokens, q, off, sl_key, sl_pos, t_start, t_end)
+    sl_off = np.concatenate(([0], np.cumsum(n_occ[sl_key]))).astype(np.int64)
+    ss, se = KS.slot_ranges(q, off, sl_key, sl_pos, sl_off, t_start, t_end)
+    h = KS.value_hashes(tokens, ss, se)
+    for s in range(sl_key.size):
+        a, b = sl_off[s], sl_off[s + 1]
+        assert const[s] == (b > a and np.unique(h[a:b]).size == 1)
+        if b > a:
+            assert (fss[s], fse[s]) == (ss[a], se[a])
+
+
+def test_slot_stats_of_non_templates_cut_short_give_the_same_tables(monkeypatch):
+    # number tables (patterns of number slots only: never templates) beside
+    # real templates; counting every slot whole must give the same tables
+    import repetend.phrases.templates.find as F
+    from repetend.phrases.templates import TemplateConfig, find_templates
+
+    rng = np.random.default_rng(7)
+    vocab = [f"w{i}" for i in range(2000)] + [str(i) for i in range(300)]
+    num = lambda: 2000 + int(rng.integers(0, 300))  # noqa: E731
+    docs = []
+    for i in range(40):
+        body = [int(x) for x in rng.integers(0, 2000, 20)]
+        table = [num() for _ in range(12)]
+        block = [1, 2, 3, num(), 4, 5, int(rng.integers(600, 700)), 6, 7, 8, 9]
+        const_slot = [11, 12, num(), 13, 14, 2299, 15, 16, 17]
+        docs.append(body + table + body[:5] + block + body[5:9] + const_slot + body[9:])
+    toks = np.array(sum(docs, []), dtype=np.int32)
+    offs = np.cumsum([0] + [len(d) for d in docs])
+    cfg = TemplateConfig(part_len=3, min_fixed=4)
+    res = find_templates((toks, offs, vocab), None, 5, 4, cfg)
+    assert res.table.num_rows
+    orig = F._slot_stats
+
+    def whole(*a, **k):
+        k["min_fixed"] = None
+        return orig(*a, **k)
+
+    monkeypatch.setattr(F, "_slot_stats", whole)
+    res2 = find_templates((toks, offs, vocab), None, 5, 4, cfg)
+    assert res.table.equals(res2.table) and res.occurrences.equals(res2.occurrences)

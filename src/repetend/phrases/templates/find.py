@@ -226,7 +226,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                      np.concatenate((stats[1], more_stats[1])))
         occ, slots = _slot_stats(c, keys, found, g_start, g_end, t_doc, gap_id, num_id,
                                  cfg.top_values,
-                                 min_span, stats, slotted_min_span=cfg.slotted_min_span)
+                                 min_span, stats, slotted_min_span=cfg.slotted_min_span,
+                                 min_fixed=cfg.min_fixed)
         tpl = _templates(c, keys, occ, slots, gap_id, num_id, cfg)
     clock.lap("slots")
     doc_ids = pa.array(c.doc_ids, pa.string())
