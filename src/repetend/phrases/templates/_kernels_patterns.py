@@ -307,6 +307,23 @@ def pair_groups(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max):
 
 
 @jit
+def _short_occurrences(key, short):
+    """Indices of the occurrences (pattern ``key[i]``) of short patterns, ascending."""
+    n = key.shape[0]
+    c = 0
+    for i in range(n):
+        if short[key[i]]:
+            c += 1
+    out = np.empty(c, dtype=np.int64)
+    c = 0
+    for i in range(n):
+        if short[key[i]]:
+            out[c] = i
+            c += 1
+    return out
+
+
+@jit
 def _scan_pairs(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, k_lo, k_hi, fill,
                 counts, code, pos, doc):
     """The one walk over the pairs of :func:`pair_groups` whose pattern A is in
@@ -314,6 +331,11 @@ def _scan_pairs(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, k_lo, k_hi
     *code*/*pos*/*doc* in order; returns how many."""
     n = q.shape[0]
     cnt = 0
+    # a pattern A that is not short pairs only with short ones: their
+    # occurrences alone (index order) are walked for it, from a binary search
+    s_idx = _short_occurrences(key, short)
+    q_s = q[s_idx]
+    n_s = s_idx.shape[0]
     for a in range(n):
         ka = key[a]
         if ka < k_lo or ka >= k_hi:
@@ -321,6 +343,22 @@ def _scan_pairs(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, k_lo, k_hi
         la = klen[ka]
         qa = q[a]
         da = t_doc[qa]
+        if not short[ka]:
+            x = np.searchsorted(q_s, qa, side="right")
+            while x < n_s and q_s[x] <= qa + la + 1:
+                b = s_idx[x]
+                d = q_s[x] - qa
+                kb = key[b]
+                if d + klen[kb] > la and t_doc[q_s[x]] == da \
+                        and (d <= la or t[qa + la] == gap_id):
+                    counts[ka] += 1
+                    if fill:
+                        code[cnt] = np.uint64((ka * n_keys + kb) * d_max + d)
+                        pos[cnt] = qa
+                        doc[cnt] = da
+                    cnt += 1
+                x += 1
+            continue
         b = a + 1
         while b < n and q[b] <= qa + la + 1:
             d = q[b] - qa

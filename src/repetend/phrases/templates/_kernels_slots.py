@@ -40,21 +40,59 @@ def slot_ranges(q, off, sl_key, sl_pos, sl_off, t_start, t_end):
 
 
 @jit
+def _range_hash(tokens, a, b):
+    """64-bit FNV-1a hash of the token range ``tokens[a:b]`` (the length is
+    mixed in, so an empty range has its own hash)."""
+    h = _FNV_OFFSET
+    for p in range(a, b):
+        t = np.uint64(np.uint32(tokens[p]))
+        for _ in range(4):
+            h = (h ^ (t & np.uint64(0xFF))) * _FNV_PRIME
+            t = t >> np.uint64(8)
+    return (h ^ np.uint64(b - a)) * _FNV_PRIME
+
+
+@jit
 def value_hashes(tokens, starts, ends):
     """64-bit FNV-1a hash of each token range ``tokens[starts[i]:ends[i]]``
-    (the length is mixed in, so an empty range has its own hash)."""
+    (:func:`_range_hash`)."""
     n = starts.shape[0]
     out = np.empty(n, dtype=np.uint64)
     for i in range(n):
-        h = _FNV_OFFSET
-        for p in range(starts[i], ends[i]):
-            t = np.uint64(np.uint32(tokens[p]))
-            for _ in range(4):
-                h = (h ^ (t & np.uint64(0xFF))) * _FNV_PRIME
-                t = t >> np.uint64(8)
-        h = (h ^ np.uint64(ends[i] - starts[i])) * _FNV_PRIME
-        out[i] = h
+        out[i] = _range_hash(tokens, starts[i], ends[i])
     return out
+
+
+@jit
+def constant_slots(tokens, q, off, sl_key, sl_pos, t_start, t_end):
+    """Per slot s (position ``sl_pos[s]`` of pattern ``sl_key[s]``, whose
+    occurrences are the gapped positions ``q[off[k]:off[k + 1]]``): whether
+    every value has the hash of the first (one distinct value, as
+    :func:`slot_values` counts them; stops at the first other one) and the
+    first value's range.  A slot without occurrences is not constant."""
+    n = sl_key.shape[0]
+    const = np.zeros(n, dtype=np.bool_)
+    fss = np.zeros(n, dtype=np.int64)
+    fse = np.zeros(n, dtype=np.int64)
+    for s in range(n):
+        k = sl_key[s]
+        j = sl_pos[s]
+        a = off[k]
+        b = off[k + 1]
+        if b == a:
+            continue
+        p = q[a] + j
+        fss[s] = t_start[p]
+        fse[s] = t_end[p]
+        h0 = _range_hash(tokens, fss[s], fse[s])
+        same = True
+        for x in range(a + 1, b):
+            p = q[x] + j
+            if _range_hash(tokens, t_start[p], t_end[p]) != h0:
+                same = False
+                break
+        const[s] = same
+    return const, fss, fse
 
 
 @jit

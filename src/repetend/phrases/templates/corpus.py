@@ -50,3 +50,14 @@ def _strings(c: _Corpus, ids: np.ndarray | list[int]) -> list[str]:
         vocab = c.vocab
         return [vocab[i] for i in ids]
     return [str(i) for i in ids]
+
+
+def _vocab_array(c: _Corpus):
+    """The vocabulary as an Arrow string array, built once per corpus (the
+    number mask and the post-passes' word lookups read it)."""
+    va = getattr(c, "_vocab_array", None)
+    if va is None:
+        import pyarrow as pa
+
+        va = c._vocab_array = pa.array(list(c.vocab), pa.string())
+    return va

@@ -30,7 +30,8 @@ import numpy as np
 import pyarrow as pa
 
 from . import _kernels_variants as KV
-from .variants import _NUM, _VAR, _WORD, _elements, _rebuild, _row, _vocab_maps
+from .variants import (_NUM, _VAR, _WORD, _elements, _rebuild, _row, _slot_kinds,
+                       _vocab_maps)
 
 _KIND = {_VAR: "gap", _WORD: "word", _NUM: "number"}
 
@@ -66,63 +67,25 @@ def _best_class(c, is_num, tid, od, gs, ge, n, g, head: bool, doc_lo, doc_hi, gr
     """Per template: the class (token id, or ``_NUM``) nearest its start (end)
     in the most documents, that count, and per occurrence the distance to it
     (-1: absent)."""
-    m = gs.size
-    ks = np.arange(g + 1, dtype=np.int64)
-    pos = (gs[:, None] - 1 - ks[None, :]) if head else (ge[:, None] + ks[None, :])
-    valid = (pos >= doc_lo[:, None]) & (pos < doc_hi[:, None])
     if stop is not None:      # another block (a long exact phrase) runs on from there
         back, reach, L = stop
-        cp = np.clip(pos, 0, c.tokens.size - 1)
-        if head:
-            valid &= ~((back[cp] <= cp) & (gs[:, None] - back[cp] >= L))
-        else:
-            valid &= ~((reach[cp] > cp) & (reach[cp] - ge[:, None] >= L))
-    tok = c.tokens[np.clip(pos, 0, c.tokens.size - 1)].astype(np.int64)
-    cls = np.where(is_num[tok] != 0, _NUM, tok)
-    occ = np.repeat(np.arange(m, dtype=np.int64), g + 1)
-    kk = np.tile(ks, m)
-    v = valid.ravel()
-    occ, kk, cl = occ[v], kk[v], cls.ravel()[v]
-    # the nearest occurrence of each class per occurrence
-    # (occurrence, class) in one int64 key; the entries are in (occurrence, k)
-    # order already, so a stable sort keeps the nearest k first
-    key = (occ << np.int64(32)) | (cl + 8)
-    o = np.argsort(key, kind="stable")
-    occ, kk, cl = occ[o], kk[o], cl[o]
-    first = np.ones(occ.size, dtype=bool)
-    first[1:] = (occ[1:] != occ[:-1]) | (cl[1:] != cl[:-1])
-    occ, kk, cl = occ[first], kk[first], cl[first]
+        keys, vals = (back._e, back._m) if head else (reach._s, reach._m)
+    else:
+        keys = vals = np.zeros(0, np.int64)
+        L = 0
+    # the class at each of the g + 1 positions next to each occurrence, and
+    # whether it counts (inside the document, no other block from there)
+    cls, valid = KV.window_classes(c.tokens, is_num, np.ascontiguousarray(gs, np.int64),
+                                   np.ascontiguousarray(ge, np.int64),
+                                   np.ascontiguousarray(doc_lo, np.int64),
+                                   np.ascontiguousarray(doc_hi, np.int64), bool(head),
+                                   np.int64(g), keys, vals, stop is not None, np.int64(L),
+                                   np.int64(_NUM))
     unit = (groups.label[od] if groups is not None else od).astype(np.int64)
-    t, u = tid[occ], unit[occ]
-    o = np.lexsort((u, (t << np.int64(32)) | (cl + 8)))
-    t, cl_s, u_s, occ_s, kk_s = t[o], cl[o], u[o], occ[o], kk[o]
-    new_pair = np.ones(t.size, dtype=bool)
-    new_pair[1:] = (t[1:] != t[:-1]) | (cl_s[1:] != cl_s[:-1])
-    new_unit = new_pair.copy()
-    new_unit[1:] |= u_s[1:] != u_s[:-1]
-    pair_id = np.cumsum(new_pair) - 1
-    docs = np.bincount(pair_id, weights=new_unit, minlength=int(pair_id[-1]) + 1 if
-                       pair_id.size else 0).astype(np.int64)
-    ksum = np.bincount(pair_id, weights=kk_s, minlength=docs.size)
-    starts = np.flatnonzero(new_pair)
-    p_t, p_cl = t[starts], cl_s[starts]
-    cnt = np.bincount(pair_id, minlength=docs.size)
-    mean_k = ksum / np.maximum(cnt, 1)
-    # per template: most documents, then nearest on average, then the class
-    o = np.lexsort((p_cl, mean_k, -docs, p_t))
-    best = np.full(n, -1, dtype=np.int64)
-    best_cls = np.zeros(n, dtype=np.int64)
-    best_docs = np.zeros(n, dtype=np.int64)
-    head_of = np.ones(o.size, dtype=bool)
-    head_of[1:] = p_t[o][1:] != p_t[o][:-1]
-    sel = o[head_of]
-    best[p_t[sel]] = sel
-    best_cls[p_t[sel]] = p_cl[sel]
-    best_docs[p_t[sel]] = docs[sel]
-    dist = np.full(m, -1, dtype=np.int64)
-    chosen = best[t] == pair_id      # rows of the chosen pair of their template
-    dist[occ_s[chosen]] = kk_s[chosen]
-    return best_cls, best_docs, dist
+    # per occurrence the nearest k of each class; per template the class in
+    # the most units, then nearest on average, then the smallest (compiled)
+    return KV.nearest_classes(np.ascontiguousarray(tid, np.int64), unit, cls, valid,
+                              np.int64(n))
 
 
 class _Reach:
@@ -169,7 +132,7 @@ def extend_ends(c, table: pa.Table, tid, od, gs, ge, max_gap: int, word_slots: i
         return table, (tid, od, gs, ge), 0
     g = max(int(max_gap), int(word_slots), 1)
     parts = table.column("parts").to_pylist()
-    kinds = [[s["kind"] for s in sl] for sl in table.column("slots").to_pylist()]
+    kinds = _slot_kinds(table)
     df = table.column("df").to_numpy()
     word_id, is_num = _vocab_maps(c, parts)
     els = [_elements(parts[i], kinds[i], word_id) for i in range(n)]

@@ -125,7 +125,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     anchor_tokens = tokens
     if cfg.short_parts:
         if cfg.mask_numbers and c.vocab is not None and len(c.vocab):
-            is_num = _number_mask(c.vocab)
+            is_num = _number_mask(c)
             if is_num.any():
                 slot_id = len(c.vocab)
                 anchor_tokens = KP.mask_tokens(tokens, is_num, np.int32(slot_id))
@@ -226,7 +226,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                      np.concatenate((stats[1], more_stats[1])))
         occ, slots = _slot_stats(c, keys, found, g_start, g_end, t_doc, gap_id, num_id,
                                  cfg.top_values,
-                                 min_span, stats, slotted_min_span=cfg.slotted_min_span)
+                                 min_span, stats, slotted_min_span=cfg.slotted_min_span,
+                                 min_fixed=cfg.min_fixed)
         tpl = _templates(c, keys, occ, slots, gap_id, num_id, cfg)
         if (cfg.slotted_min_span is not None and cfg.slotted_min_span < min_span
                 and cfg.short_slots != "any"):

@@ -13,10 +13,21 @@ from numba import get_num_threads
 from ..._arrays import even_bounds
 from .._raw import RawPhrases
 from . import _kernels_parts as KP
+from .corpus import _Corpus, _vocab_array
 
 
-def _number_mask(vocab: Sequence[str]) -> np.ndarray:
-    arr = pa.array(list(vocab), pa.string())
+def _number_mask(vocab: Sequence[str] | _Corpus) -> np.ndarray:
+    """All-digit vocabulary entries; of a corpus, its vocabulary as an Arrow
+    array built once (:func:`.corpus._vocab_array`) and the mask kept."""
+    if isinstance(vocab, _Corpus):
+        mask = getattr(vocab, "_digits", None)
+        if mask is None:
+            mask = vocab._digits = _number_mask_of(_vocab_array(vocab))
+        return mask
+    return _number_mask_of(pa.array(list(vocab), pa.string()))
+
+
+def _number_mask_of(arr: pa.Array) -> np.ndarray:
     return pc.utf8_is_digit(arr).to_numpy(zero_copy_only=False).astype(np.bool_)
 
 

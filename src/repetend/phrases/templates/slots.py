@@ -25,7 +25,8 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
                 num_id: int, top_values: int, min_span: int,
                 stats: tuple[np.ndarray, np.ndarray],
                 batch: int | None = None,
-                slotted_min_span: int | None = None) -> tuple[dict, dict]:
+                slotted_min_span: int | None = None,
+                min_fixed: int | None = None) -> tuple[dict, dict]:
     """Occurrence and slot statistics of all kept patterns at once (a few
     compiled passes over their occurrences instead of a few per pattern).
 
@@ -47,7 +48,15 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
     The values of all slots at all occurrences are never held at once: they are
     counted *batch* values at a time (slot by slot; a slot with more values is
     a batch of its own), so the memory is bounded by the occurrences, not by
-    occurrences × slots."""
+    occurrences × slots.
+
+    With *min_fixed* only the slots of patterns that can be templates (a
+    variable slot, at least *min_fixed* fixed tokens with the constant slots)
+    are counted whole; of the others' slots only ``first_ss``/``first_se``
+    and whether they are constant (``distinct`` 1, else 2) are exact, with no
+    top values, ``empty`` 0, and their pattern's ``pick`` not meaningful —
+    what :func:`_templates` reads of a pattern it leaves out.  None: every
+    slot counted."""
     batch = SLOT_BATCH if batch is None else int(batch)
     n_keys = len(keys)
     med, df = stats
@@ -85,32 +94,52 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
     sl_n = n_occ[sl_key]
     sl_off = np.zeros(n_sl + 1, dtype=np.int64)
     np.cumsum(sl_n, out=sl_off[1:])
-    distinct = np.zeros(n_sl, dtype=np.int64)
+    tokens = c.tokens
+    # first, per slot, only whether it is constant (one distinct value: fixed
+    # text after all) and its first value; a pattern that cannot be a
+    # template (no variable slot, or fewer than *min_fixed* fixed tokens,
+    # constant slots counted, as :func:`_templates` decides) is counted no
+    # further: on real text those are mostly long runs of number and gap
+    # slots (tables), with most of the slot values of all patterns
+    const, first_ss, first_se = KS.constant_slots(tokens, q, off, sl_key, sl_pos, t_start,
+                                                  t_end)
+    distinct = np.where(const, 1, 2).astype(np.int64)   # 2: "at least 2" until counted
     empty = np.zeros(n_sl, dtype=np.int64)
-    first_ss = np.zeros(n_sl, dtype=np.int64)
-    first_se = np.zeros(n_sl, dtype=np.int64)
+    if min_fixed is None:
+        sel = np.arange(n_sl, dtype=np.int64)
+    else:
+        fixed = klen - np.bincount(sl_key, minlength=n_keys)
+        fixed = fixed + np.bincount(sl_key, weights=np.where(const, first_se - first_ss, 0),
+                                    minlength=n_keys).astype(np.int64)
+        has_var = np.bincount(sl_key, weights=~const, minlength=n_keys) > 0
+        sel = np.flatnonzero((has_var & (fixed >= int(min_fixed)))[sl_key])
     occ_empty = np.zeros(q.size, dtype=np.bool_)  # some variable slot is empty there
     tops: list[tuple[np.ndarray, ...]] = []
-    top_off = np.zeros(n_sl + 1, dtype=np.int64)
-    tokens = c.tokens
+    n_top = np.zeros(n_sl, dtype=np.int64)
+    u_key, u_pos = sl_key[sel], sl_pos[sel]
+    u_off = np.zeros(sel.size + 1, dtype=np.int64)
+    np.cumsum(sl_n[sel], out=u_off[1:])
+    n_u = int(sel.size)
     s0 = 0
-    while s0 < n_sl:
-        s1 = int(np.searchsorted(sl_off, sl_off[s0] + max(batch, 1), side="right")) - 1
-        s1 = min(max(s1, s0 + 1), n_sl)
-        b_off = sl_off[s0:s1 + 1] - sl_off[s0]
-        ss, se = KS.slot_ranges(q, off, sl_key[s0:s1], sl_pos[s0:s1], b_off, t_start, t_end)
+    while s0 < n_u:
+        s1 = int(np.searchsorted(u_off, u_off[s0] + max(batch, 1), side="right")) - 1
+        s1 = min(max(s1, s0 + 1), n_u)
+        b_off = u_off[s0:s1 + 1] - u_off[s0]
+        ss, se = KS.slot_ranges(q, off, u_key[s0:s1], u_pos[s0:s1], b_off, t_start, t_end)
         h = KS.value_hashes(tokens, ss, se)
         b_dist, b_empty, b_first, b_count, b_top = KS.slot_values(h, ss, se, b_off,
                                                                   np.int64(top_values))
         del h
-        distinct[s0:s1], empty[s0:s1] = b_dist, b_empty
-        KS.first_values(ss, se, b_off, first_ss[s0:s1], first_se[s0:s1])
-        KS.mark_empty_occurrences(occ_empty, off, sl_key[s0:s1], b_off, ss, se, b_dist > 1)
+        b_sel = sel[s0:s1]
+        distinct[b_sel], empty[b_sel] = b_dist, b_empty
+        KS.mark_empty_occurrences(occ_empty, off, u_key[s0:s1], b_off, ss, se, b_dist > 1)
         g = np.repeat(b_off[:-1], np.diff(b_top)) + b_first
         tops.append((b_first, b_count, ss[g], se[g]))
-        top_off[s0 + 1:s1 + 1] = top_off[s0] + b_top[1:]
+        n_top[b_sel] = np.diff(b_top)
         del ss, se
         s0 = s1
+    top_off = np.zeros(n_sl + 1, dtype=np.int64)
+    np.cumsum(n_top, out=top_off[1:])
     cat = [np.concatenate([t[i] for t in tops]) if tops else np.zeros(0, np.int64)
            for i in range(4)]
     top_first, top_count, top_ss, top_se = cat

@@ -37,6 +37,7 @@ keeps the variants.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,7 @@ import pyarrow as pa
 
 from . import _kernels_slots as KS
 from . import _kernels_variants as KV
-from .corpus import _Corpus, _strings
+from .corpus import _Corpus, _strings, _vocab_array
 from .result import SLOT, TEMPLATE_SCHEMA
 from .slots import _surface, _top_texts
 
@@ -67,15 +68,29 @@ def _vocab_maps(c: _Corpus, parts: list[list[str]]) -> tuple[dict, np.ndarray]:
 
     from .parts import _number_mask
 
-    va = getattr(c, "_vocab_array", None)
-    if va is None:
-        va = pa.array(list(c.vocab), pa.string())
+    va = _vocab_array(c)
+    if getattr(c, "_is_num", None) is None:
         mask = np.zeros(len(va) + 2, dtype=np.uint8)
-        mask[:len(va)] = _number_mask(c.vocab)
-        c._vocab_array, c._is_num = va, mask
+        mask[:len(va)] = _number_mask(c)
+        c._is_num = mask
     need = sorted({w for ps in parts for p in ps if p != SLOT for w in p.split(" ")})
-    idx = pc.index_in(pa.array(need, pa.string()), value_set=va).to_pylist()
-    return {w: i for w, i in zip(need, idx) if i is not None}, c._is_num
+    # the vocabulary probed in the few words needed (a hash of those, not of
+    # the vocabulary); each word's first position in the vocabulary
+    hit = pc.index_in(va, value_set=pa.array(need, pa.string())).fill_null(-1).to_numpy()
+    pos = np.flatnonzero(hit >= 0)
+    word, first = np.unique(hit[pos], return_index=True)
+    return {need[w]: i for w, i in zip(word.tolist(), pos[first].tolist())}, c._is_num
+
+
+def _slot_kinds(table: pa.Table) -> list[list[str]]:
+    """Each row's slot kinds, read from the flat ``slots.kind`` column (no
+    Python objects for the slots' top values)."""
+    import pyarrow.compute as pc
+
+    slots = table.column("slots")
+    kind = pc.struct_field(pc.list_flatten(slots), "kind").to_pylist()
+    ends = np.cumsum(pc.list_value_length(slots).fill_null(0).to_numpy()).tolist()
+    return [kind[a:b] for a, b in zip([0] + ends[:-1], ends)]
 
 
 def _elements(parts: list[str], kinds: list[str], word_id: dict) -> list[Any] | None:
@@ -182,10 +197,13 @@ def merge_variants(c: _Corpus, table: pa.Table, tid: np.ndarray, od: np.ndarray,
     if n < 2 or c.vocab is None:
         return table, (tid, od, gs, ge), 0
     parts = table.column("parts").to_pylist()
-    kinds = [[s["kind"] for s in sl] for sl in table.column("slots").to_pylist()]
+    kinds = _slot_kinds(table)
     fixed = table.column("fixed_tokens").to_numpy()
     word_id, is_num = _vocab_maps(c, parts)
     els = [_elements(parts[i], kinds[i], word_id) for i in range(n)]
+    # fixed elements of each pattern: the tokens that agree are at most the
+    # fewer of the two, so a pair below the AGREE bounds is never aligned
+    n_fix = [sum(1 for v in e if v >= 0) if e is not None else 0 for e in els]
     g = max(int(max_gap), int(word_slots), 1)
     # candidate roots of each template: those holding one of its fixed bigrams
     # among their INDEX_BIGRAMS rarest (over the templates); a variant agrees
@@ -201,7 +219,9 @@ def merge_variants(c: _Corpus, table: pa.Table, tid: np.ndarray, od: np.ndarray,
     for i, bg in enumerate(bigrams):
         for x in sorted(bg, key=lambda x: (freq[x], x))[:INDEX_BIGRAMS]:
             index.setdefault(x, []).append(i)
-    root_of = np.arange(n)
+    # Python lists: the loop reads them scalar by scalar
+    root_of = list(range(n))
+    fixed = fixed.tolist()
     plan: dict[int, list] = {}           # root -> [(member, alignment)]
     for b in range(1, n):
         eb = els[b]
@@ -209,10 +229,17 @@ def merge_variants(c: _Corpus, table: pa.Table, tid: np.ndarray, od: np.ndarray,
             continue
         cand: set[int] = set()
         for x in bigrams[b]:
-            for r in index.get(x, ()):
-                if r < b and root_of[r] == r:
+            rs = index.get(x)
+            if rs is None:
+                continue
+            # each list ascends (templates indexed in order): those before b
+            for r in rs[:bisect_left(rs, b)]:
+                if root_of[r] == r:
                     cand.add(r)
         for r in sorted(cand):
+            most = min(n_fix[r], n_fix[b])
+            if most < 2 or most < AGREE * fixed[r] or most < AGREE * fixed[b]:
+                continue                 # agree <= most fails the test below
             al = _align(els[r], eb, g)
             if al is None or not al[4]:
                 continue
@@ -322,7 +349,8 @@ def _row(c: _Corpus, table: pa.Table, r: int, S, E, D, SS, SE, elements, slot_ki
     # the example: the first occurrence, in the shortest document, with no empty slot
     full = np.flatnonzero((SE > SS).all(axis=1)) if n_sl else np.arange(S.size)
     pool = full if full.size else np.arange(S.size)
-    dl = np.diff(np.asarray(c.doc_offsets, np.int64))[D[pool]]
+    doc_offsets = np.asarray(c.doc_offsets, np.int64)
+    dl = doc_offsets[D[pool] + 1] - doc_offsets[D[pool]]     # not a diff of every document
     pick = int(pool[int(np.argmin(dl))])
     d = int(D[pick])
     base = int(c.doc_offsets[d])
@@ -339,21 +367,39 @@ def _rebuild(c, table, tid, od, gs, ge, new_rows, new_occ, gone, extra=()):
     """The table with new rows in place of theirs, members out and *extra*
     rows (``(row, (docs, starts, ends))``) added, in Ψ order again; the
     occurrences renumbered and sorted by (template, document, start)."""
-    rows = table.to_pylist()
-    keep = [i for i in range(len(rows)) if i not in gone]
-    out = [new_rows.get(i, rows[i]) for i in keep] + [r for r, _ in extra]
-    order = sorted(range(len(out)), key=lambda k: (-out[k]["psi"], -out[k]["df"],
-                                                   out[k]["parts"]))
-    rank_of = np.empty(len(out), dtype=np.int64)
-    rank_of[np.array(order, dtype=np.int64)] = np.arange(len(out), dtype=np.int64)
-    new_id = np.full(len(rows), -1, dtype=np.int64)
+    n_rows = table.num_rows
+    keep = [i for i in range(n_rows) if i not in gone]
+    # the rows that stay as they are are taken from the table (no Python
+    # objects for their slots); only the new ones are built from dicts
+    added = [new_rows[i] for i in keep if i in new_rows] + [r for r, _ in extra]
+    psi, df = table.column("psi").to_pylist(), table.column("df").to_pylist()
+    parts = table.column("parts").to_pylist()
+    src, sort_key, j = [], [], n_rows
+    for i in keep:
+        if i in new_rows:
+            r = new_rows[i]
+            src.append(j)
+            j += 1
+            sort_key.append((-r["psi"], -r["df"], r["parts"]))
+        else:
+            src.append(i)
+            sort_key.append((-psi[i], -df[i], parts[i]))
+    for r, _ in extra:
+        src.append(j)
+        j += 1
+        sort_key.append((-r["psi"], -r["df"], r["parts"]))
+    n_out = len(src)
+    order = sorted(range(n_out), key=sort_key.__getitem__)
+    rank_of = np.empty(n_out, dtype=np.int64)
+    rank_of[np.array(order, dtype=np.int64)] = np.arange(n_out, dtype=np.int64)
+    new_id = np.full(n_rows, -1, dtype=np.int64)
     new_id[np.array(keep, dtype=np.int64)] = rank_of[:len(keep)]
-    final = []
-    for rank, k in enumerate(order):
-        row = dict(out[k])
-        row["template_id"] = rank
-        final.append(row)
-    t2 = pa.Table.from_pylist(final, schema=TEMPLATE_SCHEMA)
+    both = pa.concat_tables([table, pa.Table.from_pylist(
+        [{**r, "template_id": 0} for r in added], schema=TEMPLATE_SCHEMA)])
+    t2 = both.take(pa.array(np.array(src, dtype=np.int64)[np.array(order, dtype=np.int64)]
+                            if n_out else np.zeros(0, np.int64)))
+    t2 = t2.set_column(0, TEMPLATE_SCHEMA.field(0),
+                       pa.array(np.arange(n_out, dtype=np.int64))).combine_chunks()
     drop = np.isin(tid, np.array(sorted(set(gone) | set(new_rows)), dtype=np.int64))
     T = [new_id[tid[~drop]]]
     Dd, Ss, Ee = [od[~drop].astype(np.int64)], [gs[~drop]], [ge[~drop]]
