@@ -37,7 +37,7 @@ from .shingles import ShingleSets, shingle_sets
 __all__ = ["StreamedSignatures", "sets_of", "streamed_signatures", "verify_streamed"]
 
 CHUNK_WINDOWS = 1 << 20  # shingle windows per chunk (8 MB of uint64 hashes)
-VERIFY_WINDOWS = 1 << 19  # windows of the documents of one batch of verified pairs
+VERIFY_WINDOWS = 1 << 23  # windows of the documents of one batch of verified pairs
 
 
 def _bounds(windows: npt.NDArray[np.int64], budget: int) -> list[tuple[int, int]]:
