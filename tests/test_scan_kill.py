@@ -65,3 +65,48 @@ def test_a_killed_scan_never_makes_clean_write_a_wrong_corpus(corpora, tmp_path)
         assert filecmp.cmp(out2, ref, shallow=False), f"trial {trial}: --reuse after the kill"
     print("outcomes:", outcomes)
     assert "refused" in outcomes, outcomes     # some kills did land mid-scan
+
+
+def test_a_killed_first_scan_is_refused_by_clean(corpora, tmp_path):
+    """A first scan killed after some stages (near-duplicates written, phrases not
+    yet) leaves a directory `clean` must not take for a whole scan: it would drop
+    the duplicates and cut no boilerplate."""
+    a, _, ref, seconds = corpora
+    rng = random.Random(11)
+    outcomes = []
+    for trial in range(4):
+        k = tmp_path / f"first{trial}"
+        proc = subprocess.Popen([*CLI, "scan", str(a), "-o", str(k), "-q"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.3, 0.9 * seconds))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        out = tmp_path / f"f{trial}.jsonl"
+        r = _run("clean", a, "--scan", k, "-o", out, "-q")
+        if r.returncode == 0:
+            assert filecmp.cmp(out, ref, shallow=False), f"trial {trial}: a wrong corpus"
+            outcomes.append("same")
+        else:
+            assert r.returncode == 2 and b"error: " in r.stderr, r.stderr
+            assert not out.exists()
+            outcomes.append("refused")
+    print("outcomes:", outcomes)
+    assert "refused" in outcomes, outcomes
+
+
+def test_the_running_mark_names_an_unfinished_scan(corpora, tmp_path):
+    from repetend.scandir import RUNNING, unfinished_scan
+
+    a, _, ref, _ = corpora
+    k = tmp_path / "whole"
+    assert _run("scan", a, "-o", k, "-q").returncode == 0
+    assert not (k / RUNNING).exists() and unfinished_scan(k) is None
+    (k / RUNNING).touch()                         # what a kill after the last stage leaves
+    assert "did not finish" in unfinished_scan(k)
+    out = tmp_path / "c.jsonl"
+    r = _run("clean", a, "--scan", k, "-o", out, "-q")
+    assert r.returncode == 2 and b"did not finish" in r.stderr and not out.exists()
+    assert _run("scan", a, "-o", k, "--reuse", "-q").returncode == 0
+    assert not (k / RUNNING).exists()
+    assert _run("clean", a, "--scan", k, "-o", out, "-q").returncode == 0
+    assert filecmp.cmp(out, ref, shallow=False)

@@ -41,7 +41,7 @@ from .corpus.read_text import SCAN_DIR_MARKER
 from .corpus.store import TokenStore, is_store
 from .errors import InputError
 
-__all__ = ["DOCUMENTS", "DUPS", "INPUTS_STAMP", "LOCK", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY",
+__all__ = ["DOCUMENTS", "DUPS", "INPUTS_STAMP", "LOCK", "RUNNING", "unfinished_scan", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY",
            "ScanDir", "clusters_file", "open_scan", "phrases_summary_file", "read_json", "read_stamp",
            "stage_mismatch", "templates_dir", "write_stamp", "writer_lock"]
 
@@ -53,6 +53,7 @@ DUPS = "dups"
 REPORT = "report.html"
 DOCUMENTS = "documents.parquet"   # the per-document decisions (repetend.clean.plan)
 STAMP_KEY = "scan_parameters"    # the stage stamp inside a stage's summary.json
+RUNNING = ".scan.running"         # present while a scan writes the directory: left by a kill
 LOCK = SCAN_DIR_MARKER           # flock()ed by the scan writing the directory; the
                                  # directory reader skips a directory that has it
 
@@ -115,6 +116,32 @@ def stage_mismatch(corpus: dict, have: dict, read_from: dict | None = None) -> s
         return ("was made from other input files than the token store "
                 "(their paths, sizes or modification times differ)")
     return None
+
+
+def unfinished_scan(root: str | Path) -> str | None:
+    """Why the scan directory *root* is not a finished scan, or None: a scan that
+    writes into it marks it :data:`RUNNING` until its last stage is written, so a
+    run that was killed (SIGKILL, out of memory, power) leaves the mark behind,
+    with whatever stages it had finished (near-duplicates without phrases, say):
+    cleaning from that would write another corpus than a whole scan's."""
+    p = Path(root)
+    if not (p / RUNNING).exists():
+        return None
+    try:
+        fd = os.open(p / LOCK, os.O_RDWR)
+    except OSError:
+        fd = None
+    if fd is not None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
+            return (f"a repetend scan (pid {holder}) is still writing into this directory; "
+                    "wait for it to finish")
+        finally:
+            os.close(fd)
+    return ("the scan that wrote this directory did not finish (killed mid-run): run "
+            "`repetend scan` into it again (--reuse keeps the stages it finished)")
 
 
 @contextlib.contextmanager

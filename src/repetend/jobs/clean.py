@@ -44,7 +44,7 @@ from typing import Sequence
 from .._atomic import atomic_dir, atomic_path
 from ..errors import InputError, ParameterError
 from ..clean import CleanConfig, apply_cuts, make_writer, open_output, plan_clean
-from ..scandir import open_scan
+from ..scandir import open_scan, unfinished_scan
 
 __all__ = ["CleanConfig", "CleanResult", "clean_corpus"]
 
@@ -171,6 +171,9 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
     cfg = config or CleanConfig()
     from ..corpus.readers import expand_inputs, read_corpus
 
+    why = unfinished_scan(scan_dir)
+    if why:
+        raise InputError(why, path=str(scan_dir))
     scan = open_scan(scan_dir, need_store=True, verify=True)
     store = scan.store
     opts = {k: v for k, v in (scan.summary.get("input_options") or {}).items() if k in _READ_KEYS}

@@ -29,8 +29,8 @@ from ..errors import ParameterError
 from ..neardup import NearDupConfig
 from ..phrases import DF_OVER, PhraseConfig
 from ..phrases.groups import DfOver
-from ..scandir import (DUPS, INPUTS_STAMP, PHRASES, REPORT, STORE, SUMMARY, read_json, read_stamp,
-                       stage_mismatch, write_stamp, writer_lock)
+from ..scandir import (DUPS, INPUTS_STAMP, PHRASES, REPORT, RUNNING, STORE, SUMMARY, read_json,
+                       read_stamp, stage_mismatch, write_stamp, writer_lock)
 from .reuse import inputs_stamp, same_inputs, same_params, templates_cut
 
 __all__ = ["ScanConfig", "ScanResult", "choose_min_docs", "scan"]
@@ -290,6 +290,9 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
 
     with writer_lock(out), watchdog(config, out if created else None, hard_memory_stop,
                                     say) as wd:
+        # marked until the last stage is written: only a kill leaves the mark
+        # (scandir.unfinished_scan; `clean` refuses such a directory)
+        (out / RUNNING).touch()
         try:
             with wd.stage("scan"):
                 res = _write_scan(inputs, out, config, command=command, quiet=quiet, say=say,
@@ -298,6 +301,8 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
             if created:  # a failed first run leaves no directory behind it
                 shutil.rmtree(out, ignore_errors=True)
             raise
+        finally:
+            (out / RUNNING).unlink(missing_ok=True)
     return res
 
 
