@@ -158,7 +158,7 @@ def sets_of(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int64],
     m = docs.shape[0]
     starts = doc_offsets[docs]
     lens = doc_offsets[docs + 1] - starts
-    windows = np.where(lens >= k, lens - k + 1, (lens > 0).astype(np.int64)).astype(np.int64)
+    windows = SK.shingle_counts(doc_offsets, int(k))[docs]
     hashes = np.empty(int(windows.sum()), dtype=np.uint64)
     offsets = np.zeros(m + 1, dtype=np.int64)
     pos = 0
