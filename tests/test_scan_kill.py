@@ -106,7 +106,11 @@ def test_the_running_mark_names_an_unfinished_scan(corpora, tmp_path):
     out = tmp_path / "c.jsonl"
     r = _run("clean", a, "--scan", k, "-o", out, "-q")
     assert r.returncode == 2 and b"did not finish" in r.stderr and not out.exists()
+    page = tmp_path / "r.html"
+    r = _run("report", k, "-o", page)
+    assert r.returncode == 2 and b"did not finish" in r.stderr and not page.exists()
     assert _run("scan", a, "-o", k, "--reuse", "-q").returncode == 0
+    assert _run("report", k, "-o", page).returncode == 0 and page.exists()
     assert not (k / RUNNING).exists()
     assert _run("clean", a, "--scan", k, "-o", out, "-q").returncode == 0
     assert filecmp.cmp(out, ref, shallow=False)

@@ -24,7 +24,13 @@ __all__ = ["COMMANDS", "report"]
 @click.option("--title", default=None, help="Page title.")
 def report(scan_dir, out, max_phrases, max_rows, max_clusters, max_chords, title):
     """Write one self-contained HTML report of SCAN_DIR (made by `repetend scan`)."""
+    from ..errors import InputError
     from ..report import ReportCaps, build_report
+    from ..scandir import unfinished_scan
+
+    why = unfinished_scan(scan_dir)   # a killed scan's stages would read as a whole scan's
+    if why:
+        raise InputError(why, path=str(scan_dir))
 
     caps = ReportCaps(max_phrases=max_phrases, max_rows=max_rows, max_clusters=max_clusters,
                       max_chords=max_chords)
