@@ -324,6 +324,18 @@ def _short_occurrences(key, short):
 
 
 @jit
+def _emit_pair(ka, kb, d, qa, da, n_keys, d_max, fill, counts, code, pos, doc, cnt):
+    """One pair (A = *ka* at *qa* in document *da*, B = *kb* at distance *d*) of
+    :func:`_scan_pairs`: counted for A, written at *cnt* when *fill*; the next *cnt*."""
+    counts[ka] += 1
+    if fill:
+        code[cnt] = np.uint64((ka * n_keys + kb) * d_max + d)
+        pos[cnt] = qa
+        doc[cnt] = da
+    return cnt + 1
+
+
+@jit
 def _scan_pairs(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, k_lo, k_hi, fill,
                 counts, code, pos, doc):
     """The one walk over the pairs of :func:`pair_groups` whose pattern A is in
@@ -351,12 +363,8 @@ def _scan_pairs(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, k_lo, k_hi
                 kb = key[b]
                 if d + klen[kb] > la and t_doc[q_s[x]] == da \
                         and (d <= la or t[qa + la] == gap_id):
-                    counts[ka] += 1
-                    if fill:
-                        code[cnt] = np.uint64((ka * n_keys + kb) * d_max + d)
-                        pos[cnt] = qa
-                        doc[cnt] = da
-                    cnt += 1
+                    cnt = _emit_pair(ka, kb, d, qa, da, n_keys, d_max, fill, counts,
+                                     code, pos, doc, cnt)
                 x += 1
             continue
         b = a + 1
@@ -366,12 +374,8 @@ def _scan_pairs(q, key, klen, t_doc, short, t, gap_id, n_keys, d_max, k_lo, k_hi
             if d >= 1 and d + klen[kb] > la and t_doc[q[b]] == da \
                     and (short[ka] or short[kb]) \
                     and (d <= la or t[qa + la] == gap_id):
-                counts[ka] += 1
-                if fill:
-                    code[cnt] = np.uint64((ka * n_keys + kb) * d_max + d)
-                    pos[cnt] = qa
-                    doc[cnt] = da
-                cnt += 1
+                cnt = _emit_pair(ka, kb, d, qa, da, n_keys, d_max, fill, counts, code, pos,
+                                 doc, cnt)
             b += 1
     return cnt
 
