@@ -64,6 +64,7 @@ SETTINGS = {
     "slotted-4": {"slotted_min_span": 4},
     "slotted-5": {"slotted_min_span": 5},
     "slotted-6": {"slotted_min_span": 6},
+    "slotted-6-whole": {"slotted_min_span": 6, "search_whole": True},
     "slotted-8": {"slotted_min_span": 8},
     "slotted-4-any": {"slotted_min_span": 4, "short_slots": "any"},
     "slotted-6-any": {"slotted_min_span": 6, "short_slots": "any"},
