@@ -70,6 +70,7 @@ SETTINGS = {
     "slotted-6-any": {"slotted_min_span": 6, "short_slots": "any"},
     "slotted-6-number": {"slotted_min_span": 6, "short_slots": "number"},
     "slotted-6-fixed-1": {"slotted_min_span": 6, "min_fixed": 1},
+    "slotted-6-fixed-1-whole": {"slotted_min_span": 6, "min_fixed": 1, "search_whole": True},
     "whole": {"search_whole": True},
     "prune": {"prune": True},
     "rounds-1": {"rounds": 1},
