@@ -293,3 +293,32 @@ def test_the_option_reaches_the_config_and_the_params():
     assert PhraseConfig.from_params(on.to_params()) == on
     with pytest.raises(Exception):
         TemplateConfig(search_whole="yes").validate()
+
+
+@pytest.mark.parametrize("command", ["scan", "phrases"])
+def test_the_flag_is_on_both_commands(command):
+    from click.testing import CliRunner
+
+    from repetend.cli import main
+
+    r = CliRunner().invoke(main, [command, "--help"])
+    assert r.exit_code == 0 and "--template-search-whole" in r.output
+
+
+def test_the_flag_reaches_the_phrases_summary(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from repetend.cli import main
+    from repetend.synth import weblike
+
+    corpus = weblike(120, seed=5).write(tmp_path / "web")["corpus"]
+    for flag, want in (([], False), (["--template-search-whole"], True)):
+        out = tmp_path / f"o{int(want)}"
+        r = CliRunner().invoke(main, ["phrases", str(corpus), "--out", str(out), "-s", "5"] + flag)
+        assert r.exit_code == 0, r.output
+        s = json.loads((out / "templates_summary.json").read_text())
+        assert ("search_whole" in s["parameters"]) is want
+        p = json.loads((out / "summary.json").read_text())["parameters"]
+        assert ("template_search_whole" in p) is want
