@@ -27,8 +27,11 @@ and ends), this pass looks for its pattern everywhere:
   span, slots and their top values, as :mod:`.variants` does), and the table is
   in Ψ order again.
 
-A template whose first or last element is a slot of more than one observed
-length is not searched (where it starts or ends would be a guess).
+Not searched: a template whose first or last element is a slot of more than
+one observed length (where it starts or ends would be a guess), and one with
+a gap slot — matched anywhere, such a slot between common fixed words takes in
+body text («the ▢ of the ▢ the ▢ ▢ the» on the Debian store: 288 of 1,977
+occurrences added there, all prose; ``docs/templates.md``, "Searched whole").
 ``TemplateConfig(search_whole=True)`` (``--template-search-whole``) turns the
 pass on; it is off by default.
 """
@@ -139,12 +142,13 @@ def _slots(c, is_num, el, kinds, lo, hi, S, E):
 
 
 def search_whole(c, table: pa.Table, tid, od, gs, ge, max_gap: int, word_slots: int,
-                 top_values: int, groups=None):
+                 top_values: int, groups=None, gap_slots: bool = False):
     """The pass of the module docstring over the template columns, in and out
     as :func:`.variants.merge_variants` (occurrences sorted by template,
     document, start).  Returns ``(table, (tid, od, gs, ge), counts)``:
     ``counts`` the templates searched, those that gained occurrences and the
-    occurrences added."""
+    occurrences added.  A template with a gap slot is searched only with
+    *gap_slots* (module docstring)."""
     n = table.num_rows
     counts = {"searched_templates": 0, "templates_grown": 0, "occurrences_added": 0}
     if n == 0 or c.vocab is None:
@@ -159,7 +163,8 @@ def search_whole(c, table: pa.Table, tid, od, gs, ge, max_gap: int, word_slots: 
         el = _elements(parts[t], kinds[t], word_id)
         a, z = int(occ_lo[t]), int(occ_lo[t + 1])
         rng = None
-        if el is not None and z > a and any(v >= 0 for v in el):
+        if (el is not None and z > a and any(v >= 0 for v in el)
+                and (gap_slots or "gap" not in kinds[t])):
             # its own occurrences, slots as gaps of 0 … g (numbers one token):
             # the slot ranges there and the length range of each slot
             k_any = ["number" if k == "number" else "gap" for k in kinds[t]]
