@@ -144,6 +144,12 @@ def template_options(fn):
                           "reserved', 'Showing ▢-▢ of ▢ items'). Such a short template may "
                           "have number and word slots, not gaps; about 1.2x the layer's time "
                           "on natural text (docs/templates.md)."),
+        click.option("--template-search-whole", is_flag=True,
+                     help="Templates: search every template found on >= --min-docs documents "
+                          "over the whole corpus, its slots open to any word or number, so "
+                          "that the instances whose slot values hid its fixed parts (an "
+                          "author's name next to 'Posted by') are found too; occurrences "
+                          "found before take precedence (docs/templates.md)."),
         click.option("--template-prune", is_flag=True,
                      help="Templates: leave out runs of frequent 4-grams too short to hold a template (common phrases recurring by chance): 13-22% cheaper on natural text, but a few joins are lost (docs/templates.md)."),
         click.option("--template-variants", is_flag=True,
@@ -169,7 +175,8 @@ def template_config(kw: dict):
                           slotted_min_span=kw.get("template_slotted_span"),
                           prune=kw["template_prune"], short_parts=kw["template_parts"],
                           merge_variants=not kw.get("template_variants", False),
-                          ends=not kw.get("no_template_ends", False))
+                          ends=not kw.get("no_template_ends", False),
+                          search_whole=kw.get("template_search_whole", False))
 
 
 def phrase_config(kw: dict, **extra):

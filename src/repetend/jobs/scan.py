@@ -214,7 +214,8 @@ def _peak_rss_mb() -> float:
 
 # template parameters that PhraseConfig.to_params records only when not their
 # default, and the stage stamps then too
-_OPTIONAL_TEMPLATE_KEYS = ("template_slotted_span", "template_short_slots")
+_OPTIONAL_TEMPLATE_KEYS = ("template_slotted_span", "template_short_slots",
+                           "template_search_whole")
 
 
 def _params(config: ScanConfig, min_docs: int, min_docs_rule: str, unit: str) -> dict:

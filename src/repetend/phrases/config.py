@@ -25,7 +25,8 @@ _TEMPLATE_PARAMS = (("max_gap", "max_gap"), ("template_parts", "short_parts"),
 # ... and those recorded only when not their default (so that the parameters,
 # and the scan's reuse keys, of a run that does not use them read as before)
 _TEMPLATE_OPTIONAL = (("template_slotted_span", "slotted_min_span"),
-                      ("template_short_slots", "short_slots"))
+                      ("template_short_slots", "short_slots"),
+                      ("template_search_whole", "search_whole"))
 
 
 @dataclass(slots=True)
@@ -132,7 +133,8 @@ class PhraseConfig:
         ``template_prune`` (TemplateConfig's ``max_gap``, ``short_parts``,
         ``min_span``, ``prune``; its defaults when there is no layer), then
         ``template_slotted_span`` (``slotted_min_span``) and
-        ``template_short_slots`` (``short_slots``) when not their defaults, and ``df_over`` when it is not ``"documents"`` (so that the
+        ``template_short_slots`` (``short_slots``) and ``template_search_whole``
+        (``search_whole``) when not their defaults, and ``df_over`` when it is not ``"documents"`` (so that the
         parameters of a run that does not use them read as they always did)."""
         tcfg = self.templates if self.templates is not None else TemplateConfig()
         params: dict[str, Any] = {

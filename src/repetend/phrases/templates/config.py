@@ -78,6 +78,11 @@ class TemplateConfig:
     ends_share : float
         The share of a template's documents where such an end must be found
         (and in ≥ σ documents).
+    search_whole : bool
+        Search every established template's pattern over the whole token
+        sequence, its slots open to any token of their kind and observed
+        length (:mod:`.search`): the instances whose slot values hid its
+        fixed parts are found too; occurrences found before take precedence.
     engine : {"bloomspan", "suffix", "auto"}
         How the parts are found (the same parts with any): ``bloomspan`` and
         ``auto`` count the L'-grams with bloomspan's filters (no phrase is
@@ -103,6 +108,7 @@ class TemplateConfig:
     merge_variants: bool = True
     ends: bool = True
     ends_share: float = 0.8
+    search_whole: bool = False
 
     def validate(self) -> "TemplateConfig":
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""
@@ -119,7 +125,7 @@ class TemplateConfig:
             if not lo <= v <= hi:
                 raise ParameterError(f"templates: {name} must be in {lo}..{hi}, got {v}")
         for name in ("short_parts", "mask_numbers", "drop_nested", "prune", "merge_variants",
-                     "ends"):
+                     "ends", "search_whole"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ParameterError(f"templates: {name} must be True or False, "
                                      f"got {getattr(self, name)!r}")

@@ -110,7 +110,9 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     c = _as_corpus(corpus)
     tokens, offsets = c.tokens, c.doc_offsets
     n_docs, n_tokens = offsets.size - 1, int(tokens.size)
-    params = {**asdict(cfg), "min_docs": min_docs, "min_len": L,
+    params = {**{k: v for k, v in asdict(cfg).items()
+                 if k != "search_whole" or v},     # recorded only when set
+              "min_docs": min_docs, "min_len": L,
               "resolved": {"part_len": part_len, "min_span": min_span}}
     grp = None
     if groups is not None:
@@ -237,6 +239,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     doc_ids = pa.array(c.doc_ids, pa.string())
     n_templates = len(tpl["parts"]) if tpl is not None else 0
     n_nested = n_variants = n_ends = 0
+    search_counts: dict = {}
     if n_templates:
         table, lo_a, hi_a = _template_table(c, tpl, slots)
         n_a = hi_a - lo_a
@@ -268,6 +271,13 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         if cfg.drop_nested:
             # fragments of one other template go; the covered tokens stay the same
             table, (tid_a, od_a, gs, ge), n_nested = _drop_nested(table, tid_a, od_a, gs, ge)
+        if cfg.search_whole:
+            # established templates searched over the whole token sequence
+            from .search import search_whole
+
+            table, (tid_a, od_a, gs, ge), search_counts = search_whole(
+                c, table, tid_a, od_a, gs, ge, cfg.max_gap, cfg.word_slots, cfg.top_values,
+                grp)
         occurrences = pa.table({
             "template_id": pa.array(tid_a), "doc_index": pa.array(od_a),
             "doc_id": doc_ids.take(pa.array(od_a)),
@@ -290,6 +300,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                       if cfg.slotted_min_span is not None and cfg.slotted_min_span < min_span
                       else {}),
                    rounds=rounds,
+                   **({"search_whole": search_counts} if cfg.search_whole else {}),
                    **clock.total())
     if c.store is not None:  # the original text is known: character offsets too
         from ...corpus.char_offsets import with_char_columns
