@@ -13,8 +13,9 @@ the cached kernels) and, with ``--compare``, whether the templates, their
 occurrences and the summary (timings aside) equal the saved ones.  The first
 run on a store mines its exact phrases (templates off) and prints that CPU
 time; ``--mining N`` times the mining N more times (templates off).
-``--slotted-span K|off`` sets ``TemplateConfig.slotted_min_span`` (default:
-the config's own default).
+``--slotted-spans off,6,default`` runs the layer once per value of
+``TemplateConfig.slotted_min_span`` in turn within each repeat (``default``:
+``TemplateConfig()``), and prints each call's layer CPU seconds.
 """
 
 from __future__ import annotations
@@ -35,9 +36,6 @@ def main() -> None:
     ap.add_argument("--mining", type=int, default=0)
     ap.add_argument("--save")
     ap.add_argument("--compare")
-    ap.add_argument("--slotted-span", default="config",
-                    help="TemplateConfig.slotted_min_span: an integer, 'off' (None) or "
-                         "'config' (TemplateConfig's default)")
     ap.add_argument("--slotted-spans", default=None,
                     help="comma list of TemplateConfig.slotted_min_span values ('off', 'default' "
                          "or K), run in turn within each repeat (default: TemplateConfig() only)")
