@@ -13,6 +13,9 @@ the cached kernels) and, with ``--compare``, whether the templates, their
 occurrences and the summary (timings aside) equal the saved ones.  The first
 run on a store mines its exact phrases (templates off) and prints that CPU
 time; ``--mining N`` times the mining N more times (templates off).
+``--slotted-spans off,6,default`` runs the layer once per value of
+``TemplateConfig.slotted_min_span`` in turn within each repeat (``default``:
+``TemplateConfig()``), and prints each call's layer CPU seconds.
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ def main() -> None:
     ap.add_argument("--mining", type=int, default=0)
     ap.add_argument("--save")
     ap.add_argument("--compare")
+    ap.add_argument("--slotted-spans", default=None,
+                    help="comma list of TemplateConfig.slotted_min_span values ('off', 'default' "
+                         "or K), run in turn within each repeat (default: TemplateConfig() only)")
     a = ap.parse_args()
     import pyarrow.parquet as pq
 
@@ -54,10 +60,17 @@ def main() -> None:
         print("mining CPU s (templates off)", round(time.process_time() - c, 2), flush=True)
     with open(raw_path, "rb") as f:
         raw = pickle.load(f)
+    settings = [None] if a.slotted_spans is None else a.slotted_spans.split(",")
     res = None
     for _ in range(a.repeat):
-        res = find_templates(store, raw, a.sigma, a.L, TemplateConfig())
-        print({k: round(v, 3) for k, v in res.summary["cpu_timings"].items()}, flush=True)
+        for sp in settings:
+            cfg = (TemplateConfig() if sp in (None, "default")
+                   else TemplateConfig(slotted_min_span=None if sp == "off" else int(sp)))
+            c = time.process_time()
+            res = find_templates(store, raw, a.sigma, a.L, cfg)
+            total = time.process_time() - c
+            print(*(() if sp is None else (f"slotted {sp}: layer CPU s {total:.2f}",)),
+                  {k: round(v, 3) for k, v in res.summary["cpu_timings"].items()}, flush=True)
     if res is None:
         return
     summary = json.loads(json.dumps({k: v for k, v in res.summary.items()

@@ -339,7 +339,11 @@ def test_config_params_are_the_flat_summary_parameters():
     p = off.to_params()
     assert p["templates"] is False and p["max_gap"] == TemplateConfig().max_gap
     assert PhraseConfig.from_params(p) == off
-    assert PhraseConfig.from_params({}) == PhraseConfig()
+    # no template_slotted_span recorded: the layer ran with it off (every summary
+    # written before "auto" became the default); otherwise the default config
+    assert PhraseConfig.from_params({}) == PhraseConfig(
+        templates=TemplateConfig(slotted_min_span=None))
+    assert PhraseConfig.from_params(PhraseConfig().to_params()) == PhraseConfig()
 
 
 def test_config_validates_the_template_layer_and_a_missing_min_docs():

@@ -290,8 +290,9 @@ def test_template_gap_and_min_span_reach_the_layer_and_the_reuse_key(corpus, tmp
     lower min span finds the short listing «Showing ▢–▢ of ▢ items» alone),
     recorded, and a changed value is not reused."""
     out = tmp_path / "o"
+    # the slotted span off: --template-min-span then bounds every template
     base = ["scan", str(corpus), "--out", str(out), "--min-docs", "5", "--no-dups",
-            "--no-report"]
+            "--no-report", "--template-slotted-span", "off"]
     texts = {}
     for span in ("10", "6"):
         r = CliRunner().invoke(main, base + ["--max-gap", "3", "--template-min-span", span,

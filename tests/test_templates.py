@@ -294,7 +294,8 @@ def test_matches_bruteforce(seed, n_docs, sigma, part_len, max_gap, min_span, mi
     cfg = TemplateConfig(max_gap=max_gap, part_len=part_len, min_span=min_span,
                          min_fixed=min_fixed, mask_numbers=mask, top_values=3, rounds=rounds,
                          engine=engine, word_slots=word_slots, prune=prune,
-                         merge_variants=False, ends=False)   # the naive has no post-passes
+                         merge_variants=False, ends=False,   # the naive has no post-passes
+                         slotted_min_span=None)               # ... and min_span for all
     res = find_templates((tokens, offsets, vocab), None, sigma, 5, cfg)
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span,
                            min_fixed, mask_numbers=mask, rounds=rounds, word_slots=word_slots,
@@ -324,7 +325,7 @@ def test_merge_only_mode_matches_bruteforce(seed, sigma, L, max_gap, min_span, p
     if tokens.size == 0:
         return
     raw = mine_suffix(tokens, offsets, sigma, L)
-    cfg = TemplateConfig(merge_variants=False, ends=False,
+    cfg = TemplateConfig(merge_variants=False, ends=False, slotted_min_span=None,
                          max_gap=max_gap, short_parts=False, min_span=min_span, min_fixed=1,
                          prune=prune)
     res = find_templates((tokens, offsets, vocab), raw, sigma, L, cfg)
@@ -366,14 +367,15 @@ def test_word_slots_and_joins_match_bruteforce(seed, n_docs, sigma, part_len, mi
     res = find_templates((tokens, offsets, vocab), None, sigma, 8,
                          TemplateConfig(part_len=part_len, min_span=min_span,
                                         join_share=join_share, merge_variants=False,
-                                        ends=False))
+                                        ends=False, slotted_min_span=None))
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, 4, min_span, 2,
                            join_share=join_share)
     assert fast_as_naive(res) == want
     res = find_templates((tokens, offsets, vocab), None, sigma, 8,
                          TemplateConfig(part_len=part_len, min_span=min_span,
                                         join_share=join_share, drop_nested=False,
-                                        prune=False, merge_variants=False, ends=False))
+                                        prune=False, merge_variants=False, ends=False,
+                                        slotted_min_span=None))
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, 4, min_span, 2,
                            join_share=join_share, drop_nested=False, prune=False)
     assert fast_as_naive(res) == want

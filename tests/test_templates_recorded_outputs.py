@@ -206,9 +206,11 @@ def case_digests(seed: int, drop_nested_field: bool = True) -> list[str]:
     if drop_nested_field:
         cfg["drop_nested"] = False
     cfg["prune"] = False        # the pruned gapped sequence (links.py) came after
-    # the recorded core stages: the post-passes (variants, ends) are tested on their own
+    # the recorded core stages: the post-passes (variants, ends) are tested on their own;
+    # the short slotted templates (slotted_min_span, "auto" by default) came after
     r = find_templates(corpus, pr.raw, c["sigma"], c["L"],
-                       TemplateConfig(**{"merge_variants": False, "ends": False, **cfg}))
+                       TemplateConfig(**{"merge_variants": False, "ends": False,
+                                         "slotted_min_span": None, **cfg}))
     return [_digest(pr.documents.column("frequent_tokens").to_pylist()),
             _digest(*[np.asarray(a).tolist() for a in (fs.covered, fs.run_offsets, fs.starts,
                                                          fs.ends, fs.phrase)]),
@@ -261,3 +263,26 @@ def test_outputs_equal_the_recorded_digests(seed):
     (``drop_nested=False``, ``prune=False``: the nesting filter and the pruned
         gapped sequence are deliberate changes)."""
     assert case_digests(seed) == OLD_DIGESTS[seed]
+
+
+@pytest.mark.parametrize("seed", [2002, 2005, 2013, 2025, 2035, 5010])
+def test_the_default_slotted_span_is_the_resolved_value_given(seed):
+    """The default ``slotted_min_span="auto"`` on the fuzz cases (every knob
+    drawn, post-passes on): the run with the value it resolves to given
+    (L' + 2 when below min_span, else None), table for table."""
+    c = make_case(seed)
+    corpus = ((c["tokens"], c["offsets"]) if c["vocab"] is None
+              else (c["tokens"], c["offsets"], c["vocab"]))
+    pr = find_phrases(corpus, min_docs=c["sigma"], min_len=c["L"], templates=False,
+                      engine=c["peng"])
+    auto = TemplateConfig(**c["cfg"])
+    assert auto.slotted_min_span == "auto"
+    want = auto.resolved_slotted_span(c["L"])
+    part = c["cfg"].get("part_len") or min(c["L"], 4)
+    span = c["cfg"].get("min_span") or c["L"]
+    assert want == (part + 2 if c["cfg"]["short_parts"] and part + 2 < span else None)
+    a = find_templates(corpus, pr.raw, c["sigma"], c["L"], auto)
+    b = find_templates(corpus, pr.raw, c["sigma"], c["L"],
+                       TemplateConfig(**{**c["cfg"], "slotted_min_span": want}))
+    assert a.table.equals(b.table) and a.occurrences.equals(b.occurrences)
+    assert a.summary["parameters"]["slotted_min_span"] == want

@@ -3,9 +3,10 @@
 A block of 6 tokens with slots («© {year} {company} ltd all rights reserved»)
 is below ``min_span`` = L and was never a template.  The option lowers the
 shortest span for patterns with a slot only; everything else is the same
-run: the oracle is the run with the option at 1, filtered by span.  Which
-slots such a short template may have (``short_slots``: number slots only by
-default, number and word slots, any) is a filter on the kinds of its slots:
+run: the oracle is the run with the option at 1, filtered by span.  The
+default, ``"auto"``, is the run with L' + 2 (6 at L = 10) given.  Which
+slots such a short template may have (``short_slots``: number and word
+slots by default, number slots only, any) is a filter on the kinds of its slots:
 the oracle is the run with ``short_slots="any"`` filtered by them."""
 
 from __future__ import annotations
@@ -48,21 +49,46 @@ def test_same_as_the_unfiltered_run_filtered_by_span(seed, s):
         assert np.unique(od[sel]).size == row["df"] >= 5
 
 
-def test_off_and_at_or_above_min_span_is_the_default_run():
+def test_off_and_at_or_above_min_span_is_the_run_without_it():
     store, _ = _corpus(60, [("footer", SHORT_FOOTER, 0.5, "end")], 3)
     for kw in ({}, CORE):
-        base = _run(store, sigma=5, L=10, **kw)
-        for v in (None, 10, 12):
+        base = _run(store, sigma=5, L=10, slotted_min_span=None, **kw)
+        for v in (0, 10, 12):
             r = _run(store, sigma=5, L=10, slotted_min_span=v, short_slots="any", **kw)
             assert r.table.equals(base.table) and r.occurrences.equals(base.occurrences)
+            assert r.summary["parameters"]["slotted_min_span"] == (None if v == 0 else v)
+
+
+def test_the_default_is_part_length_plus_two_when_below_min_span():
+    # "auto" (the default) is the run with slotted_min_span = L' + 2 given,
+    # table for table and in the recorded parameters; off where that is not
+    # below min_span (L = 5, or min_span 6) and in merge-only
+    store, _ = _corpus(60, [("footer", SHORT_FOOTER, 0.5, "end"),
+                            ("listing", LISTING, 0.4, "mid")], 5)
+    assert TemplateConfig().slotted_min_span == "auto"
+    cases = [({}, 10, 6), ({"part_len": 3}, 10, 5), ({"min_span": 6}, 10, None),
+             ({}, 5, None), ({"short_parts": False}, 10, None)]
+    for kw, L, want in cases:
+        assert TemplateConfig(**kw).resolved_slotted_span(L) == want
+        auto = _run(store, sigma=5, L=L, **kw)
+        given = _run(store, sigma=5, L=L, slotted_min_span=want, **kw)
+        assert auto.table.equals(given.table) and auto.occurrences.equals(given.occurrences)
+        assert auto.summary["parameters"] == given.summary["parameters"]
+        assert auto.summary["parameters"]["slotted_min_span"] == want
+    # and at L = 10 it finds what the run without it misses (the 6-token blocks)
+    assert _rows(_run(store, sigma=5)) != _rows(_run(store, sigma=5, slotted_min_span=None))
+    assert min(_run(store, sigma=5).table.column("span_tokens").to_pylist()) == 6
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_short_blocks_are_one_template_each_and_precise(seed):
     store, truth = _corpus(200, [("footer", SHORT_FOOTER, 0.5, "end"),
                                  ("listing", LISTING, 0.3, "mid")], seed)
-    assert not _covering(_run(store), store, truth, "footer")       # below L: none today
+    off = _run(store, slotted_min_span=None)
+    assert not _covering(off, store, truth, "footer")                # below L: none when off
     res = _run(store, slotted_min_span=6, short_slots="word")
+    default = _run(store)                                            # the default: the same
+    assert default.table.equals(res.table) and default.occurrences.equals(res.occurrences)
     for name in ("footer", "listing"):
         cover = _covering(res, store, truth, name)
         # a company slot value on < σ pages is no word-slot value: ~7 % of them
@@ -169,7 +195,10 @@ def test_short_slot_kinds_on_the_blocks():
 def test_validated():
     from repetend.errors import ParameterError
 
-    with pytest.raises(ParameterError):
-        TemplateConfig(slotted_min_span=0).validate()
+    for bad in (-1, "x", "off", 1.5, True, 10 ** 9):
+        with pytest.raises(ParameterError, match="slotted_min_span"):
+            TemplateConfig(slotted_min_span=bad).validate()
+    for ok in (None, 0, "auto", 1, 6):
+        TemplateConfig(slotted_min_span=ok).validate()
     with pytest.raises(ParameterError, match="short_slots"):
         TemplateConfig(short_slots="gap").validate()

@@ -75,6 +75,35 @@ SHINGLE = click.IntRange(1, MAX_SHINGLE)
 SEED = click.IntRange(0, MAX_SEED)
 SECONDS = Real(0.0, MAX_SECONDS, min_open=True)  # time budgets of the service
 
+
+class SlottedSpan(click.ParamType):
+    """``--template-slotted-span``: ``auto`` (the layer's default, L' + 2),
+    ``off`` or 0 (off), or a span of 1 … MAX_LEN tokens."""
+
+    name = "auto|off|K"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool):
+            text = str(value)
+        elif isinstance(value, str):
+            text = value.strip().lower()
+        else:
+            text = repr(value)
+        if text == "auto":
+            return "auto"
+        if text in ("off", "0"):
+            return 0
+        try:
+            v = int(text)
+        except ValueError:
+            self.fail(f"{value!r} is not auto, off or an integer.", param, ctx)
+        if not 1 <= v <= MAX_LEN:
+            self.fail(f"{value!r} is not auto, off or in the range 1<=x<={MAX_LEN}.", param, ctx)
+        return v
+
+
+SLOTTED_SPAN = SlottedSpan()
+
 INPUT_KEYS = ("text_field", "id_field", "url_field", "fmt", "glob", "limit", "on_error", "html",
               "duplicate_ids", "unit", "lang", "lang_detect")
 
@@ -137,13 +166,16 @@ def template_options(fn):
                      help="Templates: the shortest template in tokens, slots included "
                           "(default: --min-len); lower it for short signatures such as "
                           "'Posted by ▢ on ▢'."),
-        click.option("--template-slotted-span", type=LENGTH, default=None,
-                     help="Templates: the shortest template that has a slot, in tokens "
-                          "(default: off, --template-min-span for all); 6 finds a short "
-                          "footer or listing alone ('© ▢ Northlab Company. All rights "
-                          "reserved', 'Showing ▢-▢ of ▢ items'). Such a short template may "
-                          "have number and word slots, not gaps; about 1.2x the layer's time "
-                          "on natural text (docs/templates.md)."),
+        click.option("--template-slotted-span", type=SLOTTED_SPAN, default="auto",
+                     show_default=True,
+                     help="Templates: the shortest template that has a slot, in tokens. auto: "
+                          "the part length + 2 (6 for --min-len 10), so that a short footer "
+                          "or listing is found alone ('© ▢ Northlab Company. All rights "
+                          "reserved', 'Showing ▢-▢ of ▢ items'); such a short template may "
+                          "have number and word slots, not gaps. off (or 0): "
+                          "--template-min-span for all, the tables of the layer before this "
+                          "default (about 0.8x the layer's CPU on natural text; "
+                          "docs/templates.md)."),
         click.option("--template-search-whole", is_flag=True,
                      help="Templates: search every template found on >= --min-docs documents "
                           "over the whole corpus, its slots open to any word or number, so "
@@ -172,7 +204,7 @@ def template_config(kw: dict):
     if kw["no_templates"]:
         return None
     return TemplateConfig(max_gap=kw["max_gap"], min_span=kw["template_min_span"],
-                          slotted_min_span=kw.get("template_slotted_span"),
+                          slotted_min_span=kw.get("template_slotted_span", "auto"),
                           prune=kw["template_prune"], short_parts=kw["template_parts"],
                           merge_variants=not kw.get("template_variants", False),
                           ends=not kw.get("no_template_ends", False),

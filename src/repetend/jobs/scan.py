@@ -212,8 +212,10 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-# template parameters that PhraseConfig.to_params records only when not their
-# default, and the stage stamps then too
+# template parameters that PhraseConfig.to_params records only when on / not
+# their default (template_slotted_span: the span used, whenever on, so a directory
+# written when it was off by default is not reused by a scan at the new default),
+# and the stage stamps then too
 _OPTIONAL_TEMPLATE_KEYS = ("template_slotted_span", "template_short_slots",
                            "template_search_whole")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -22,8 +22,9 @@ ENGINES = ("auto", "bloomspan", "suffix")
 _TEMPLATE_PARAMS = (("max_gap", "max_gap"), ("template_parts", "short_parts"),
                     ("template_min_span", "min_span"), ("template_prune", "prune"),
                     ("template_merge_variants", "merge_variants"), ("template_ends", "ends"))
-# ... and those recorded only when not their default (so that the parameters,
-# and the scan's reuse keys, of a run that does not use them read as before)
+# ... and those recorded only when on / not their default (so that the
+# parameters, and the scan's reuse keys, of a run that does not use them read
+# as before): the slotted span as resolved for L, whenever it is on
 _TEMPLATE_OPTIONAL = (("template_slotted_span", "slotted_min_span"),
                       ("template_short_slots", "short_slots"),
                       ("template_search_whole", "search_whole"))
@@ -132,9 +133,10 @@ class PhraseConfig:
         ``max_gap``, ``template_parts``, ``template_min_span`` and
         ``template_prune`` (TemplateConfig's ``max_gap``, ``short_parts``,
         ``min_span``, ``prune``; its defaults when there is no layer), then
-        ``template_slotted_span`` (``slotted_min_span``) and
-        ``template_short_slots`` (``short_slots``) and ``template_search_whole``
-        (``search_whole``) when not their defaults, and ``df_over`` when it is not ``"documents"`` (so that the
+        ``template_slotted_span`` (``slotted_min_span`` as the layer resolves it
+        for L: 6 by default at L = 10) when on, ``template_short_slots``
+        (``short_slots``) when not its default, ``template_search_whole``
+        (``search_whole``) when on, and ``df_over`` when it is not ``"documents"`` (so that the
         parameters of a run that does not use them read as they always did)."""
         tcfg = self.templates if self.templates is not None else TemplateConfig()
         params: dict[str, Any] = {
@@ -145,10 +147,17 @@ class PhraseConfig:
             "histogram_bins": self.histogram_bins, "templates": self.templates is not None}
         for flat, name in _TEMPLATE_PARAMS:
             params[flat] = getattr(tcfg, name)
-        default = TemplateConfig()
-        for flat, name in _TEMPLATE_OPTIONAL:
-            if getattr(tcfg, name) != getattr(default, name):
-                params[flat] = getattr(tcfg, name)
+        # the slotted span as the layer runs it (resolved for L), and only when
+        # on: a run with it off reads as before the option, and a directory
+        # written before it became the default is not reused as if it had it
+        slotted = (tcfg.resolved_slotted_span(self.min_len) if self.templates is not None
+                   else None)
+        if slotted is not None:
+            params["template_slotted_span"] = slotted
+        if tcfg.short_slots != TemplateConfig().short_slots:
+            params["template_short_slots"] = tcfg.short_slots
+        if tcfg.search_whole:
+            params["template_search_whole"] = True
         params["memory_limit"] = self.memory_limit
         if self.df_over != "documents":
             params["df_over"] = self.df_over
@@ -165,4 +174,11 @@ class PhraseConfig:
             templates = TemplateConfig(**{name: params[flat] for flat, name
                                           in _TEMPLATE_PARAMS + _TEMPLATE_OPTIONAL
                                           if flat in params})
+            # template_slotted_span is the span the run used, absent when off (as
+            # in every summary written before "auto" was the default): "auto"
+            # where that resolves to the same for this L, else that value
+            ran = params.get("template_slotted_span")
+            min_len = known.get("min_len", cls.__dataclass_fields__["min_len"].default)
+            auto = replace(templates, slotted_min_span="auto").resolved_slotted_span(min_len)
+            templates.slotted_min_span = "auto" if auto == ran else ran
         return cls(**known, templates=templates)

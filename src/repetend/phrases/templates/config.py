@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -28,14 +28,19 @@ class TemplateConfig:
         (needs the vocabulary).
     min_span : int or None
         Shortest template (median occurrence span, slots included; default L).
-    slotted_min_span : int or None
-        Shortest template *with at least one slot* (median occurrence span;
-        default None: ``min_span`` for all).  A slot-free pattern shorter than
-        L is a short exact phrase and stays out; a slotted one («© ▢ Northlab
-        Company. All rights reserved», 6 tokens) is counted like any other
-        template (≥ σ documents, ≥ ``min_fixed`` fixed tokens).
+    slotted_min_span : int, "auto" or None
+        Shortest template *with at least one slot* (median occurrence span).
+        ``"auto"`` (the default): L' + 2 (6 for L = 10: the shortest pattern
+        that is one fixed part of L' tokens, a slot and one more fixed token)
+        when the parts are mined at L' (``short_parts``) and that is below
+        ``min_span``; otherwise off (:meth:`resolved_slotted_span`).  None or 0:
+        off, ``min_span`` for all (the tables before this default).  A
+        slot-free pattern shorter than L is a short exact phrase and stays
+        out; a slotted one («© ▢ Northlab Company. All rights reserved», 6
+        tokens) is counted like any other template (≥ σ documents, ≥
+        ``min_fixed`` fixed tokens).
     short_slots : {"word", "number", "any"}
-        With ``slotted_min_span``: which variable slots a template shorter
+        With ``slotted_min_span`` on: which variable slots a template shorter
         than ``min_span`` may have.  ``"word"`` (the default): number and word
         slots (one token; a word slot's values are on ≥ σ documents each: the
         company names footers shared in wording differ in), no gap slot — a
@@ -95,7 +100,7 @@ class TemplateConfig:
     short_parts: bool = True
     mask_numbers: bool = True
     min_span: int | None = None
-    slotted_min_span: int | None = None
+    slotted_min_span: int | str | None = "auto"
     short_slots: str = "word"
     min_fixed: int = 2
     top_values: int = 5
@@ -120,8 +125,14 @@ class TemplateConfig:
             v = getattr(self, name)
             if v is None and name in ("part_len", "min_span", "slotted_min_span"):
                 continue
+            if name == "slotted_min_span" and (
+                    (isinstance(v, str) and v == "auto")
+                    or (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v == 0)):
+                continue                                  # the default, and 0: off
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise ParameterError(f"templates: {name} must be an integer, got {v!r}")
+                raise ParameterError(f"templates: {name} must be an integer"
+                                     + (', "auto" or None' if name == "slotted_min_span" else "")
+                                     + f", got {v!r}")
             if not lo <= v <= hi:
                 raise ParameterError(f"templates: {name} must be in {lo}..{hi}, got {v}")
         for name in ("short_parts", "mask_numbers", "drop_nested", "prune", "merge_variants",
@@ -140,3 +151,31 @@ class TemplateConfig:
             raise ParameterError(f"templates: engine must be auto, bloomspan or suffix, "
                                  f"got {self.engine!r}")
         return self
+
+    def resolved_slotted_span(self, min_len: int) -> int | None:
+        """The ``slotted_min_span`` a run at L = *min_len* uses: an integer, or
+        None for off.
+
+        ``"auto"`` is L' + 2 (L' = ``part_len``, default ``min(L, 4)``: 6 for
+        L ≥ 4) when ``short_parts`` and L' + 2 < ``min_span`` (default L), and
+        off otherwise: in merge-only every fixed part is an exact phrase of ≥ L
+        tokens, and a value ≥ ``min_span`` keeps nothing more.  0 is off; an
+        integer is used as given."""
+        v = self.slotted_min_span
+        if v is None or (not isinstance(v, str) and int(v) == 0):
+            return None
+        if isinstance(v, str):
+            if not self.short_parts:
+                return None
+            part = int(self.part_len) if self.part_len is not None else min(int(min_len), 4)
+            span = int(self.min_span) if self.min_span is not None else int(min_len)
+            return part + 2 if part + 2 < span else None
+        return int(v)
+
+    def resolved(self, min_len: int) -> "TemplateConfig":
+        """This config with ``slotted_min_span`` as :meth:`resolved_slotted_span`
+        gives it for L = *min_len* (an integer or None; itself when unchanged)."""
+        v = self.resolved_slotted_span(min_len)
+        if v == self.slotted_min_span and not isinstance(self.slotted_min_span, str):
+            return self
+        return replace(self, slotted_min_span=v)

@@ -104,6 +104,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     if not cfg.short_parts and raw is None:
         raise ParameterError("templates: short_parts=False chains the exact phrases: pass raw")
     min_docs, L = int(min_docs), int(min_len)
+    cfg = cfg.resolved(L)            # slotted_min_span "auto" / 0 -> an integer or None
     part_len = int(cfg.part_len) if cfg.part_len is not None else min(L, 4)
     min_span = int(cfg.min_span) if cfg.min_span is not None else L
     clock = _Clock()
