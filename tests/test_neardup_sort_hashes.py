@@ -1,0 +1,75 @@
+"""sort_hashes (the shingle kernel's bucket sort) against np.sort, on uniform,
+repeated, clustered and extreme values of every size around its thresholds."""
+
+import numpy as np
+import pytest
+
+from repetend.neardup import _shingle_kernels as SK
+from repetend.neardup.shingles import shingle_sets
+
+
+def _check(x):
+    x = np.ascontiguousarray(x, dtype=np.uint64)
+    before = x.copy()
+    out = np.empty_like(x)
+    SK.sort_hashes(x, out)
+    assert np.array_equal(out, np.sort(before))
+    assert np.array_equal(x, before)          # the source is left as it was
+
+
+SIZES = [0, 1, 2, 3, 23, 24, 25, 63, 64, 65, 100, 257, 1000, 4096, 5000, 70_000, 1_100_000]
+
+
+@pytest.mark.parametrize("m", SIZES)
+def test_uniform(m):
+    rng = np.random.default_rng(m)
+    _check(rng.integers(0, 2**64, size=m, dtype=np.uint64))
+
+
+@pytest.mark.parametrize("m", SIZES)
+def test_repeated_values(m):
+    rng = np.random.default_rng(m + 1)
+    pool = rng.integers(0, 2**64, size=max(1, m // 50), dtype=np.uint64)
+    _check(rng.choice(pool, size=m))
+
+
+@pytest.mark.parametrize("m", SIZES)
+def test_clustered_in_one_bucket(m):
+    rng = np.random.default_rng(m + 2)
+    _check(rng.integers(0, 1 << 20, size=m, dtype=np.uint64))   # every value in bucket 0
+    _check(np.uint64(2**64 - 1) - rng.integers(0, 1 << 20, size=m, dtype=np.uint64))
+
+
+@pytest.mark.parametrize("m", [30, 500, 10_000])
+def test_extremes_sorted_reversed_constant(m):
+    rng = np.random.default_rng(m + 3)
+    x = rng.integers(0, 2**64, size=m, dtype=np.uint64)
+    x[:3] = [0, 2**64 - 1, 2**63]
+    _check(np.sort(x))
+    _check(np.sort(x)[::-1])
+    _check(np.full(m, 7, dtype=np.uint64))
+    _check(np.tile(np.array([2**64 - 1, 0], dtype=np.uint64), m // 2))
+
+
+def test_shingle_sets_sorted_distinct_random():
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        n_docs = int(rng.integers(1, 20))
+        lens = rng.integers(0, 400, size=n_docs)
+        vocab = int(rng.integers(1, 30))
+        tokens = rng.integers(0, vocab, size=int(lens.sum())).astype(np.int32)
+        offsets = np.zeros(n_docs + 1, dtype=np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        tok_hash = rng.integers(0, 2**64, size=vocab, dtype=np.uint64)
+        k = int(rng.integers(1, 6))
+        sets = shingle_sets(tokens, offsets, tok_hash, k)
+        for d in range(n_docs):
+            a, b = offsets[d], offsets[d + 1]
+            n = b - a
+            if n == 0:
+                want = []
+            elif n < k:
+                want = [SK._shingle_hash(tok_hash, tokens, a, n)]
+            else:
+                want = [SK._shingle_hash(tok_hash, tokens, a + i, k) for i in range(n - k + 1)]
+            assert np.array_equal(sets.of(d), np.unique(np.array(want, dtype=np.uint64)))
