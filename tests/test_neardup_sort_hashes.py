@@ -73,3 +73,18 @@ def test_shingle_sets_sorted_distinct_random():
             else:
                 want = [SK._shingle_hash(tok_hash, tokens, a + i, k) for i in range(n - k + 1)]
             assert np.array_equal(sets.of(d), np.unique(np.array(want, dtype=np.uint64)))
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 9])
+def test_window_hashes_vs_one_window_at_a_time(k):
+    rng = np.random.default_rng(k)
+    tok_hash = rng.integers(0, 2**64, size=50, dtype=np.uint64)
+    for n in [k, k + 1, k + 62, k + 63, k + 64, k + 200, 1000]:
+        tokens = rng.integers(0, 50, size=n + 7).astype(np.int32)
+        a = 3
+        m = n - k + 1
+        out = np.zeros(m, dtype=np.uint64)
+        h = np.empty(n, dtype=np.uint64)
+        SK.window_hashes(tokens, a, n, tok_hash, k, h, out)
+        want = [SK._shingle_hash(tok_hash, tokens, a + i, k) for i in range(m)]
+        assert np.array_equal(out, np.array(want, dtype=np.uint64))
