@@ -91,6 +91,8 @@ def main() -> None:
     ap.add_argument("--store", required=True)
     ap.add_argument("--modes", default="streamed,held")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--old-src", help="a src/ directory of another version: modes 'old-streamed', "
+                    "'old-held' run with it on PYTHONPATH (e.g. a `git archive` of the commit before)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -98,9 +100,15 @@ def main() -> None:
         return
     rows = []
     for mode in args.modes.split(","):
-        out = subprocess.run([sys.executable, __file__, "--store", args.store, "--one", mode],
-                             check=True, capture_output=True, text=True, env=os.environ).stdout
+        env = dict(os.environ)
+        one = mode
+        if mode.startswith("old-"):
+            env["PYTHONPATH"] = args.old_src
+            one = mode[4:]
+        out = subprocess.run([sys.executable, __file__, "--store", args.store, "--one", one],
+                             check=True, capture_output=True, text=True, env=env).stdout
         r = json.loads(out.strip().splitlines()[-1])
+        r["mode"] = mode
         rows.append(r)
         if args.json:
             print(json.dumps(r), flush=True)

@@ -1,5 +1,5 @@
-"""sort_hashes (the shingle kernel's bucket sort) against np.sort, on uniform,
-repeated, clustered and extreme values of every size around its thresholds."""
+"""The fast shingling and verification kernels against simple oracles: sort_hashes
+vs np.sort, window_hashes vs one window at a time, intersection sizes vs Python sets."""
 
 import numpy as np
 import pytest
@@ -88,3 +88,29 @@ def test_window_hashes_vs_one_window_at_a_time(k):
         SK.window_hashes(tokens, a, n, tok_hash, k, h, out)
         want = [SK._shingle_hash(tok_hash, tokens, a + i, k) for i in range(m)]
         assert np.array_equal(out, np.array(want, dtype=np.uint64))
+
+
+def test_intersection_sizes_vs_python_sets():
+    from repetend.neardup.pairs import intersection_sizes
+    from repetend.neardup.shingles import ShingleSets
+
+    rng = np.random.default_rng(11)
+    sets = []
+    # sizes from empty to far apart (the search path: one set > 32x the other)
+    for size in [0, 1, 2, 5, 31, 33, 64, 100, 1000, 3000, 5000]:
+        for _ in range(3):
+            sets.append(rng.integers(0, 4 * size + 8, size=size, dtype=np.uint64))
+    sets = [np.unique(s) for s in sets]
+    sets.append(np.array([0, 2**64 - 1], dtype=np.uint64))
+    sets.append(np.arange(0, 6000, 2, dtype=np.uint64))
+    sets.append(np.array([2**64 - 1], dtype=np.uint64))
+    offsets = np.zeros(len(sets) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in sets], out=offsets[1:])
+    ss = ShingleSets(np.concatenate(sets).astype(np.uint64), offsets, 5)
+    n = len(sets)
+    a, b = np.meshgrid(np.arange(n), np.arange(n))
+    a, b = a.ravel(), b.ravel()
+    got = intersection_sizes(ss, a, b)
+    want = [len(set(sets[i].tolist()) & set(sets[j].tolist())) for i, j in zip(a, b)]
+    assert got.tolist() == want
+    assert max(want) > 100 and min(want) == 0
