@@ -87,6 +87,7 @@ def shingle_sets(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int6
     """Build every document's shingle set in one compiled pass."""
     if k < 1:
         raise ParameterError(f"shingle size k must be >= 1, got {k}")
+    from .minhash import _run_ranges   # here: minhash imports this module
     tokens = np.ascontiguousarray(tokens, dtype=np.int32)
     doc_offsets = np.ascontiguousarray(doc_offsets, dtype=np.int64)
     counts = K.shingle_counts(doc_offsets, k)
@@ -110,9 +111,11 @@ def shingle_sets(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int6
         np.cumsum(counts[d0:d1], out=raw_offsets[1:])
         part = raw[pos:pos + int(raw_offsets[-1])]
         uniq = np.empty(d1 - d0, dtype=np.int64)
+        # documents in ranges of about equal windows on plain threads (the kernel is
+        # serial over its range and releases the GIL)
         with np.errstate(over="ignore"):  # uint64 wrap-around is the hash (JIT-off runs warn)
-            K.shingle_fill(tokens, doc_offsets[d0:d1 + 1], tok_hash, np.int64(k), raw_offsets,
-                           part, uniq)
+            _run_ranges(K.shingle_fill, (tokens, doc_offsets[d0:d1 + 1], tok_hash, np.int64(k),
+                                         raw_offsets, part, uniq), raw_offsets, 8)
         part_offsets = np.zeros(d1 - d0 + 1, dtype=np.int64)
         np.cumsum(uniq, out=part_offsets[1:])
         # the distinct shingles moved to the front of the chunk's part

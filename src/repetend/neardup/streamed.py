@@ -36,7 +36,7 @@ from .shingles import ShingleSets, shingle_sets
 
 __all__ = ["StreamedSignatures", "sets_of", "streamed_signatures", "verify_streamed"]
 
-CHUNK_WINDOWS = 1 << 20  # shingle windows per chunk (8 MB of uint64 hashes)
+CHUNK_WINDOWS = 1 << 19  # shingle windows per chunk (4 MB of uint64 hashes)
 VERIFY_WINDOWS = 1 << 23  # windows of the documents of one batch of verified pairs
 
 
