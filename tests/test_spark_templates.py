@@ -149,3 +149,45 @@ def test_templates_over_groups_equal_local(spark):
     want = repetend.find_phrases(_local_store(ids, texts, urls), cfg, groups=labels)
     assert want.templates.table.num_rows > 0
     _same_templates(got, want)
+
+
+def test_padded_lengths_keep_the_order_of_the_original_lengths():
+    """The layer picks each template's example in the shortest document: widened
+    lengths must be ordered as the original ones (ties kept), and hold the content."""
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        nd = int(rng.integers(1, 30))
+        content = rng.integers(1, 40, size=nd)
+        n_tok = content + rng.integers(0, 60, size=nd)
+        n_tok[rng.random(nd) < 0.3] = n_tok[0]
+        offsets = np.zeros(nd + 1, np.int64)
+        np.cumsum(content, out=offsets[1:])
+        toks = np.arange(offsets[-1], dtype=np.int32)
+        posm = np.arange(offsets[-1], dtype=np.int64)
+        sp = np.zeros((offsets[-1], 2), np.int64)
+        sigma = int(rng.integers(2, 6))
+        t2, p2, s2, o2, n_pad = ST._pad_lengths(toks, posm, sp, offsets, n_tok, 1000, sigma)
+        ln = np.diff(o2)
+        assert (ln >= content + 1).all()
+        for a in range(nd):
+            for b in range(nd):
+                assert (n_tok[a] < n_tok[b]) == (ln[a] < ln[b])
+        for d in range(nd):       # content first, then the separator, then padding
+            seg = t2[o2[d]:o2[d + 1]]
+            assert np.array_equal(seg[:content[d]], toks[offsets[d]:offsets[d + 1]])
+            assert seg[content[d]] == 1000 + d
+            assert (seg[content[d] + 1:] >= 1000 + nd).all()
+            assert (p2[o2[d] + content[d]:o2[d + 1]] == -1).all()
+        pad = t2[t2 >= 1000 + nd]
+        for v in np.unique(pad):  # no padding token in σ documents
+            docs = np.unique(np.searchsorted(o2, np.flatnonzero(t2 == v), side="right") - 1)
+            assert docs.size < sigma
+
+
+def test_templates_equal_local_on_weblike_200(spark):
+    """On 200 weblike documents the widened lengths decide an example document
+    (without the padding, example_doc_id differed from the local table)."""
+    c = repetend.synth.weblike(200)
+    ids = [f"d{i:05d}" for i in range(len(c))]
+    got, want = _check(spark, ids, c.texts, c.urls, repetend.PhraseConfig(min_docs=5, min_len=8))
+    assert want.templates.table.num_rows > 3

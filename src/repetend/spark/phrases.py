@@ -24,7 +24,8 @@ exact mining run on the driver (proof of equality with the local result in
 Token ids of the reduced corpus follow the order of the local token store's vocabulary
 (order of first occurrence in the corpus), so that the canonical phrase order — whose
 last tie-break compares token ids — is the local one.  Templates with variable parts
-(``PhraseConfig.templates``) are not searched on Spark.
+(``PhraseConfig.templates``): the local layer on a widened reduced corpus
+(:mod:`repetend.spark.templates`).
 """
 
 from __future__ import annotations
@@ -269,9 +270,10 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     Returns
     -------
     PhraseResult
-        The local result type with the same tables (``templates`` is None: templates
-        are not searched on Spark); ``raw`` holds global token positions of the whole
-        corpus; ``summary["spark"]`` has the pre-filter figures (words, k-grams and
+        The local result type with the same tables (``templates`` from the widened
+        corpus when ``config.templates`` is set, :mod:`repetend.spark.templates`;
+        template occurrences with char_start/char_end); ``raw`` holds global
+        token positions of the whole corpus; ``summary["spark"]`` has the pre-filter figures (words, k-grams and
         positions kept, islands).
 
     Notes

@@ -413,6 +413,16 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
     figures.update(tokens=int(n), separators=int(gap_at.size), kept_share=n / max(n_tokens, 1))
     if res is None:
         return None, plan, figures
+    # the summary's corpus figures are of the whole corpus, as locally
+    sm = res.summary
+    sm["documents"], sm["tokens"] = int(doc_offsets.size - 1), int(n_tokens)
+    for key in ("template", "exact", "union", "gained"):
+        if f"{key}_covered_share" in sm or key == "gained":
+            cnt = sm.get(f"{key}_covered_tokens" if key != "gained" else "gained_tokens")
+            if cnt is not None:
+                sm[f"{key}_covered_share" if key != "gained" else "gained_share"] = \
+                    cnt / max(int(n_tokens), 1)
+    sm["spark"] = figures
     o = res.occurrences
     od = numpy_column(o.column("doc_index"), np.int64)
     base = offsets_w[od]
