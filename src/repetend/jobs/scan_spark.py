@@ -129,8 +129,9 @@ def start(config, *, quiet: bool, say: Callable[[str], None]):
                              f"in this process; stop it to scan on {config.spark_master}")
     say(f"starting Spark ({config.spark_master}) …")
     say("spark: on the executors: reading, document order, ids, tokens, near-duplicates, the "
-        "phrase pre-filter; driver: mining the reduced corpus, templates, cleaning plan, "
-        "report, on its own token store")
+        "phrase pre-filter, the widened corpus of the templates; driver: mining the reduced "
+        "corpus, the template layer on the widened one; character offsets, cleaning plan, "
+        "report on its own token store")
     spark = local_session(config.spark_master, "repetend scan", quiet=quiet)
     io = config.input_options
     cols = {"id_col": io.get("id_field") or "id", "text_col": io.get("text_field") or "text",
@@ -161,7 +162,8 @@ def near_duplicates(spark, input_list: list[str], ncfg, store: TokenStore, cols:
 def phrases(spark, input_list: list[str], pcfg, store: TokenStore, cols: dict, config,
             say: Callable[[str], None], groups=None):
     """Phrases mined on Spark (pre-filter on the executors, mining of the reduced
-    corpus on the driver), with the template layer run on the driver's store."""
+    corpus on the driver), templates from the widened reduced corpus; the character
+    offsets of the exact occurrences and spans still from the driver's store."""
     from ..phrases.find import add_char_offsets, run_templates
     from ..spark import find_phrases as spark_phrases
 
@@ -170,10 +172,13 @@ def phrases(spark, input_list: list[str], pcfg, store: TokenStore, cols: dict, c
                         on_error=config.input_options.get("on_error") or "skip",
                         **({} if groups is None else {"groups": groups}))
     same_order(res.documents.column("doc_id").to_pylist(), store, "phrases")
-    if pcfg.templates is not None and pcfg.min_docs >= 2 and store.n_tokens:
-        # the pre-filter drops the text between frequent parts, so the
-        # template layer runs here, on the local store, over the exact
-        # phrases Spark found (global token positions of this store)
+    if res.templates is not None or "templates_skipped" in res.summary:
+        # the template layer ran on the widened reduced corpus (repetend.spark.templates),
+        # its occurrences with character offsets from the executors' token spans
+        say("spark: templates with variable parts from the widened corpus (driver: the "
+            "local layer on it) …")
+    elif pcfg.templates is not None and pcfg.min_docs >= 2 and store.n_tokens:
+        # no template result from Spark (an empty corpus): the layer on the local store
         say("driver: templates with variable parts, on the driver's store …")
         frequent = round(res.summary["frequent_share"] * store.n_tokens)
         res.templates, plan = run_templates(store, res.raw, pcfg, store.n_tokens, frequent,

@@ -24,7 +24,8 @@ exact mining run on the driver (proof of equality with the local result in
 Token ids of the reduced corpus follow the order of the local token store's vocabulary
 (order of first occurrence in the corpus), so that the canonical phrase order — whose
 last tie-break compares token ids — is the local one.  Templates with variable parts
-(``PhraseConfig.templates``) are not searched on Spark.
+(``PhraseConfig.templates``): the local layer on a widened reduced corpus
+(:mod:`repetend.spark.templates`).
 """
 
 from __future__ import annotations
@@ -269,9 +270,10 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     Returns
     -------
     PhraseResult
-        The local result type with the same tables (``templates`` is None: templates
-        are not searched on Spark); ``raw`` holds global token positions of the whole
-        corpus; ``summary["spark"]`` has the pre-filter figures (words, k-grams and
+        The local result type with the same tables (``templates`` from the widened
+        corpus when ``config.templates`` is set, :mod:`repetend.spark.templates`;
+        template occurrences with char_start/char_end); ``raw`` holds global
+        token positions of the whole corpus; ``summary["spark"]`` has the pre-filter figures (words, k-grams and
         positions kept, islands).
 
     Notes
@@ -374,8 +376,13 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         isl = src.mapInArrow(
             lambda it, _w=words_bc, _g=grams_bc, _k=k:
             _island_batches(it, words_bc=_w, grams_bc=_g, k=_k), is_schema).toArrow()
-    finally:
+    except BaseException:
         for d in persisted:
+            d.unpersist()
+        raise
+    with_templates = cfg.templates is not None and min_docs >= 2
+    for d in persisted:
+        if not (with_templates and (d is docs or d is toks)):
             d.unpersist()
     t_filter = time.perf_counter() - t0
 
@@ -477,12 +484,31 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     })
     hosts = hosts_table(documents) if has_urls else None
 
+    templates = template_plan = None
+    t_tpl = 0.0
+    if with_templates:
+        try:
+            if n_tokens:
+                from .templates import find_templates as spark_templates
+
+                t2 = time.perf_counter()
+                templates, template_plan, tpl_figures = spark_templates(
+                    spark, docs, toks, cfg, raw, doc_offsets=doc_offsets, doc_ids=doc_ids,
+                    n_tokens=n_tokens, frequent_tokens=int(fcovered.sum()), unit=unit,
+                    groups=None if groups is None else grp.label, min_docs=min_docs)
+                t_tpl = time.perf_counter() - t2
+        finally:
+            docs.unpersist()
+            toks.unpersist()
+
     summary = phrase_summary(
         cfg, engine, reason, n_tok, covered, share, int(fcovered.sum()), fshare,
         n_spans=int(span_doc.shape[0]), n_occurrences=int(occ_global.shape[0]),
         psi=lengths * df, df=df, lengths=lengths, occurrences=counts, texts=texts,
         doc_ids=doc_ids.to_pylist(),
-        timings={"prefilter": t_filter, "mine": t_mine, "total": time.perf_counter() - t0},
+        timings={"prefilter": t_filter, "mine": t_mine,
+                 **({"templates": t_tpl} if with_templates else {}),
+                 "total": time.perf_counter() - t0},
         engine_stats=engine_stats)
     if groups is not None:
         summary["parameters"]["groups"] = grp.n_groups
@@ -494,6 +520,11 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
                         "kept_share": n_kept / n_tokens}
     if hosts is not None:
         summary["hosts"] = hosts.num_rows
+    if templates is not None:
+        summary["templates"] = templates.summary
+        summary["spark"]["templates"] = tpl_figures
+    elif template_plan is not None:
+        summary["templates_skipped"] = template_plan
     return PhraseResult(phrases=phrases, documents=documents, hosts=hosts,
                         occurrences=occurrences, summary=summary, config=cfg, raw=raw,
-                        n_tokens=n_tokens, spans=spans)
+                        n_tokens=n_tokens, spans=spans, templates=templates)
