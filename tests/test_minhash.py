@@ -275,8 +275,10 @@ def test_threaded_ranges_equal_one_thread(scheme):
     np.cumsum(sizes, out=offsets[1:])
     hashes = np.sort(rng.integers(0, 2**63, offsets[-1], dtype=np.uint64))  # sorted overall is fine
     ss = ShingleSets(hashes, offsets, 5)
-    old_min = M._PARALLEL_MIN_WORK
-    M._PARALLEL_MIN_WORK = 1000
+    from repetend.neardup import _threads
+
+    old_min = _threads._PARALLEL_MIN_WORK
+    _threads._PARALLEL_MIN_WORK = 1000
     try:
         many = minhash_signatures(ss, 24, seed=9, scheme=scheme).values
         threads = numba.get_num_threads()
@@ -286,7 +288,7 @@ def test_threaded_ranges_equal_one_thread(scheme):
         finally:
             numba.set_num_threads(threads)
     finally:
-        M._PARALLEL_MIN_WORK = old_min
+        _threads._PARALLEL_MIN_WORK = old_min
     assert np.array_equal(many, one)
     bounds = M._work_bounds(offsets, 24)
     assert bounds[0] == 0 and bounds[-1] == sizes.size and np.all(np.diff(bounds) > 0)

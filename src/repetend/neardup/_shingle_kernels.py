@@ -150,7 +150,7 @@ def shingle_fill(tokens, doc_offsets, tok_hash, k, raw_offsets, raw, uniq_counts
     """Fill ``raw`` with the shingle hashes of documents d0 <= d < d1, each sorted and
     deduplicated in place at the front of its segment; the distinct count goes to
     ``uniq_counts``.  Serial over its range (no ``prange`` team: the shingling runs
-    ranges on plain threads, :func:`repetend.neardup.minhash._run_ranges`, whose
+    ranges on plain threads, :func:`repetend.neardup._threads._run_ranges`, whose
     waits do not spin on a busy machine); one scratch buffer per range."""
     big = 0
     for d in range(d0, d1):

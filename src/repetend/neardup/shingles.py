@@ -87,7 +87,7 @@ def shingle_sets(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.int6
     """Build every document's shingle set in one compiled pass."""
     if k < 1:
         raise ParameterError(f"shingle size k must be >= 1, got {k}")
-    from .minhash import _run_ranges   # here: minhash imports this module
+    from ._threads import _run_ranges
     tokens = np.ascontiguousarray(tokens, dtype=np.int32)
     doc_offsets = np.ascontiguousarray(doc_offsets, dtype=np.int64)
     counts = K.shingle_counts(doc_offsets, k)

@@ -221,7 +221,7 @@ def _ranks(spark, toks, hashes: np.ndarray) -> tuple[np.ndarray, int]:
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    from .phrases import _word_stat_batches
+    from ._prefilter import _word_stat_batches
 
     ws_schema = T.StructType([T.StructField("hash", T.LongType()), T.StructField("df", T.LongType()),
                               T.StructField("first_doc", T.LongType()),
@@ -293,8 +293,8 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
 
     from ..phrases import RawPhrases, run_templates
     from ..phrases.frequent_spans import frequent_spans
-    from .phrases import _sketch_batches, _survivor_batches, _word_stat_batches, _saturating_sum
-    from .phrases import SKETCH_DEPTH, SKETCH_WIDTH
+    from ._prefilter import (SKETCH_DEPTH, SKETCH_WIDTH, _saturating_sum, _sketch_batches,
+                             _survivor_batches, _word_stat_batches)
 
     tcfg = cfg.templates
     L = int(cfg.min_len)
