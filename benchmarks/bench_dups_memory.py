@@ -15,6 +15,9 @@ Each side runs in a fresh subprocess (its own peak), on the same files:
   inserted and queried, every candidate verified exactly (shingle sets rebuilt
   for the candidates only).
 
+``--timeline`` runs only the repetend side in this process and prints its private
+memory at each stage boundary of the streamed path (where the peak sits).
+
 Printed: wall seconds, peak RSS (VmHWM, the kernel's peak of private + mapped
 pages), peak private memory (RssAnon, sampled every 5 ms), pairs found, and the
 ratios.  Needs ``pip install rensa``.
@@ -135,13 +138,71 @@ def run_rensa(go_root: str) -> dict:
     return {"wall": wall, "pairs": pairs, "candidates": len(cand), **_peaks(mb)}
 
 
+def run_timeline(store: str) -> None:
+    """Private memory at the streamed path's stage boundaries (one process): imports,
+    opening the store, each stage's start and end, writing; the peak since the mark
+    before is sampled every 2 ms."""
+    import tempfile
+    import threading
+
+    samples: list[tuple[float, int]] = []
+    marks: list[tuple[float, str, int]] = []
+    stop = threading.Event()
+
+    def sample():
+        while not stop.wait(0.002):
+            samples.append((time.perf_counter(), _status()["RssAnon"]))
+
+    def mark(label):
+        marks.append((time.perf_counter(), label, _status()["RssAnon"]))
+
+    threading.Thread(target=sample, daemon=True).start()
+    from repetend.corpus.store import TokenStore
+    from repetend.neardup import NearDupConfig, find_near_duplicates
+    import repetend.neardup.find as find_mod
+    import repetend.neardup.streamed as streamed
+
+    for name in ("streamed_signatures", "verify_streamed", "sets_of"):
+        inner = getattr(streamed, name)
+
+        def wrapped(*a, _inner=inner, _name=name, **k):
+            mark(f"{_name} start")
+            out = _inner(*a, **k)
+            mark(f"{_name} end")
+            return out
+
+        setattr(streamed, name, wrapped)
+        if hasattr(find_mod, name):
+            setattr(find_mod, name, wrapped)
+    mark("imports")
+    st = TokenStore.open(store)
+    mark("store opened")
+    res = find_near_duplicates(st, NearDupConfig())
+    mark("found")
+    with tempfile.TemporaryDirectory() as d:
+        res.write(Path(d) / "dups")
+    mark("tables written")
+    stop.set()
+    prev = 0.0
+    print(f"{'after':28} {'private MB':>10} {'peak since the mark before':>27}")
+    for t, label, now in marks:
+        peak = max([v for (ts, v) in samples if prev <= ts <= t] + [now])
+        print(f"{label:28} {now / 2**20:10.1f} {peak / 2**20:27.1f}")
+        prev = t
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--go", default="/usr/share/go-1.19/src")
     ap.add_argument("--store", required=True, help="token store of the same files "
                     "(TokenStore.from_texts(texts, ids=names, unit='code', lang='go'))")
     ap.add_argument("--one", choices=["repetend", "rensa"], help=argparse.SUPPRESS)
+    ap.add_argument("--timeline", action="store_true",
+                    help="only repetend, in this process: private memory at each stage boundary")
     a = ap.parse_args()
+    if a.timeline:
+        run_timeline(a.store)
+        return
     if a.one:
         out = run_repetend(a.store) if a.one == "repetend" else run_rensa(a.go)
         print(json.dumps(out))
