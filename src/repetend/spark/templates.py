@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..corpus.store import TokenStore
-from . import _kernels as SK
+from ._prefilter import covered
 from .io import binary_of, numpy_column, pack_binary
 
 __all__ = ["reach"]
@@ -78,30 +78,6 @@ def _masked_batches(batches, *, unit):
                                          names=["doc_index", "tokens"])
 
 
-def _covered(h, off, words, grams, k):
-    """Positions covered by a frequent k-gram of the (masked) hashes *h*."""
-    h = np.ascontiguousarray(h)
-    if words.size:
-        pos = np.minimum(np.searchsorted(words, h), words.size - 1)
-        ok = words[pos] == h
-    else:
-        ok = np.zeros(h.size, dtype=bool)
-    counts = SK.kgram_counts(off, k)
-    woff = np.zeros(counts.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=woff[1:])
-    wh = np.empty(int(woff[-1]), dtype=np.uint64)
-    valid = np.empty(int(woff[-1]), dtype=np.bool_)
-    SK.kgram_hashes(h, off, np.int64(k), ok, woff, wh, valid)
-    if grams.size:
-        gp = np.minimum(np.searchsorted(grams, wh), grams.size - 1)
-        freq = valid & (grams[gp] == wh)
-    else:
-        freq = np.zeros(wh.size, dtype=bool)
-    keep = np.zeros(h.size, dtype=np.bool_)
-    SK.island_mask(off, np.int64(k), woff, freq, keep)
-    return keep
-
-
 def _dilate(keep, off, w):
     """Every position within *w* tokens (same document) of a kept one."""
     n = keep.size
@@ -132,7 +108,7 @@ def _kept_batches(batches, *, words_bc, grams_bc, k, w, unit):
         n = int(off[-1])
         if n == 0:
             continue
-        keep = _dilate(_covered(_masked(tb, n), off, words, grams, k), off, w)
+        keep = _dilate(covered(_masked(tb, n), off, words, grams, k), off, w)
         cs = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(keep, out=cs[1:])
         kept = cs[off[1:]] - cs[off[:-1]]
