@@ -21,7 +21,7 @@ import numpy as np
 
 from ..corpus.store import TokenStore
 from ._prefilter import covered
-from .io import binary_of, numpy_column, pack_binary
+from .io import binary_of, numpy_column, pack_binary, token_batches
 
 __all__ = ["reach"]
 
@@ -65,14 +65,7 @@ def _masked_batches(batches, *, unit):
     """(doc_index, tokens): token hashes with every all-digit token as NUM_HASH."""
     import pyarrow as pa
 
-    from ..corpus.tokenizer import tokenize_batch
-
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        idx = numpy_column(batch.column("doc_index"), np.int64)
-        texts = [t if t is not None else "" for t in batch.column("text").to_pylist()]
-        tb = tokenize_batch(texts, unit=unit)
+    for idx, _, tb in token_batches(batches, unit):
         off = np.asarray(tb.doc_offsets, np.int64)
         yield pa.RecordBatch.from_arrays([pa.array(idx), pack_binary(_masked(tb, int(off[-1])), off)],
                                          names=["doc_index", "tokens"])
@@ -95,15 +88,10 @@ def _kept_batches(batches, *, words_bc, grams_bc, k, w, unit):
     and strings, their character spans, and the text of each kept run."""
     import pyarrow as pa
 
-    from ..corpus.tokenizer import token_spans, tokenize_batch
+    from ..corpus.tokenizer import token_spans
 
     words, grams = words_bc.value, grams_bc.value
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        idx = numpy_column(batch.column("doc_index"), np.int64)
-        texts = [t if t is not None else "" for t in batch.column("text").to_pylist()]
-        tb = tokenize_batch(texts, unit=unit)
+    for idx, texts, tb in token_batches(batches, unit):
         off = np.asarray(tb.doc_offsets, np.int64)
         n = int(off[-1])
         if n == 0:
