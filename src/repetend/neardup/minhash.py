@@ -57,7 +57,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-import numba
 import numpy as np
 import numpy.typing as npt
 

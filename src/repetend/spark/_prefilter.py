@@ -54,24 +54,47 @@ def _word_stat_batches(batches):
             names=["hash", "df", "first_doc", "first_pos"])
 
 
-def _windows(batch, words, k):
-    """Window hashes of a batch: (doc_index, token hashes, doc offsets, window offsets,
-    window hashes, valid) — valid windows consist of frequent words only."""
-    idx = numpy_column(batch.column("doc_index"), np.int64)
-    h, off = binary_of(batch.column("tokens"), np.uint64)
-    h = np.ascontiguousarray(h)
-    if words.size:
-        pos = np.minimum(np.searchsorted(words, h), words.size - 1)
-        ok = words[pos] == h
-    else:
-        ok = np.zeros(h.size, dtype=bool)
+def _in_sorted(values, table):
+    """Per value: whether it is in the sorted array *table*."""
+    if table.size == 0:
+        return np.zeros(values.size, dtype=bool)
+    pos = np.minimum(np.searchsorted(table, values), table.size - 1)
+    return table[pos] == values
+
+
+def window_hashes(h, off, words, k):
+    """The k-gram windows of the token hashes *h* (contiguous uint64, document
+    offsets *off*): (window offsets per document, window hashes, valid) — valid
+    windows consist of words in the sorted array *words* only."""
+    ok = _in_sorted(h, words)
     counts = SK.kgram_counts(off, k)
     woff = np.zeros(counts.size + 1, dtype=np.int64)
     np.cumsum(counts, out=woff[1:])
     wh = np.empty(int(woff[-1]), dtype=np.uint64)
     valid = np.empty(int(woff[-1]), dtype=np.bool_)
     SK.kgram_hashes(h, off, np.int64(k), ok, woff, wh, valid)
-    return idx, h, off, woff, wh, valid
+    return woff, wh, valid
+
+
+def covered(h, off, words, grams, k):
+    """The positions of the token hashes *h* (document offsets *off*) covered by a
+    valid k-gram (:func:`window_hashes`) whose hash is in the sorted array *grams*:
+    the islands."""
+    h = np.ascontiguousarray(h)
+    woff, wh, valid = window_hashes(h, off, words, k)
+    freq = valid & _in_sorted(wh, grams)
+    keep = np.zeros(h.size, dtype=np.bool_)
+    SK.island_mask(off, np.int64(k), woff, freq, keep)
+    return keep
+
+
+def _windows(batch, words, k):
+    """Window hashes of a batch: (doc_index, token hashes, doc offsets, window offsets,
+    window hashes, valid), per :func:`window_hashes`."""
+    idx = numpy_column(batch.column("doc_index"), np.int64)
+    h, off = binary_of(batch.column("tokens"), np.uint64)
+    h = np.ascontiguousarray(h)
+    return (idx, h, off) + window_hashes(h, off, words, k)
 
 
 def _distinct(wh, valid, woff):
@@ -124,14 +147,9 @@ def _island_batches(batches, *, words_bc, grams_bc, k):
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        idx, h, off, woff, wh, valid = _windows(batch, words, k)
-        if grams.size:
-            pos = np.minimum(np.searchsorted(grams, wh), grams.size - 1)
-            freq = valid & (grams[pos] == wh)
-        else:
-            freq = np.zeros(wh.size, dtype=bool)
-        keep = np.zeros(h.size, dtype=np.bool_)
-        SK.island_mask(off, np.int64(k), woff, freq, keep)
+        idx = numpy_column(batch.column("doc_index"), np.int64)
+        h, off = binary_of(batch.column("tokens"), np.uint64)
+        keep = covered(h, off, words, grams, k)
         cs = np.zeros(h.size + 1, dtype=np.int64)
         np.cumsum(keep, out=cs[1:])
         kept = cs[off[1:]] - cs[off[:-1]]

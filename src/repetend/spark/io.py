@@ -292,13 +292,14 @@ def pack_binary(values: np.ndarray, offsets: np.ndarray):
 
 def token_batches(batches, unit: str):
     """The non-empty Arrow batches of ``(doc_index, text)`` tokenized on an executor:
-    yields ``(doc_index array, texts, TokenizedBatch)``."""
+    yields ``(doc_index array, texts, TokenizedBatch)``; a null text is an empty
+    document (``""``)."""
     from ..corpus.tokenizer import tokenize_batch
 
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        texts = batch.column("text").to_pylist()
+        texts = [t if t is not None else "" for t in batch.column("text").to_pylist()]
         yield (numpy_column(batch.column("doc_index"), np.int64), texts,
                tokenize_batch(texts, unit=unit))
 

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from ..corpus.store import TokenStore
-from . import _kernels as SK
-from .io import binary_of, numpy_column, pack_binary
+from ._prefilter import covered
+from .io import binary_of, numpy_column, pack_binary, token_batches
 
 __all__ = ["reach"]
 
@@ -65,41 +65,10 @@ def _masked_batches(batches, *, unit):
     """(doc_index, tokens): token hashes with every all-digit token as NUM_HASH."""
     import pyarrow as pa
 
-    from ..corpus.tokenizer import tokenize_batch
-
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        idx = numpy_column(batch.column("doc_index"), np.int64)
-        texts = [t if t is not None else "" for t in batch.column("text").to_pylist()]
-        tb = tokenize_batch(texts, unit=unit)
+    for idx, _, tb in token_batches(batches, unit):
         off = np.asarray(tb.doc_offsets, np.int64)
         yield pa.RecordBatch.from_arrays([pa.array(idx), pack_binary(_masked(tb, int(off[-1])), off)],
                                          names=["doc_index", "tokens"])
-
-
-def _covered(h, off, words, grams, k):
-    """Positions covered by a frequent k-gram of the (masked) hashes *h*."""
-    h = np.ascontiguousarray(h)
-    if words.size:
-        pos = np.minimum(np.searchsorted(words, h), words.size - 1)
-        ok = words[pos] == h
-    else:
-        ok = np.zeros(h.size, dtype=bool)
-    counts = SK.kgram_counts(off, k)
-    woff = np.zeros(counts.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=woff[1:])
-    wh = np.empty(int(woff[-1]), dtype=np.uint64)
-    valid = np.empty(int(woff[-1]), dtype=np.bool_)
-    SK.kgram_hashes(h, off, np.int64(k), ok, woff, wh, valid)
-    if grams.size:
-        gp = np.minimum(np.searchsorted(grams, wh), grams.size - 1)
-        freq = valid & (grams[gp] == wh)
-    else:
-        freq = np.zeros(wh.size, dtype=bool)
-    keep = np.zeros(h.size, dtype=np.bool_)
-    SK.island_mask(off, np.int64(k), woff, freq, keep)
-    return keep
 
 
 def _dilate(keep, off, w):
@@ -119,20 +88,15 @@ def _kept_batches(batches, *, words_bc, grams_bc, k, w, unit):
     and strings, their character spans, and the text of each kept run."""
     import pyarrow as pa
 
-    from ..corpus.tokenizer import token_spans, tokenize_batch
+    from ..corpus.tokenizer import token_spans
 
     words, grams = words_bc.value, grams_bc.value
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        idx = numpy_column(batch.column("doc_index"), np.int64)
-        texts = [t if t is not None else "" for t in batch.column("text").to_pylist()]
-        tb = tokenize_batch(texts, unit=unit)
+    for idx, texts, tb in token_batches(batches, unit):
         off = np.asarray(tb.doc_offsets, np.int64)
         n = int(off[-1])
         if n == 0:
             continue
-        keep = _dilate(_covered(_masked(tb, n), off, words, grams, k), off, w)
+        keep = _dilate(covered(_masked(tb, n), off, words, grams, k), off, w)
         cs = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(keep, out=cs[1:])
         kept = cs[off[1:]] - cs[off[:-1]]

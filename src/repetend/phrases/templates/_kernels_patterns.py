@@ -31,6 +31,17 @@ def _mix64(h):
 
 
 @jit
+def widest(off, least):
+    """The largest ``off[i + 1] - off[i]`` of the offsets *off*, at least *least*:
+    the size of one scratch buffer that holds any of their ranges."""
+    big = least
+    for i in range(off.shape[0] - 1):
+        if off[i + 1] - off[i] > big:
+            big = off[i + 1] - off[i]
+    return big
+
+
+@jit
 def _window_fixed(keys, a, j, k, fixed_below):
     for p in range(a + j, a + j + k):
         if keys[p] < 0 or keys[p] >= fixed_below:
@@ -202,11 +213,7 @@ def pattern_stats(q, off, klen, g_start, g_end, t_doc):
     n = off.shape[0] - 1
     med = np.zeros(n, dtype=np.int64)
     df = np.zeros(n, dtype=np.int64)
-    big = 0
-    for i in range(n):
-        if off[i + 1] - off[i] > big:
-            big = off[i + 1] - off[i]
-    sp = np.empty(big, dtype=np.int64)       # one buffer for all patterns
+    sp = np.empty(widest(off, 0), dtype=np.int64)   # one buffer for all patterns
     for i in range(n):
         a = off[i]
         b = off[i + 1]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import jit
+from ._kernels_patterns import widest
 
 
 @jit
@@ -115,10 +116,7 @@ def search_all(tokens, is_num, taken, pats, pat_off, slot_ofs, slot_elems, kinds
     out_t = np.empty(m, dtype=np.int64)
     out_s = np.empty(m, dtype=np.int64)
     out_e = np.empty(m, dtype=np.int64)
-    big = 1
-    for t in range(n_t):
-        if sl_off[t + 1] - sl_off[t] > big:
-            big = sl_off[t + 1] - sl_off[t]
+    big = widest(sl_off, 1)
     cur = np.zeros(big, dtype=np.int64)
     qs = np.zeros(big, dtype=np.int64)
     n = 0
