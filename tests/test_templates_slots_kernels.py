@@ -268,3 +268,29 @@ def test_sibling_groups_matches_naive(seed, n_keys, width):
     flat = np.concatenate(keys + [np.zeros(0, np.int32)]).astype(np.int32)
     root = KT.sibling_groups(flat, k_off, np.int64(width), np.int32(GAP))
     assert root.tolist() == _naive_siblings(keys, width, GAP)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 3000), bits=st.sampled_from([4, 20, 64]))
+def test_radix_sort_matches_np_sort(seed, n, bits):
+    rng = np.random.default_rng(seed)
+    h = rng.integers(0, 2**63, size=n, dtype=np.uint64) >> np.uint64(64 - bits)
+    if bits == 64:
+        h = h * np.uint64(3)                      # the top bit too
+    assert KT._radix_sort(h.copy()).tolist() == np.sort(h).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_keys=st.integers(1, 6),
+       huge=st.booleans(), per=st.integers(0, 40))
+def test_by_position_packed_and_argsort_paths_match_sorted_pairs(seed, n_keys, huge, per):
+    # positions so large that position × patterns overflows take the argsort path
+    rng = np.random.default_rng(seed)
+    hi = 2**62 if huge else 50
+    found = [np.unique(rng.integers(0, hi, size=int(rng.integers(0, per + 1)), dtype=np.int64))
+             for _ in range(n_keys)]
+    off = np.zeros(n_keys + 1, dtype=np.int64)
+    np.cumsum([x.size for x in found], out=off[1:])
+    q, key = KT.by_position(np.concatenate(found + [np.zeros(0, np.int64)]), off)
+    want = sorted((int(p), k) for k, x in enumerate(found) for p in x)
+    assert list(zip(q.tolist(), key.tolist())) == want

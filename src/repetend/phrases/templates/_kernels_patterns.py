@@ -235,17 +235,66 @@ def pattern_stats(q, off, klen, g_start, g_end, t_doc):
 
 
 @jit
+def _radix_sort(a):
+    """*a* (uint64) sorted, values only: an LSD radix sort on 16-bit digits (a
+    digit with one value only is skipped), ping-ponging between *a* and one
+    buffer; returns whichever holds the result."""
+    m = a.shape[0]
+    if m < 2:
+        return a
+    b = np.empty_like(a)
+    cnt = np.empty(65537, dtype=np.int64)
+    for sh_ in range(0, 64, 16):
+        sh = np.uint64(sh_)
+        cnt[:] = 0
+        for x in range(m):
+            cnt[np.int64((a[x] >> sh) & np.uint64(0xFFFF)) + 1] += 1
+        if cnt[np.int64((a[0] >> sh) & np.uint64(0xFFFF)) + 1] == m:
+            continue
+        for d in range(65536):
+            cnt[d + 1] += cnt[d]
+        for x in range(m):
+            dg = np.int64((a[x] >> sh) & np.uint64(0xFFFF))
+            t = cnt[dg]
+            cnt[dg] = t + 1
+            b[t] = a[x]
+        a, b = b, a
+    return a
+
+
+@jit
 def by_position(q, off):
     """``(q, key)`` of all occurrences sorted by position, ties by pattern
     (pattern k's positions ``q[off[k]:off[k + 1]]``, each increasing, all
-    non-negative): :func:`_radix_argsort` of the concatenation, which is
-    stable."""
-    key = np.empty(q.shape[0], dtype=np.int64)
-    for k in range(off.shape[0] - 1):
+    non-negative).  Each occurrence is packed as ``position × patterns +
+    pattern`` and the packed values sorted (:func:`_radix_sort`): 32 bytes per
+    occurrence at the peak where a stable argsort of the positions took 72.
+    Positions with ``(max + 1) × patterns`` past 2⁶⁴ take the argsort."""
+    m = q.shape[0]
+    n_keys = off.shape[0] - 1
+    top = 0
+    for x in range(m):
+        top = max(top, q[x])
+    if n_keys > 0 and (top + 1) > (2**63 - 1) // n_keys:
+        key = np.empty(m, dtype=np.int64)
+        for k in range(n_keys):
+            for x in range(off[k], off[k + 1]):
+                key[x] = k
+        a, o = _radix_argsort(q.astype(np.uint64))
+        return a.astype(np.int64), key[o]
+    nk = np.uint64(max(n_keys, 1))
+    packed = np.empty(m, dtype=np.uint64)
+    for k in range(n_keys):
         for x in range(off[k], off[k + 1]):
-            key[x] = k
-    a, o = _radix_argsort(q.astype(np.uint64))
-    return a.astype(np.int64), key[o]
+            packed[x] = np.uint64(q[x]) * nk + np.uint64(k)
+    packed = _radix_sort(packed)
+    pos = np.empty(m, dtype=np.int64)
+    key = np.empty(m, dtype=np.int64)
+    for x in range(m):
+        p = packed[x] // nk
+        pos[x] = np.int64(p)
+        key[x] = np.int64(packed[x] - p * nk)
+    return pos, key
 
 
 @jit

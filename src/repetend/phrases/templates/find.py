@@ -163,6 +163,11 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     t, g_start, g_end, t_off = KI.gapped_corpus(
         anchor_tokens, offsets, run_offsets, run_starts, run_ends, keep, link,
         np.int32(gap_id), np.int32(gap_id + 1))
+    # what the summary needs of the runs and of the gapped sequence, so that the
+    # large intermediates can go as soon as they are used last (the masked copy of
+    # the tokens is 4 B per token; nothing below reads it)
+    n_runs, n_gapped = int(run_starts.size), int(t.size)
+    del anchor_tokens, runs, run_offsets, run_starts, run_ends, keep, link
     clock.lap("gapped")
 
     # 3. maximal frequent phrases of that sequence (peeling rounds): the candidates
@@ -221,6 +226,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             found = found + [joined_pos[i] if more_skipped[i] else more[i]
                              for i in range(len(joined))]
             n_fallback += int(np.count_nonzero(more_skipped))
+        del ix, t                 # the suffix index of the gapped sequence: used last here
         clock.lap("joins")
         if joined:
             more_stats = _pattern_stats(joined, found[len(found) - len(joined):], g_start,
@@ -231,6 +237,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                                  cfg.top_values,
                                  min_span, stats, slotted_min_span=cfg.slotted_min_span,
                                  min_fixed=cfg.min_fixed)
+        del found, t_doc, g_start, g_end, stats
         tpl = _templates(c, keys, occ, slots, gap_id, num_id, cfg)
         if (cfg.slotted_min_span is not None and cfg.slotted_min_span < min_span
                 and cfg.short_slots != "any"):
@@ -249,6 +256,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             lo_a - (np.cumsum(n_a) - n_a), n_a)
         od_a = occ["docs"][idx].astype(np.int64)
         gs, ge = occ["starts"][idx], occ["ends"][idx]
+        del occ, slots, idx
         # per template the positions ascend (gapped positions in order), so
         # (template, document, start) is sorted already; sort only if not
         if tid_a.size > 1 and not np.all((tid_a[1:] > tid_a[:-1]) | (gs[1:] > gs[:-1])):
@@ -292,8 +300,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     summary.update(_coverage_summary(c, raw, gs, ge))
     summary.update(templates=table.num_rows, template_occurrences=occurrences.num_rows,
                    nested_dropped=n_nested, variants_merged=n_variants, ends_extended=n_ends,
-                   covered_runs=int(run_starts.size),
-                   gapped_length=int(t.size),
+                   covered_runs=n_runs,
+                   gapped_length=n_gapped,
                    candidate_phrases=n_candidates, candidates=len(groups),
                    sibling_patterns=n_siblings, patterns=len(keys),
                    sibling_fallbacks=n_fallback, joined_patterns=n_joined,

@@ -109,6 +109,7 @@ def _joins(keys: list[np.ndarray], found: list[np.ndarray], t: np.ndarray, t_doc
                                             np.int64(k_hi), np.int64(total))
             _join_groups(code, pos, docs, keys, key_df, n_keys, d_max, min_docs, share, gap_id,
                          existing, out, out_pos, groups)
+            del code, pos, docs       # before the next batch is allocated
         k_lo = k_hi
     return out, out_pos
 
