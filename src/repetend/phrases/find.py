@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._memory import MemoryBudget, format_size, parse_size, rss_now, substage
 from ..errors import InputError, ParameterError
@@ -165,8 +166,11 @@ def _reorder(raw: RawPhrases, order: np.ndarray) -> RawPhrases:
 # -- tables ----------------------------------------------------------------------
 
 def _surface_texts(c: _Corpus, first_doc: np.ndarray, first_local: np.ndarray,
-                   lengths: np.ndarray, token_lists: list[list[str]]) -> list[str]:
-    texts = [" ".join(t) for t in token_lists]
+                   lengths: np.ndarray, tokens_col: pa.ListArray) -> list[str]:
+    # each phrase's tokens joined by spaces, in Arrow: no Python string per token
+    # (a phrase can be a whole huge document: one word repeated 20 M times)
+    texts = pc.binary_join(tokens_col.cast(pa.list_(pa.large_string())),
+                           pa.scalar(" ", pa.large_string())).to_pylist()
     store = c.store
     if store is None or len(texts) == 0:
         return texts
@@ -209,8 +213,7 @@ def _build_tables(c: _Corpus, raw: RawPhrases, cfg: PhraseConfig, fs: FrequentSp
     else:
         values = pa.array(tok_ids.astype(str).tolist() if tok_ids.size else [], pa.string())
     tokens_col = pa.ListArray.from_arrays(pa.array(tok_offsets.astype(np.int32)), values)
-    token_lists = tokens_col.to_pylist()
-    texts = _surface_texts(c, first_doc, first_local, lengths, token_lists)
+    texts = _surface_texts(c, first_doc, first_local, lengths, tokens_col)
     doc_ids = pa.array(c.doc_ids, pa.string())
 
     phrases, occurrences = phrase_tables(tokens_col, texts, lengths, df, counts, first_doc,
