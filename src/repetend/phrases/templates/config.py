@@ -50,6 +50,16 @@ class TemplateConfig:
         version, a date in a fixed frame).  ``"any"``: every slot kind.
     min_fixed : int
         Fewest fixed tokens in a template.
+    variant_evidence : bool
+        Also keep a template with fewer than ``min_fixed`` fixed tokens (but
+        at least one) when it is the merge of ≥ 2 word-slot variants each of
+        which has ``min_fixed`` fixed tokens («Автор: ▢ ▢, ▢ ▢ ▢»: one fixed
+        word once the authors are merged into word slots, two or more in each
+        author's variant), and when at most half of its variable slots are
+        number slots.  A pattern found directly with one fixed token («Feb ▢
+        ▢:▢:▢ ▢») still goes, and so does a merged one over mostly numbers
+        (time stamps «Mon ▢ ▢ ▢:▢:▢ ▢», the months merged into a word slot).
+        False: ``min_fixed`` for all (the tables before this default).
     top_values : int
         Slot values listed per slot (the most frequent first).
     rounds : int
@@ -103,6 +113,7 @@ class TemplateConfig:
     slotted_min_span: int | str | None = "auto"
     short_slots: str = "word"
     min_fixed: int = 2
+    variant_evidence: bool = True
     top_values: int = 5
     rounds: int = 3
     word_slots: int = 2
@@ -136,7 +147,7 @@ class TemplateConfig:
             if not lo <= v <= hi:
                 raise ParameterError(f"templates: {name} must be in {lo}..{hi}, got {v}")
         for name in ("short_parts", "mask_numbers", "drop_nested", "prune", "merge_variants",
-                     "ends", "search_whole"):
+                     "ends", "search_whole", "variant_evidence"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ParameterError(f"templates: {name} must be True or False, "
                                      f"got {getattr(self, name)!r}")
