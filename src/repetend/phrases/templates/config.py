@@ -98,6 +98,9 @@ class TemplateConfig:
         sequence, its slots open to any token of their kind and observed
         length (:mod:`.search`): the instances whose slot values hid its
         fixed parts are found too; occurrences found before take precedence.
+        On by default (with ``variant_evidence`` it brings the planted
+        signatures of the web-like generator from 44 % to 99.9 % in one
+        template); False: the tables before this default.
     engine : {"bloomspan", "suffix", "auto"}
         How the parts are found (the same parts with any): ``bloomspan`` and
         ``auto`` count the L'-grams with bloomspan's filters (no phrase is
@@ -124,7 +127,7 @@ class TemplateConfig:
     merge_variants: bool = True
     ends: bool = True
     ends_share: float = 0.8
-    search_whole: bool = False
+    search_whole: bool = True
 
     def validate(self) -> "TemplateConfig":
         """Raise :class:`~repetend.errors.ParameterError` on a value out of its domain."""

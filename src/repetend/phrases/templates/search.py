@@ -32,8 +32,9 @@ one observed length (where it starts or ends would be a guess), and one with
 a gap slot — matched anywhere, such a slot between common fixed words takes in
 body text («the ▢ of the ▢ the ▢ ▢ the» on the Debian store: 288 of 1,977
 occurrences added there, all prose; ``docs/templates.md``, "Searched whole").
-``TemplateConfig(search_whole=True)`` (``--template-search-whole``) turns the
-pass on; it is off by default.
+The pass is on by default (``TemplateConfig(search_whole=False)``,
+``--no-template-search-whole`` turn it off): with variant evidence it finds
+the planted signatures whose authors are rare (``docs/templates.md``).
 """
 
 from __future__ import annotations
