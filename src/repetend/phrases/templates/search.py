@@ -95,19 +95,26 @@ def new_matches(tokens, is_num, doc_offsets, compiled, taken_s, taken_e):
     tokens = np.ascontiguousarray(tokens)
     doc_offsets = np.asarray(doc_offsets, np.int64)
     n_tok = int(tokens.size)
-    taken = np.zeros(n_tok + 1, dtype=np.int8)
+    # the tokens already taken: +1 / -1 at the interval ends, summed in place
+    # (int32: a fifth of the time of an int64 sum on 10 M tokens)
+    depth = np.zeros(n_tok + 1, dtype=np.int32)
     ts, te = np.asarray(taken_s, np.int64), np.asarray(taken_e, np.int64)
     if ts.size:
-        np.add.at(taken, ts, 1)
-        np.add.at(taken, te, -1)
-        taken = (np.cumsum(taken, dtype=np.int64) > 0).astype(np.uint8)
-    else:
-        taken = taken.astype(np.uint8)
-    taken = taken[:n_tok].copy()
+        np.add.at(depth, ts, 1)
+        np.add.at(depth, te, -1)
+        np.cumsum(depth, out=depth)
+    taken = (depth[:n_tok] > 0).view(np.uint8)
+    del depth
     # the positions of every head token, once: CSR by token, then by template
     searched = np.flatnonzero(head >= 0)
     heads = np.unique(head[searched])
-    pos = np.flatnonzero(np.isin(tokens, heads)) if heads.size else np.zeros(0, np.int64)
+    if heads.size:
+        # a mask over the vocabulary (is_num has one entry per token id), not np.isin
+        is_head = np.zeros(max(int(np.asarray(is_num).size), int(heads[-1]) + 1), dtype=bool)
+        is_head[heads] = True
+        pos = np.flatnonzero(is_head[tokens])
+    else:
+        pos = np.zeros(0, np.int64)
     pos_tok = tokens[pos]
     o = np.argsort(pos_tok, kind="stable")
     pos, pos_tok = pos[o], pos_tok[o]
