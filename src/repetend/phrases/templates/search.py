@@ -120,18 +120,21 @@ def new_matches(tokens, is_num, doc_offsets, compiled, taken_s, taken_e):
     pos, pos_tok = pos[o], pos_tok[o]
     tok_lo = np.searchsorted(pos_tok, heads, side="left")
     tok_hi = np.searchsorted(pos_tok, heads, side="right")
+    # each position's document bounds, once (not per template sharing a head)
+    pos = pos.astype(np.int64, copy=False)
+    pos_d = np.searchsorted(doc_offsets, pos, side="right") - 1
+    pos_lo, pos_hi = doc_offsets[pos_d], doc_offsets[pos_d + 1]
     n_t = head.size
     parts, ends, cand_off = [], [], np.zeros(n_t + 1, dtype=np.int64)
     for t in range(n_t):
         if head[t] < 0:
             continue
         h = int(np.searchsorted(heads, head[t]))
-        x = pos[tok_lo[h]:tok_hi[h]].astype(np.int64)
-        d = np.searchsorted(doc_offsets, x, side="right") - 1
-        p = x - lead[t]
-        p[p < doc_offsets[d]] = -1
+        a, z = int(tok_lo[h]), int(tok_hi[h])
+        p = pos[a:z] - lead[t]
+        p[p < pos_lo[a:z]] = -1
         parts.append(p)
-        ends.append(doc_offsets[d + 1])
+        ends.append(pos_hi[a:z])
         cand_off[t + 1] = p.size
     np.cumsum(cand_off, out=cand_off)
     cand = np.concatenate(parts) if parts else np.zeros(0, np.int64)
