@@ -291,3 +291,21 @@ def test_match_at_is_the_lazy_regex_match(seed):
             assert q == (end if m else -1)
             if m:
                 assert sl == [m.span(i + 1) for i in range(len(lo))]
+
+
+def test_taken_marks_the_union_of_the_intervals():
+    """The taken tokens (one byte each, the intervals merged first) against a
+    loop over the intervals: overlapping, nested, adjacent, empty ones."""
+    from repetend.phrases.templates.search import _taken
+
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        n = int(rng.integers(1, 60))
+        k = int(rng.integers(0, 15))
+        ts = rng.integers(0, n, k)
+        te = np.minimum(ts + rng.integers(0, 8, k), n)
+        want = np.zeros(n, np.uint8)
+        for a, b in zip(ts, te):
+            want[a:b] = 1
+        got = _taken(n, ts.astype(np.int64), te.astype(np.int64))
+        assert got.dtype == np.uint8 and got.tolist() == want.tolist()
