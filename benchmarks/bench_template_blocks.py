@@ -129,6 +129,10 @@ def main() -> None:
     ap.add_argument("--slotted-spans", default="off", metavar="off,K,…",
                     help="run the layer once per TemplateConfig.slotted_min_span (off: None) "
                          "after the same mining run")
+    ap.add_argument("--settings", metavar="A,B,…",
+                    help="instead of --slotted-spans: the named settings of "
+                         "bench_templates.py (e.g. before-evidence,evidence-whole) after the "
+                         "same mining run")
     args = ap.parse_args()
 
     from repetend.phrases import find_phrases
@@ -139,8 +143,14 @@ def main() -> None:
         kw["merge_variants"] = False
     if args.no_ends:
         kw["ends"] = False
-    spans = [None if v == "off" else int(v) for v in args.slotted_spans.split(",")]
-    cfgs = [TemplateConfig(**kw, slotted_min_span=v) for v in spans]
+    if args.settings:
+        from bench_templates import SETTINGS
+
+        spans = args.settings.split(",")
+        cfgs = [TemplateConfig(**{**kw, **SETTINGS[n]}) for n in spans]
+    else:
+        spans = [None if v == "off" else int(v) for v in args.slotted_spans.split(",")]
+        cfgs = [TemplateConfig(**kw, slotted_min_span=v) for v in spans]
     t0 = time.perf_counter()
     sc = planted_corpus(args.data, pages=args.pages, seed=args.seed)
     store = sc.to_store()
@@ -160,7 +170,8 @@ def main() -> None:
     for v, cfg in zip(spans, cfgs):
         c1 = time.process_time()
         res = find_templates(store, ph.raw, args.sigma, args.L, cfg)
-        _report(args, store, sc, res, mining, time.process_time() - c1, f"slotted_min_span={v}")
+        _report(args, store, sc, res, mining, time.process_time() - c1,
+                v if args.settings else f"slotted_min_span={v}")
 
 
 def _report(args, store, sc, res, mining: float, layer: float, label: str) -> None:

@@ -72,6 +72,11 @@ SETTINGS = {
     "slotted-6-fixed-1": {"slotted_min_span": 6, "min_fixed": 1},
     "slotted-6-fixed-1-whole": {"slotted_min_span": 6, "min_fixed": 1, "search_whole": True},
     "whole": {"search_whole": True},
+    # issue 22, the signatures: the default before variant evidence, and the two
+    # steps, each named whatever the defaults are
+    "before-evidence": {"variant_evidence": False, "search_whole": False},
+    "evidence": {"variant_evidence": True, "search_whole": False},
+    "evidence-whole": {"variant_evidence": True, "search_whole": True},
     "prune": {"prune": True},
     "rounds-1": {"rounds": 1},
     "part-6": {"part_len": 6},

@@ -320,7 +320,8 @@ def test_phrases_all_is_sorted_and_exported():
 FLAT_PARAMS = ["min_docs", "min_len", "engine", "seed_len", "filter_bytes", "near_full_share",
                "top_k", "max_drop_candidates", "histogram_bins", "templates", "max_gap",
                "template_parts", "template_min_span", "template_prune", "template_merge_variants",
-               "template_ends", "memory_limit"]
+               "template_ends", "template_search_whole", "template_variant_evidence",
+               "memory_limit"]
 
 
 def test_config_params_are_the_flat_summary_parameters():
@@ -339,10 +340,12 @@ def test_config_params_are_the_flat_summary_parameters():
     p = off.to_params()
     assert p["templates"] is False and p["max_gap"] == TemplateConfig().max_gap
     assert PhraseConfig.from_params(p) == off
-    # no template_slotted_span recorded: the layer ran with it off (every summary
-    # written before "auto" became the default); otherwise the default config
+    # no template_slotted_span, template_search_whole, template_variant_evidence
+    # recorded: the layer ran with them off (every summary written before they
+    # became the default); otherwise the default config
     assert PhraseConfig.from_params({}) == PhraseConfig(
-        templates=TemplateConfig(slotted_min_span=None))
+        templates=TemplateConfig(slotted_min_span=None, search_whole=False,
+                                 variant_evidence=False))
     assert PhraseConfig.from_params(PhraseConfig().to_params()) == PhraseConfig()
 
 

@@ -215,15 +215,16 @@ def _run(corpus, **kw):
     return find_templates(corpus, None, 5, 10, TemplateConfig(**{**CFG, **kw}))
 
 
-def test_off_is_todays_output_and_records_nothing():
+def test_on_by_default_and_off_records_nothing():
     corpus, _, _ = _planted(80)
-    a = _run(corpus)
-    b = find_templates(corpus, None, 5, 10, TemplateConfig(slotted_min_span=6))
+    a = _run(corpus)                                   # the default: on
+    b = _run(corpus, search_whole=True)
     assert a.table.equals(b.table) and a.occurrences.equals(b.occurrences)
-    assert "search_whole" not in a.summary["parameters"]
-    assert "search_whole" not in a.summary
-    on = _run(corpus, search_whole=True)
-    assert on.summary["parameters"]["search_whole"] is True
+    assert a.summary["parameters"]["search_whole"] is True
+    assert "search_whole" in a.summary
+    off = _run(corpus, search_whole=False)             # the tables before the default
+    assert "search_whole" not in off.summary["parameters"]
+    assert "search_whole" not in off.summary
 
 
 def _inside(spans_by_doc, d, s, e):
@@ -234,8 +235,8 @@ def _inside(spans_by_doc, d, s, e):
 def test_the_signature_is_found_on_more_pages_and_never_in_body_text():
     corpus, sig, _ = _planted()
     toks, offsets, vocab = corpus
-    off = _run(corpus)
-    on = _run(corpus, search_whole=True)
+    off = _run(corpus, search_whole=False)
+    on = _run(corpus)                                  # on by default
     planted = {}
     for p, a, b in sig:
         planted.setdefault(p, []).append((a - offsets[p], b - offsets[p]))
@@ -284,13 +285,18 @@ def test_the_option_reaches_the_config_and_the_params():
 
     kw = {"no_templates": False, "max_gap": 4, "template_min_span": None,
           "template_prune": False, "template_parts": True}
-    assert template_config(kw).search_whole is False
-    assert template_config({**kw, "template_search_whole": True}).search_whole is True
-    off = PhraseConfig(min_docs=5)
+    assert template_config(kw).search_whole is True                # on by default
+    assert template_config({**kw, "template_search_whole": False}).search_whole is False
+    off = PhraseConfig(min_docs=5, templates=TemplateConfig(search_whole=False))
     assert "template_search_whole" not in off.to_params()
-    on = PhraseConfig(min_docs=5, templates=TemplateConfig(search_whole=True))
+    assert PhraseConfig.from_params(off.to_params()) == off
+    on = PhraseConfig(min_docs=5)
     assert on.to_params()["template_search_whole"] is True
     assert PhraseConfig.from_params(on.to_params()) == on
+    # a summary written before the default (no key) reads back as off
+    old = {k: v for k, v in on.to_params().items() if k != "template_search_whole"}
+    assert PhraseConfig.from_params(old).templates.search_whole is False
+    assert "template_search_whole" not in PhraseConfig(min_docs=5, templates=None).to_params()
     with pytest.raises(Exception):
         TemplateConfig(search_whole="yes").validate()
 
@@ -303,6 +309,7 @@ def test_the_flag_is_on_both_commands(command):
 
     r = CliRunner().invoke(main, [command, "--help"])
     assert r.exit_code == 0 and "--template-search-whole" in r.output
+    assert "--no-template-search-whole" in r.output
 
 
 def test_the_flag_reaches_the_phrases_summary(tmp_path):
@@ -314,8 +321,9 @@ def test_the_flag_reaches_the_phrases_summary(tmp_path):
     from repetend.synth import weblike
 
     corpus = weblike(120, seed=5).write(tmp_path / "web")["corpus"]
-    for flag, want in (([], False), (["--template-search-whole"], True)):
-        out = tmp_path / f"o{int(want)}"
+    for flag, want in (([], True), (["--template-search-whole"], True),
+                       (["--no-template-search-whole"], False)):
+        out = tmp_path / f"o{len(flag)}{int(want)}"
         r = CliRunner().invoke(main, ["phrases", str(corpus), "--out", str(out), "-s", "5"] + flag)
         assert r.exit_code == 0, r.output
         s = json.loads((out / "templates_summary.json").read_text())

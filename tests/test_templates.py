@@ -22,7 +22,7 @@ from repetend.phrases.templates import (SLOT, TemplateConfig, TemplateResult, fi
 
 def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, min_fixed,
                     mask_numbers=True, rounds=3, word_slots=2, join_share=0.5,
-                    drop_nested=True, prune=False):
+                    drop_nested=True, prune=False, variant_evidence=True):
     """Obviously correct and slow: every step of the module docstring spelled out.
 
     Returns {(parts tuple, df, occurrences tuple ((doc, start, end) local)):
@@ -141,13 +141,17 @@ def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, 
     for i in range(len(cands)):
         members[find(i)].append(cands[i])
     patterns = set()
+    evidence = set()     # merged from >= 2 candidates that each have min_fixed fixed tokens
     for ms in members.values():
         if len(ms) == 1:
             if GAP in ms[0] or NUM in ms[0]:
                 patterns.add(ms[0])
             continue
-        patterns.add(tuple(WILD if len({m[p] for m in ms}) > 1 else ms[0][p]
-                           for p in range(len(ms[0]))))
+        pat = tuple(WILD if len({m[p] for m in ms}) > 1 else ms[0][p]
+                    for p in range(len(ms[0])))
+        patterns.add(pat)
+        if variant_evidence and all(sum(fixed(x) for x in m) >= min_fixed for m in ms):
+            evidence.add(pat)
     doc_of = [d for d in range(len(docs)) for _ in range(T_off[d], T_off[d + 1])]
 
     def match(inner):
@@ -202,11 +206,12 @@ def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, 
                 elems.append(("s", [tuple(tokens[T_pos[q + j][0]:T_pos[q + j][1]]) for q in qs]))
             else:
                 elems.append(("f", x))
-        parts, distinct, fixed = [], [], 0
-        for e in elems:
+        parts, distinct, fixed, kinds = [], [], 0, []
+        for x, e in zip(inner, elems):
             if e[0] == "s" and len(set(e[1])) > 1:
                 parts.append(SLOT)
                 distinct.append(len(set(e[1])))
+                kinds.append("number" if x == NUM else "gap" if x == GAP else "word")
                 continue
             words = [vocab[e[1]]] if e[0] == "f" else [vocab[t] for t in e[1][0]]
             fixed += len(words)
@@ -222,7 +227,12 @@ def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, 
             d = next(i for i, (a, b) in enumerate(docs) if a <= s < b)
             occ.append((d, s - docs[d][0], e - docs[d][0]))
         spans = sorted(e - s for _, s, e in occ)
-        if not distinct or fixed < min_fixed or spans[len(spans) // 2] < min_span:
+        # variant evidence: one fixed token is enough for a merge of variants that
+        # each have min_fixed, unless most of its variable slots are numbers
+        need = min(min_fixed, 1) if inner in evidence and inner not in joined else min_fixed
+        if not distinct or fixed < need or spans[len(spans) // 2] < min_span:
+            continue
+        if fixed < min_fixed and 2 * kinds.count("number") > len(kinds):
             continue
         df = len({d for d, _, _ in occ})
         out[(tuple(parts), df, tuple(sorted(occ)))] = (tuple(distinct),
@@ -295,6 +305,7 @@ def test_matches_bruteforce(seed, n_docs, sigma, part_len, max_gap, min_span, mi
                          min_fixed=min_fixed, mask_numbers=mask, top_values=3, rounds=rounds,
                          engine=engine, word_slots=word_slots, prune=prune,
                          merge_variants=False, ends=False,   # the naive has no post-passes
+                         search_whole=False,
                          slotted_min_span=None)               # ... and min_span for all
     res = find_templates((tokens, offsets, vocab), None, sigma, 5, cfg)
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span,
@@ -326,6 +337,7 @@ def test_merge_only_mode_matches_bruteforce(seed, sigma, L, max_gap, min_span, p
         return
     raw = mine_suffix(tokens, offsets, sigma, L)
     cfg = TemplateConfig(merge_variants=False, ends=False, slotted_min_span=None,
+                         search_whole=False,
                          max_gap=max_gap, short_parts=False, min_span=min_span, min_fixed=1,
                          prune=prune)
     res = find_templates((tokens, offsets, vocab), raw, sigma, L, cfg)
@@ -367,7 +379,7 @@ def test_word_slots_and_joins_match_bruteforce(seed, n_docs, sigma, part_len, mi
     res = find_templates((tokens, offsets, vocab), None, sigma, 8,
                          TemplateConfig(part_len=part_len, min_span=min_span,
                                         join_share=join_share, merge_variants=False,
-                                        ends=False, slotted_min_span=None))
+                                        ends=False, slotted_min_span=None, search_whole=False))
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, 4, min_span, 2,
                            join_share=join_share)
     assert fast_as_naive(res) == want
@@ -375,7 +387,7 @@ def test_word_slots_and_joins_match_bruteforce(seed, n_docs, sigma, part_len, mi
                          TemplateConfig(part_len=part_len, min_span=min_span,
                                         join_share=join_share, drop_nested=False,
                                         prune=False, merge_variants=False, ends=False,
-                                        slotted_min_span=None))
+                                        slotted_min_span=None, search_whole=False))
     want = naive_templates(tokens, offsets, vocab, sigma, part_len, 4, min_span, 2,
                            join_share=join_share, drop_nested=False, prune=False)
     assert fast_as_naive(res) == want
@@ -706,10 +718,11 @@ def test_packed_parts_with_a_real_32bit_mix_collision():
                 want[i:i + 4] = True
     assert kept == sum(len(ds) >= 2 for ds in grams.values())
     assert as_runs(*runs) == naive_runs(want, offsets)
-    cfg = TemplateConfig(part_len=4, max_gap=2, min_fixed=1)
+    cfg = TemplateConfig(part_len=4, max_gap=2, min_fixed=1, search_whole=False)
     fast = find_templates((tokens, offsets, vocab), None, 2, 4, cfg)
     slow = find_templates((tokens, offsets, vocab), None, 2, 4,
-                          TemplateConfig(part_len=4, max_gap=2, min_fixed=1, engine="suffix"))
+                          TemplateConfig(part_len=4, max_gap=2, min_fixed=1, engine="suffix",
+                                         search_whole=False))
     assert fast.table.num_rows > 0
     assert fast.table.equals(slow.table) and fast.occurrences.equals(slow.occurrences)
     assert fast_as_naive(fast) == naive_templates(tokens, offsets, vocab, 2, 4, 2, 4, 1)

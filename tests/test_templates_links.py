@@ -83,6 +83,7 @@ def test_pruning_changes_what_short_runs_counted_as_the_twin_says():
     for prune in (False, True):
         res = find_templates((tokens, offsets, vocab), None, 3, 5,
                              TemplateConfig(max_gap=4, part_len=3, min_span=7, prune=prune,
+                                            search_whole=False,       # the twin has no search
                                             slotted_min_span=None))   # the twin: min_span for all
         got[prune] = fast_as_naive(res)
         assert got[prune] == naive_templates(tokens, offsets, vocab, 3, 3, 4, 7, 2,

@@ -207,10 +207,12 @@ def case_digests(seed: int, drop_nested_field: bool = True) -> list[str]:
         cfg["drop_nested"] = False
     cfg["prune"] = False        # the pruned gapped sequence (links.py) came after
     # the recorded core stages: the post-passes (variants, ends) are tested on their own;
-    # the short slotted templates (slotted_min_span, "auto" by default) came after
+    # the short slotted templates (slotted_min_span, "auto" by default), variant
+    # evidence and the search over the whole sequence (on by default) came after
     r = find_templates(corpus, pr.raw, c["sigma"], c["L"],
                        TemplateConfig(**{"merge_variants": False, "ends": False,
-                                         "slotted_min_span": None, **cfg}))
+                                         "slotted_min_span": None, "variant_evidence": False,
+                                         "search_whole": False, **cfg}))
     return [_digest(pr.documents.column("frequent_tokens").to_pylist()),
             _digest(*[np.asarray(a).tolist() for a in (fs.covered, fs.run_offsets, fs.starts,
                                                          fs.ends, fs.phrase)]),

@@ -137,7 +137,8 @@ def test_search_whole_matches_the_regex_oracle(seed):
     docs, corpus = _corpus(seed)
     kw = CFGS[seed % len(CFGS)]
     sigma = 3 + seed % 4
-    base = find_templates(corpus, None, sigma, 6, TemplateConfig(part_len=3, **kw))
+    base = find_templates(corpus, None, sigma, 6, TemplateConfig(part_len=3, search_whole=False,
+                                                                 **kw))
     got = find_templates(corpus, None, sigma, 6, TemplateConfig(part_len=3, search_whole=True,
                                                                 **kw))
     cfg = TemplateConfig(**kw)
@@ -197,7 +198,7 @@ def test_rare_slot_values_are_found_and_body_text_is_not_swallowed():
         docs[d][2:2] = [1, 2, 52, 3, 4, 53]                # no number after
     for d in (24, 25):
         docs[d][2:2] = [1, 2, N_WORDS + 2, 3, 4, N_WORDS + 3]   # a number as the author
-    base, got = _run(docs), _run(docs, search_whole=True)
+    base, got = _run(docs, search_whole=False), _run(docs, search_whole=True)
     assert got.n_templates == base.n_templates
     row = [r for r in got.table.to_pylist() if r["parts"] == ["w1 w2", SLOT, "w3 w4", SLOT]]
     assert len(row) == 1
@@ -226,7 +227,7 @@ def test_two_templates_sharing_a_fixed_part_stay_two():
         else:
             blk = [8, 9] + a + [3, 4, N_WORDS + d % 40]      # «w8 w9 ▢ w3 w4 ▢»
         docs.append(body[:8] + blk + body[8:])
-    base, got = _run(docs), _run(docs, search_whole=True)
+    base, got = _run(docs, search_whole=False), _run(docs, search_whole=True)
     heads = sorted(r["parts"][0] for r in got.table.to_pylist())
     assert heads == sorted(r["parts"][0] for r in base.table.to_pylist())
     for r in got.table.to_pylist():
@@ -235,14 +236,15 @@ def test_two_templates_sharing_a_fixed_part_stay_two():
         assert len(first) == 1
 
 
-def test_output_is_deterministic_and_off_is_unchanged():
+def test_output_is_deterministic_and_on_by_default():
     docs = _planted()
     a, b = _run(docs, search_whole=True), _run(docs, search_whole=True)
     assert a.table.equals(b.table) and a.occurrences.equals(b.occurrences)
-    off, default = _run(docs, search_whole=False), _run(docs)
-    assert off.table.equals(default.table) and off.occurrences.equals(default.occurrences)
-    assert "search_whole" not in default.summary["parameters"]
-    assert "search_whole" not in default.summary
+    default = _run(docs)
+    assert a.table.equals(default.table) and a.occurrences.equals(default.occurrences)
+    off = _run(docs, search_whole=False)
+    assert "search_whole" not in off.summary["parameters"]
+    assert "search_whole" not in off.summary
     assert a.summary["parameters"]["search_whole"] is True
 
 
@@ -289,3 +291,21 @@ def test_match_at_is_the_lazy_regex_match(seed):
             assert q == (end if m else -1)
             if m:
                 assert sl == [m.span(i + 1) for i in range(len(lo))]
+
+
+def test_taken_marks_the_union_of_the_intervals():
+    """The taken tokens (one byte each, the intervals merged first) against a
+    loop over the intervals: overlapping, nested, adjacent, empty ones."""
+    from repetend.phrases.templates.search import _taken
+
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        n = int(rng.integers(1, 60))
+        k = int(rng.integers(0, 15))
+        ts = rng.integers(0, n, k)
+        te = np.minimum(ts + rng.integers(0, 8, k), n)
+        want = np.zeros(n, np.uint8)
+        for a, b in zip(ts, te):
+            want[a:b] = 1
+        got = _taken(n, ts.astype(np.int64), te.astype(np.int64))
+        assert got.dtype == np.uint8 and got.tolist() == want.tolist()

@@ -21,7 +21,7 @@ from test_templates_variants import _corpus, _covering, _occ, _pages, _run
 SHORT_FOOTER = "{year} {company} ltd all rights reserved"          # 6 tokens
 LISTING = "showing {d} {m} of {y} items"                            # 6 tokens
 GAPPED = "please read the notes {first} before you start here"       # 9 tokens, a gap slot
-CORE = {"merge_variants": False, "ends": False, "drop_nested": False}
+CORE = {"merge_variants": False, "ends": False, "drop_nested": False, "search_whole": False}
 
 
 def _rows(res):

@@ -176,12 +176,22 @@ def template_options(fn):
                           "--template-min-span for all, the tables of the layer before this "
                           "default (about 0.8x the layer's CPU on natural text; "
                           "docs/templates.md)."),
-        click.option("--template-search-whole", is_flag=True,
+        click.option("--template-search-whole/--no-template-search-whole", default=True,
+                     show_default=True,
                      help="Templates: search every template found on >= --min-docs documents "
                           "over the whole corpus, its slots open to any word or number, so "
                           "that the instances whose slot values hid its fixed parts (an "
                           "author's name next to 'Posted by') are found too; occurrences "
-                          "found before take precedence (docs/templates.md)."),
+                          "found before take precedence. --no-template-search-whole: the "
+                          "tables before this default, about 10-20% less layer CPU "
+                          "(docs/templates.md)."),
+        click.option("--template-variant-evidence/--no-template-variant-evidence",
+                     default=True, show_default=True,
+                     help="Templates: keep a template with one fixed word when it merges "
+                          "variants that each have two or more ('Автор: ▢ ▢, ▢ ▢ ▢': the "
+                          "author's name fixed in each variant) and at most half of its slots "
+                          "are numbers. --no-template-variant-evidence: two fixed tokens for "
+                          "all, the tables before this default (docs/templates.md)."),
         click.option("--template-prune", is_flag=True,
                      help="Templates: leave out runs of frequent 4-grams too short to hold a template (common phrases recurring by chance): 13-22% cheaper on natural text, but a few joins are lost (docs/templates.md)."),
         click.option("--template-variants", is_flag=True,
@@ -208,7 +218,8 @@ def template_config(kw: dict):
                           prune=kw["template_prune"], short_parts=kw["template_parts"],
                           merge_variants=not kw.get("template_variants", False),
                           ends=not kw.get("no_template_ends", False),
-                          search_whole=kw.get("template_search_whole", False))
+                          search_whole=kw.get("template_search_whole", True),
+                          variant_evidence=kw.get("template_variant_evidence", True))
 
 
 def phrase_config(kw: dict, **extra):

@@ -217,7 +217,7 @@ def _peak_rss_mb() -> float:
 # written when it was off by default is not reused by a scan at the new default),
 # and the stage stamps then too
 _OPTIONAL_TEMPLATE_KEYS = ("template_slotted_span", "template_short_slots",
-                           "template_search_whole")
+                           "template_search_whole", "template_variant_evidence")
 
 
 def _params(config: ScanConfig, min_docs: int, min_docs_rule: str, unit: str) -> dict:

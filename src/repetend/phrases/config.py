@@ -27,7 +27,8 @@ _TEMPLATE_PARAMS = (("max_gap", "max_gap"), ("template_parts", "short_parts"),
 # as before): the slotted span as resolved for L, whenever it is on
 _TEMPLATE_OPTIONAL = (("template_slotted_span", "slotted_min_span"),
                       ("template_short_slots", "short_slots"),
-                      ("template_search_whole", "search_whole"))
+                      ("template_search_whole", "search_whole"),
+                      ("template_variant_evidence", "variant_evidence"))
 
 
 @dataclass(slots=True)
@@ -136,7 +137,8 @@ class PhraseConfig:
         ``template_slotted_span`` (``slotted_min_span`` as the layer resolves it
         for L: 6 by default at L = 10) when on, ``template_short_slots``
         (``short_slots``) when not its default, ``template_search_whole``
-        (``search_whole``) when on, and ``df_over`` when it is not ``"documents"`` (so that the
+        (``search_whole``) when on, ``template_variant_evidence``
+        (``variant_evidence``) when on, and ``df_over`` when it is not ``"documents"`` (so that the
         parameters of a run that does not use them read as they always did)."""
         tcfg = self.templates if self.templates is not None else TemplateConfig()
         params: dict[str, Any] = {
@@ -156,8 +158,10 @@ class PhraseConfig:
             params["template_slotted_span"] = slotted
         if tcfg.short_slots != TemplateConfig().short_slots:
             params["template_short_slots"] = tcfg.short_slots
-        if tcfg.search_whole:
+        if tcfg.search_whole and self.templates is not None:
             params["template_search_whole"] = True
+        if tcfg.variant_evidence and self.templates is not None:
+            params["template_variant_evidence"] = True
         params["memory_limit"] = self.memory_limit
         if self.df_over != "documents":
             params["df_over"] = self.df_over
@@ -181,4 +185,8 @@ class PhraseConfig:
             min_len = known.get("min_len", cls.__dataclass_fields__["min_len"].default)
             auto = replace(templates, slotted_min_span="auto").resolved_slotted_span(min_len)
             templates.slotted_min_span = "auto" if auto == ran else ran
+            # recorded only when on: absent, the run had them off (every summary
+            # written before they were on by default)
+            templates.search_whole = bool(params.get("template_search_whole", False))
+            templates.variant_evidence = bool(params.get("template_variant_evidence", False))
         return cls(**known, templates=templates)

@@ -60,13 +60,18 @@ How a template is found
 6. **Slots.**  For each slot the values at every occurrence are hashed (a
    compiled kernel), counted, and the top values decoded; a slot with one
    value only is folded back into the fixed text.  A candidate is a template
-   when at least one slot varies, it has at least ``min_fixed`` fixed tokens,
+   when at least one slot varies, it has at least ``min_fixed`` fixed tokens
+   (one for a merge of ≥ 2 word-slot siblings that each have ``min_fixed``,
+   when at most half of its variable slots are numbers: ``variant_evidence``),
    and its median span (slots included) is at least ``min_span`` (default L)
    — so a template whose fixed parts are each shorter than L is reported when
    the whole is long.
 7. **Nesting.**  A template whose every occurrence lies inside an occurrence
    of one same other template is a fragment of it and is dropped
-   (``drop_nested``, :mod:`.nesting`); no covered token is lost.
+   (``drop_nested``, :mod:`.nesting`); no covered token is lost.  Then (after
+   the variants and ends post-passes and nesting) every template is searched
+   over the whole token sequence (``search_whole``, on by default,
+   :mod:`.search`).
 
 Adjacent template blocks with no gap between them (a "read also" box right
 before a footer with a year) are one run, so they form one template; a block

@@ -21,7 +21,7 @@ from .corpus import _Corpus, _as_corpus
 from .parts import _number_mask, _part_runs, _given_runs
 from .gapped_index import _gapped_index, _locate, _mine_chains
 from .links import _kept_runs
-from .patterns import _final_keys, _joins, _pattern_stats
+from .patterns import _final_keys, _joins, _pattern_stats, _variant_evidence
 from .nesting import _drop_nested
 from .variants import merge_variants
 from .ends import extend_ends
@@ -112,7 +112,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     tokens, offsets = c.tokens, c.doc_offsets
     n_docs, n_tokens = offsets.size - 1, int(tokens.size)
     params = {**{k: v for k, v in asdict(cfg).items()
-                 if k != "search_whole" or v},     # recorded only when set
+                 if k not in ("search_whole", "variant_evidence") or v},  # only when set
               "min_docs": min_docs, "min_len": L,
               "resolved": {"part_len": part_len, "min_span": min_span}}
     grp = None
@@ -183,6 +183,14 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     # candidate alone has none (the gapped sequence holds no negative id)
     is_sib = [len(ms) > 1 for ms in members]
     n_siblings = sum(is_sib)
+    # fewest fixed tokens per pattern: min_fixed, or one for the merge of
+    # variants that each have min_fixed (variant evidence)
+    need_fixed = np.full(len(keys), int(cfg.min_fixed), dtype=np.int64)
+    n_evidence = 0
+    if cfg.variant_evidence and cfg.min_fixed > 1 and keys:
+        evidence = _variant_evidence(members, gap_id, num_id, int(cfg.min_fixed))
+        need_fixed[evidence] = 1
+        n_evidence = int(np.count_nonzero(evidence))
     clock.lap("siblings")
     n_fallback = n_joined = n_short_dropped = 0
     if keys:
@@ -223,6 +231,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                                          np.array([max(4096, 16 * x.size) for x in joined_pos],
                                                   np.int64))
             keys = keys + joined
+            need_fixed = np.concatenate((need_fixed,
+                                         np.full(len(joined), int(cfg.min_fixed), np.int64)))
             found = found + [joined_pos[i] if more_skipped[i] else more[i]
                              for i in range(len(joined))]
             n_fallback += int(np.count_nonzero(more_skipped))
@@ -236,9 +246,9 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
         occ, slots = _slot_stats(c, keys, found, g_start, g_end, t_doc, gap_id, num_id,
                                  cfg.top_values,
                                  min_span, stats, slotted_min_span=cfg.slotted_min_span,
-                                 min_fixed=cfg.min_fixed)
+                                 min_fixed=need_fixed)
         del found, t_doc, g_start, g_end, stats
-        tpl = _templates(c, keys, occ, slots, gap_id, num_id, cfg)
+        tpl = _templates(c, keys, occ, slots, gap_id, num_id, cfg, need_fixed)
         if (cfg.slotted_min_span is not None and cfg.slotted_min_span < min_span
                 and cfg.short_slots != "any"):
             tpl, n_short_dropped = _short_slot_kinds(
@@ -304,6 +314,11 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                    gapped_length=n_gapped,
                    candidate_phrases=n_candidates, candidates=len(groups),
                    sibling_patterns=n_siblings, patterns=len(keys),
+                   **({"variant_evidence": {
+                       "patterns": n_evidence,
+                       "templates": int(np.count_nonzero(
+                           table.column("fixed_tokens").to_numpy() < int(cfg.min_fixed)))}}
+                      if cfg.variant_evidence and cfg.min_fixed > 1 else {}),
                    sibling_fallbacks=n_fallback, joined_patterns=n_joined,
                    **({"short_slotted_dropped": n_short_dropped}
                       if cfg.slotted_min_span is not None and cfg.slotted_min_span < min_span

@@ -60,6 +60,23 @@ def _final_keys(groups: set[bytes], gap_id: int, num_id: int, word_slots: int
     return out, mem
 
 
+
+def _variant_evidence(members: list[list[np.ndarray]], gap_id: int, num_id: int,
+                      min_fixed: int) -> np.ndarray:
+    """Per pattern of :func:`_final_keys`: whether it is the merge of ≥ 2
+    candidates (word-slot siblings) each of which has at least *min_fixed*
+    fixed tokens (neither a gap nor a number) — variants that would each be
+    a template, so that the merged pattern may keep fewer fixed tokens
+    (``TemplateConfig.variant_evidence``: «Автор: ▢ ▢, ▢ ▢ ▢», the authors'
+    names fixed in each variant)."""
+    out = np.zeros(len(members), dtype=bool)
+    for i, ms in enumerate(members):
+        if len(ms) < 2:
+            continue
+        out[i] = all(int(np.count_nonzero((m != gap_id) & (m != num_id))) >= min_fixed
+                     for m in ms)
+    return out
+
 # pairs of pattern occurrences held at once while joining (20 bytes each, twice
 # while sorted); the joins are the same whatever the batch
 JOIN_BATCH = 1 << 24

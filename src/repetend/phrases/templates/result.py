@@ -151,6 +151,9 @@ def read_templates(path: str | Path) -> TemplateResult:
     known = {k: v for k, v in params.items() if k in TemplateConfig.__slots__}
     if params and "drop_nested" not in params:      # written before the nesting filter
         known["drop_nested"] = False
+    if params:                  # recorded only when on: absent, the run had them off
+        known.setdefault("search_whole", False)
+        known.setdefault("variant_evidence", False)
     return TemplateResult(table=read_table(f, TEMPLATE_SCHEMA),
                           occurrences=read_table(occ, OCCURRENCE_SCHEMA) if occ is not None
                           else OCCURRENCE_SCHEMA.empty_table(),

@@ -32,8 +32,9 @@ one observed length (where it starts or ends would be a guess), and one with
 a gap slot — matched anywhere, such a slot between common fixed words takes in
 body text («the ▢ of the ▢ the ▢ ▢ the» on the Debian store: 288 of 1,977
 occurrences added there, all prose; ``docs/templates.md``, "Searched whole").
-``TemplateConfig(search_whole=True)`` (``--template-search-whole``) turns the
-pass on; it is off by default.
+The pass is on by default (``TemplateConfig(search_whole=False)``,
+``--no-template-search-whole`` turn it off): with variant evidence it finds
+the planted signatures whose authors are rare (``docs/templates.md``).
 """
 
 from __future__ import annotations
@@ -85,6 +86,27 @@ def compile_patterns(els: list, kinds: list, lo: list, hi: list):
             i64(slot_off), i64(kind), i64(lo_a), i64(hi_a), i64(lead), i64(head))
 
 
+def _taken(n_tok: int, ts: np.ndarray, te: np.ndarray) -> np.ndarray:
+    """1 on every token inside one of the intervals ``[ts, te)``, else 0
+    (uint8, one byte per token): the intervals merged into disjoint runs
+    first, so that +1 / -1 at the runs' ends summed in place in int8 is 0 or 1
+    (no int32/int64 array of the corpus' length)."""
+    mark = np.zeros(n_tok + 1, dtype=np.int8)
+    if ts.size:
+        o = np.argsort(ts, kind="stable")
+        s_, reach = ts[o], np.maximum.accumulate(te[o])
+        new = np.ones(s_.size, dtype=bool)
+        new[1:] = s_[1:] > reach[:-1]            # a run starts past all before it
+        first = np.flatnonzero(new)
+        last = np.r_[first[1:] - 1, s_.size - 1]
+        starts, ends = s_[first], reach[last]
+        keep = ends > starts
+        mark[starts[keep]] = 1                   # distinct: the runs are disjoint
+        mark[ends[keep]] = -1                    # and not adjacent
+        np.cumsum(mark, out=mark)
+    return mark[:n_tok].view(np.uint8)
+
+
 def new_matches(tokens, is_num, doc_offsets, compiled, taken_s, taken_e):
     """The matches of the compiled patterns (:func:`compile_patterns`) kept
     after the intervals ``taken_s/taken_e`` (global token ranges already
@@ -94,36 +116,37 @@ def new_matches(tokens, is_num, doc_offsets, compiled, taken_s, taken_e):
     tokens = np.ascontiguousarray(tokens)
     doc_offsets = np.asarray(doc_offsets, np.int64)
     n_tok = int(tokens.size)
-    taken = np.zeros(n_tok + 1, dtype=np.int8)
-    ts, te = np.asarray(taken_s, np.int64), np.asarray(taken_e, np.int64)
-    if ts.size:
-        np.add.at(taken, ts, 1)
-        np.add.at(taken, te, -1)
-        taken = (np.cumsum(taken, dtype=np.int64) > 0).astype(np.uint8)
-    else:
-        taken = taken.astype(np.uint8)
-    taken = taken[:n_tok].copy()
+    taken = _taken(n_tok, np.asarray(taken_s, np.int64), np.asarray(taken_e, np.int64))
     # the positions of every head token, once: CSR by token, then by template
     searched = np.flatnonzero(head >= 0)
     heads = np.unique(head[searched])
-    pos = np.flatnonzero(np.isin(tokens, heads)) if heads.size else np.zeros(0, np.int64)
+    if heads.size:
+        # a mask over the vocabulary (is_num has one entry per token id), not np.isin
+        is_head = np.zeros(max(int(np.asarray(is_num).size), int(heads[-1]) + 1), dtype=bool)
+        is_head[heads] = True
+        pos = np.flatnonzero(is_head[tokens])
+    else:
+        pos = np.zeros(0, np.int64)
     pos_tok = tokens[pos]
     o = np.argsort(pos_tok, kind="stable")
     pos, pos_tok = pos[o], pos_tok[o]
     tok_lo = np.searchsorted(pos_tok, heads, side="left")
     tok_hi = np.searchsorted(pos_tok, heads, side="right")
+    # each position's document bounds, once (not per template sharing a head)
+    pos = pos.astype(np.int64, copy=False)
+    pos_d = np.searchsorted(doc_offsets, pos, side="right") - 1
+    pos_lo, pos_hi = doc_offsets[pos_d], doc_offsets[pos_d + 1]
     n_t = head.size
     parts, ends, cand_off = [], [], np.zeros(n_t + 1, dtype=np.int64)
     for t in range(n_t):
         if head[t] < 0:
             continue
         h = int(np.searchsorted(heads, head[t]))
-        x = pos[tok_lo[h]:tok_hi[h]].astype(np.int64)
-        d = np.searchsorted(doc_offsets, x, side="right") - 1
-        p = x - lead[t]
-        p[p < doc_offsets[d]] = -1
+        a, z = int(tok_lo[h]), int(tok_hi[h])
+        p = pos[a:z] - lead[t]
+        p[p < pos_lo[a:z]] = -1
         parts.append(p)
-        ends.append(doc_offsets[d + 1])
+        ends.append(pos_hi[a:z])
         cand_off[t + 1] = p.size
     np.cumsum(cand_off, out=cand_off)
     cand = np.concatenate(parts) if parts else np.zeros(0, np.int64)

@@ -26,7 +26,7 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
                 stats: tuple[np.ndarray, np.ndarray],
                 batch: int | None = None,
                 slotted_min_span: int | None = None,
-                min_fixed: int | None = None) -> tuple[dict, dict]:
+                min_fixed: int | np.ndarray | None = None) -> tuple[dict, dict]:
     """Occurrence and slot statistics of all kept patterns at once (a few
     compiled passes over their occurrences instead of a few per pattern).
 
@@ -55,7 +55,8 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
     are counted whole; of the others' slots only ``first_ss``/``first_se``
     and whether they are constant (``distinct`` 1, else 2) are exact, with no
     top values, ``empty`` 0, and their pattern's ``pick`` not meaningful —
-    what :func:`_templates` reads of a pattern it leaves out.  None: every
+    what :func:`_templates` reads of a pattern it leaves out.  An array: the
+    fewest fixed tokens of each pattern (variant evidence).  None: every
     slot counted."""
     batch = SLOT_BATCH if batch is None else int(batch)
     n_keys = len(keys)
@@ -112,7 +113,9 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
         fixed = fixed + np.bincount(sl_key, weights=np.where(const, first_se - first_ss, 0),
                                     minlength=n_keys).astype(np.int64)
         has_var = np.bincount(sl_key, weights=~const, minlength=n_keys) > 0
-        sel = np.flatnonzero((has_var & (fixed >= int(min_fixed)))[sl_key])
+        need = (np.asarray(min_fixed, dtype=np.int64) if np.ndim(min_fixed)
+                else np.int64(min_fixed))
+        sel = np.flatnonzero((has_var & (fixed >= need))[sl_key])
     occ_empty = np.zeros(q.size, dtype=np.bool_)  # some variable slot is empty there
     tops: list[tuple[np.ndarray, ...]] = []
     n_top = np.zeros(n_sl, dtype=np.int64)
@@ -169,7 +172,7 @@ def _top_texts(c: _Corpus, vs: np.ndarray, ve: np.ndarray) -> list[str]:
 
 
 def _templates(c: _Corpus, keys: list[np.ndarray], occ: dict, sl: dict, gap_id: int,
-               num_id: int, cfg: TemplateConfig) -> dict:
+               num_id: int, cfg: TemplateConfig, min_fixed: np.ndarray | None = None) -> dict:
     """The kept patterns (statistics of :func:`_slot_stats`) that are
     templates — a variable slot, at least ``min_fixed`` fixed tokens (a
     constant slot is fixed text) — in pattern order, as columns: per template
@@ -177,7 +180,10 @@ def _templates(c: _Corpus, keys: list[np.ndarray], occ: dict, sl: dict, gap_id: 
     ``text``, ``example_doc``, ``lo``/``hi`` (its occurrences in ``occ``) and
     ``n_slots``; per variable slot, template after template, ``slot_index``
     (in ``sl``) and ``kind``.  Columns, not a dict per row and per slot value:
-    fewer Python objects (allocation and garbage-collector passes)."""
+    fewer Python objects (allocation and garbage-collector passes).
+    *min_fixed*: the fewest fixed tokens of each pattern (variant evidence;
+    None: ``cfg.min_fixed`` for all); a template below ``cfg.min_fixed`` (by
+    variant evidence) needs at most half of its variable slots number slots."""
     tokens = c.tokens
     # Python lists once: the loop below reads them scalar by scalar
     off, first, pick_l = occ["off"].tolist(), sl["first"].tolist(), occ["pick"].tolist()
@@ -190,6 +196,8 @@ def _templates(c: _Corpus, keys: list[np.ndarray], occ: dict, sl: dict, gap_id: 
     out: dict[str, list] = {k: [] for k in (
         "parts", "n_slots", "df", "occurrences", "span_tokens", "fixed_tokens", "text",
         "example_doc", "lo", "hi", "slot_index", "kind")}
+    need_l = (np.asarray(min_fixed).tolist() if min_fixed is not None
+              else [int(cfg.min_fixed)] * len(keys))
     for key in np.flatnonzero(occ["keep"]).tolist():
         s_next = first[key]
         elements: list[tuple[str, Any]] = []      # ("f", [ids]) / ("s", slot number)
@@ -216,7 +224,12 @@ def _templates(c: _Corpus, keys: list[np.ndarray], occ: dict, sl: dict, gap_id: 
         if not slot_idx:
             continue
         fixed = sum(len(v) for kind, v in elements if kind == "f")
-        if fixed < cfg.min_fixed:
+        if fixed < need_l[key]:
+            continue
+        if fixed < cfg.min_fixed and 2 * kinds.count("number") > len(kinds):
+            # variant evidence backs a word frame (an author's name), not a
+            # number format: one fixed word among mostly number slots is a
+            # time stamp or a list («Mon ▢ ▢ ▢:▢:▢ ▢», one per weekday)
             continue
         parts = [" ".join(_strings(c, v)) if kind == "f" else SLOT for kind, v in elements]
         # example: an occurrence whose slots are all non-empty, if there is one, in
