@@ -50,15 +50,16 @@ def _window_fixed(keys, a, j, k, fixed_below):
 
 
 @jit
-def _radix_argsort(h):
-    """``(np.sort(h), np.argsort(h, kind="stable"))`` of uint64 *h*: an LSD
-    radix sort on 16-bit digits (a digit with one value only is skipped)."""
-    m = h.shape[0]
-    a = h.copy()
-    o = np.arange(m)
+def _lsd_radix(a, o):
+    """*a* (uint64) sorted by an LSD radix sort on 16-bit digits (a digit with
+    one value only is skipped), in place between *a* and one buffer; *o*
+    (int64, as long as *a*, or empty) permuted along with it, stably.  Returns
+    ``(a, o)``, each the array given or its buffer."""
+    m = a.shape[0]
     if m < 2:
         return a, o
-    a2 = np.empty_like(a)
+    with_o = o.shape[0] == m
+    b = np.empty_like(a)
     o2 = np.empty_like(o)
     cnt = np.empty(65537, dtype=np.int64)
     for sh_ in range(0, 64, 16):
@@ -74,11 +75,26 @@ def _radix_argsort(h):
             dg = np.int64((a[x] >> sh) & np.uint64(0xFFFF))
             t = cnt[dg]
             cnt[dg] = t + 1
-            a2[t] = a[x]
-            o2[t] = o[x]
-        a, a2 = a2, a
+            b[t] = a[x]
+            if with_o:
+                o2[t] = o[x]
+        a, b = b, a
         o, o2 = o2, o
     return a, o
+
+
+@jit
+def _radix_argsort(h):
+    """``(np.sort(h), np.argsort(h, kind="stable"))`` of uint64 *h*
+    (:func:`_lsd_radix` of a copy, with the order along)."""
+    return _lsd_radix(h.copy(), np.arange(h.shape[0]))
+
+
+@jit
+def _radix_sort(a):
+    """*a* (uint64) sorted, values only (:func:`_lsd_radix`, in place between
+    *a* and one buffer; returns whichever holds the result)."""
+    return _lsd_radix(a, np.empty(0, dtype=np.int64))[0]
 
 
 @jit
@@ -232,34 +248,6 @@ def pattern_stats(q, off, klen, g_start, g_end, t_doc):
         med[i] = _select(sp, b - a, (b - a) // 2)
         df[i] = c
     return med, df
-
-
-@jit
-def _radix_sort(a):
-    """*a* (uint64) sorted, values only: an LSD radix sort on 16-bit digits (a
-    digit with one value only is skipped), ping-ponging between *a* and one
-    buffer; returns whichever holds the result."""
-    m = a.shape[0]
-    if m < 2:
-        return a
-    b = np.empty_like(a)
-    cnt = np.empty(65537, dtype=np.int64)
-    for sh_ in range(0, 64, 16):
-        sh = np.uint64(sh_)
-        cnt[:] = 0
-        for x in range(m):
-            cnt[np.int64((a[x] >> sh) & np.uint64(0xFFFF)) + 1] += 1
-        if cnt[np.int64((a[0] >> sh) & np.uint64(0xFFFF)) + 1] == m:
-            continue
-        for d in range(65536):
-            cnt[d + 1] += cnt[d]
-        for x in range(m):
-            dg = np.int64((a[x] >> sh) & np.uint64(0xFFFF))
-            t = cnt[dg]
-            cnt[dg] = t + 1
-            b[t] = a[x]
-        a, b = b, a
-    return a
 
 
 @jit
