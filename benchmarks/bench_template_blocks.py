@@ -126,9 +126,9 @@ def main() -> None:
     ap.add_argument("--keep-variants", action="store_true")
     ap.add_argument("--no-ends", action="store_true")
     ap.add_argument("--show", type=int, default=0, help="print the templates touching blocks")
-    ap.add_argument("--slotted-spans", default="off", metavar="off,K,…",
-                    help="run the layer once per TemplateConfig.slotted_min_span (off: None) "
-                         "after the same mining run")
+    ap.add_argument("--slotted-spans", default="default", metavar="default,off,K,…",
+                    help="run the layer once per TemplateConfig.slotted_min_span (default: "
+                         "the layer's own, auto; off: None) after the same mining run")
     ap.add_argument("--settings", metavar="A,B,…",
                     help="instead of --slotted-spans: the named settings of "
                          "bench_templates.py (e.g. before-evidence,evidence-whole) after the "
@@ -149,8 +149,10 @@ def main() -> None:
         spans = args.settings.split(",")
         cfgs = [TemplateConfig(**{**kw, **SETTINGS[n]}) for n in spans]
     else:
-        spans = [None if v == "off" else int(v) for v in args.slotted_spans.split(",")]
-        cfgs = [TemplateConfig(**kw, slotted_min_span=v) for v in spans]
+        spans = args.slotted_spans.split(",")
+        cfgs = [TemplateConfig(**kw) if v == "default"
+                else TemplateConfig(**kw, slotted_min_span=None if v == "off" else int(v))
+                for v in spans]
     t0 = time.perf_counter()
     sc = planted_corpus(args.data, pages=args.pages, seed=args.seed)
     store = sc.to_store()

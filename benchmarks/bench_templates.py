@@ -77,6 +77,9 @@ SETTINGS = {
     "before-evidence": {"variant_evidence": False, "search_whole": False},
     "evidence": {"variant_evidence": True, "search_whole": False},
     "evidence-whole": {"variant_evidence": True, "search_whole": True},
+    # the heads-and-tails share: 0.8 (before session 16) and 0.9
+    "ends-0.8": {"ends_share": 0.8},
+    "ends-0.9": {"ends_share": 0.9},
     "prune": {"prune": True},
     "rounds-1": {"rounds": 1},
     "part-6": {"part_len": 6},

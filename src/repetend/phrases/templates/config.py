@@ -126,7 +126,7 @@ class TemplateConfig:
     prune: bool = False
     merge_variants: bool = True
     ends: bool = True
-    ends_share: float = 0.8
+    ends_share: float = 0.9
     search_whole: bool = True
 
     def validate(self) -> "TemplateConfig":
