@@ -566,8 +566,9 @@ def test_exact_phrases_unchanged_and_deterministic(weblike_run):
 
 def test_nested_fragments_go_and_no_covered_token_is_lost():
     """drop_nested removes exactly the templates whose every occurrence lies inside
-    an occurrence of one same kept or dropped template, and nothing that is covered
-    (800 web-like pages at σ = 5, L = 6 hold 7 such fragments)."""
+    an occurrence of one same kept or dropped template, then the composites of the
+    rest, and nothing that is covered (800 web-like pages at σ = 5, L = 6 hold 7
+    such fragments)."""
     from repetend.phrases import find_phrases
     from repetend.phrases.templates import template_spans
     from repetend.phrases.templates.nesting import nested_templates
@@ -583,6 +584,17 @@ def test_nested_fragments_go_and_no_covered_token_is_lost():
                             full.table.num_rows)
     assert drop.any()
     assert res.summary["nested_dropped"] == int(drop.sum())
+    # then the composites among the rest (templates side by side on some pages,
+    # each token in an occurrence of a template on more documents)
+    from repetend.phrases.templates.nesting import composite_templates
+
+    t, d, s, e = (occ.column(c).to_numpy() for c in ("template_id", "doc_index", "start", "end"))
+    keep_occ = ~drop[t]
+    new_id = np.cumsum(~drop) - 1
+    comp = composite_templates(new_id[t[keep_occ]], d[keep_occ], s[keep_occ], e[keep_occ],
+                               full.table.filter(pa.array(~drop)).column("df").to_numpy())
+    assert res.summary["composites_dropped"] == int(comp.sum())
+    drop[np.flatnonzero(~drop)[comp]] = True
     assert res.table.num_rows == full.table.num_rows - int(drop.sum())
     kept = full.table.filter(pa.array(~drop))
     assert res.table.drop_columns(["template_id"]).equals(kept.drop_columns(["template_id"]))

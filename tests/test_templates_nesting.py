@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repetend.phrases.templates.nesting import nested_templates
+from repetend.phrases.templates.nesting import composite_templates, nested_templates
 
 
 def naive_nested(tid, doc, start, end, n):
@@ -74,6 +74,51 @@ def test_same_occurrences_keep_the_first_and_a_shared_unit_stays():
     # ... but inside template 0 in both: dropped
     tid = np.array([0, 0, 2, 2]); doc = np.array([0, 1, 0, 1])
     assert nested_templates(tid, doc, s, e, 3).tolist() == [False, False, True]
+
+
+def naive_composite(tid, doc, start, end, df):
+    """A template is a composite when each token of each of its occurrences lies in
+    an occurrence of a template with a larger df (the union of them covers it)."""
+    n = len(df)
+    out = np.zeros(n, dtype=bool)
+    for t in range(n):
+        mine = [(d, s, e) for t2, d, s, e in zip(tid, doc, start, end) if t2 == t]
+        if not mine:
+            continue
+        higher = {(d, p) for t2, d, s, e in zip(tid, doc, start, end) if df[t2] > df[t]
+                  for p in range(s, e)}
+        out[t] = all((d, p) in higher for d, s, e in mine for p in range(s, e))
+    return out
+
+
+@settings(max_examples=600, deadline=None)
+@given(occurrences(), st.data())
+def test_composites_match_bruteforce_and_keep_every_covered_token(case, data):
+    tid, doc, start, end, n = case
+    df = np.array(data.draw(st.lists(st.integers(1, 4), min_size=n, max_size=n)), np.int64)
+    drop = composite_templates(tid, doc, start, end, df)
+    assert drop.tolist() == naive_composite(tid, doc, start, end, df).tolist()
+
+    def covered(mask):
+        return {(d, p) for t, d, s, e in zip(tid, doc, start, end) if mask[t]
+                for p in range(s, e)}
+
+    assert covered(~drop) == covered(np.ones(n, dtype=bool))
+
+
+def test_two_blocks_side_by_side_on_some_pages_are_a_composite():
+    # 0: a catalogue line (df 30), 1: a signature (df 25), 2: both side by side on
+    # 3 pages (df 3, its occurrences [0, 10) + [10, 18)); 3: a block of its own
+    # on those pages whose head is the catalogue's tail: not covered, kept
+    tid = np.array([0, 1, 2, 0, 1, 2, 3])
+    doc = np.array([0, 0, 0, 1, 1, 1, 2])
+    s = np.array([0, 10, 0, 4, 14, 4, 0])
+    e = np.array([10, 18, 18, 14, 22, 22, 9])
+    df = np.array([30, 25, 3, 3])
+    assert composite_templates(tid, doc, s, e, df).tolist() == [False, False, True, False]
+    # a gap between the two blocks on one page: the composite adds those tokens, kept
+    e2 = e.copy(); s2 = s.copy(); s2[4] = 15; e2[4] = 23; e2[5] = 23
+    assert composite_templates(tid, doc, s2, e2, df).tolist() == [False, False, False, False]
 
 
 def _scan_dir(tmp_path):

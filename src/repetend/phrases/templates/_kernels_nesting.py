@@ -70,3 +70,43 @@ def container_pairs(doc, start, end, tid):
         active[n_act] = i
         n_act += 1
     return occ[:m].copy(), con[:m].copy()
+
+
+@jit
+def covered_by_higher(doc, start, end, tid, df):
+    """For each occurrence, whether the occurrences of templates found on more
+    documents (``df[tid[j]] > df[tid[i]]``) cover all of its tokens between
+    them: same document, the union of their spans holds ``[start, end)``.
+
+    The occurrences must be sorted by (doc, start).  Only occurrences starting
+    at most the document's longest occurrence before ``start`` can reach it, so
+    each looks at its neighbourhood, not its whole document."""
+    n = doc.shape[0]
+    out = np.zeros(n, dtype=np.bool_)
+    lo = 0
+    while lo < n:
+        hi = lo + 1
+        while hi < n and doc[hi] == doc[lo]:
+            hi += 1
+        longest = 0
+        for i in range(lo, hi):
+            longest = max(longest, end[i] - start[i])
+        for i in range(lo, hi):
+            d = df[tid[i]]
+            # the first occurrence that can reach start[i]
+            a, b = lo, i
+            while a < b:
+                m = (a + b) // 2
+                if start[m] < start[i] - longest:
+                    a = m + 1
+                else:
+                    b = m
+            cur = start[i]
+            j = a
+            while j < hi and start[j] <= cur and cur < end[i]:
+                if j != i and df[tid[j]] > d and end[j] > cur:
+                    cur = end[j]
+                j += 1
+            out[i] = cur >= end[i]
+        lo = hi
+    return out

@@ -146,7 +146,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                                "parts_engine": parts_engine, **part_counts}
     if runs is None:
         summary.update(_coverage_summary(c, raw, np.zeros(0, np.int64), np.zeros(0, np.int64)),
-                       templates=0, template_occurrences=0, nested_dropped=0, covered_runs=0,
+                       templates=0, template_occurrences=0, nested_dropped=0, composites_dropped=0,
+                       covered_runs=0,
                        gapped_length=0,
                        **clock.total())
         return _empty_result(cfg, summary)
@@ -256,7 +257,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     clock.lap("slots")
     doc_ids = pa.array(c.doc_ids, pa.string())
     n_templates = len(tpl["parts"]) if tpl is not None else 0
-    n_nested = n_variants = n_ends = 0
+    n_nested = n_composite = n_variants = n_ends = 0
     search_counts: dict = {}
     if n_templates:
         table, lo_a, hi_a = _template_table(c, tpl, slots)
@@ -288,8 +289,11 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
                     cfg.top_values, grp)
                 n_variants += more
         if cfg.drop_nested:
-            # fragments of one other template go; the covered tokens stay the same
-            table, (tid_a, od_a, gs, ge), n_nested = _drop_nested(table, tid_a, od_a, gs, ge)
+            # fragments of one other template go, then composites of templates found on
+            # more documents (blocks side by side on some pages); the covered tokens
+            # stay the same
+            table, (tid_a, od_a, gs, ge), n_nested, n_composite = _drop_nested(
+                table, tid_a, od_a, gs, ge)
         if cfg.search_whole:
             # established templates searched over the whole token sequence
             from .search import search_whole
@@ -309,7 +313,8 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
     clock.lap("tables")
     summary.update(_coverage_summary(c, raw, gs, ge))
     summary.update(templates=table.num_rows, template_occurrences=occurrences.num_rows,
-                   nested_dropped=n_nested, variants_merged=n_variants, ends_extended=n_ends,
+                   nested_dropped=n_nested, composites_dropped=n_composite,
+                   variants_merged=n_variants, ends_extended=n_ends,
                    covered_runs=n_runs,
                    gapped_length=n_gapped,
                    candidate_phrases=n_candidates, candidates=len(groups),
