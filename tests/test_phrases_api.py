@@ -362,3 +362,21 @@ def test_config_validates_the_template_layer_and_a_missing_min_docs():
         find_phrases((tokens, [0, 2, 4]), min_docs=None)
     res = find_phrases((tokens, [0, 2, 4]), PhraseConfig(min_docs=2, min_len=2), templates=False)
     assert res.templates is None and res.summary["parameters"]["templates"] is False
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_phrase_text_is_its_tokens_joined_by_spaces(seed):
+    # without a store the text is the tokens joined (Arrow's binary_join): the
+    # same as joining the tokens column of each phrase in Python, one by one
+    rng = np.random.default_rng(seed)
+    vocab = [w * int(rng.integers(1, 4)) for w in ("a", "bb", "цвет", "x", "Ω")] + ["q"] * 3
+    docs = [rng.integers(0, 4, size=int(rng.integers(3, 30))) for _ in range(8)]
+    tokens = np.concatenate(docs).astype(np.int32)
+    offsets = np.concatenate(([0], np.cumsum([d.size for d in docs])))
+    res = find_phrases((tokens, offsets, vocab), min_docs=2, min_len=2, templates=None)
+    raw = res.raw
+    firsts = raw.occ_starts[raw.occ_offsets[:-1]]
+    want = [" ".join(vocab[t] for t in tokens[s:s + n]) for s, n in zip(firsts, raw.lengths)]
+    assert res.phrases.num_rows == len(want) > 0
+    assert res.phrases.column("text").to_pylist() == want

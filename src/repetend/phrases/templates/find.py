@@ -22,7 +22,7 @@ from .parts import _number_mask, _part_runs, _given_runs
 from .gapped_index import _gapped_index, _locate, _mine_chains
 from .links import _kept_runs
 from .patterns import _final_keys, _joins, _pattern_stats, _variant_evidence
-from .nesting import _drop_nested
+from .nesting import _drop_redundant
 from .variants import merge_variants
 from .ends import extend_ends
 from .slots import _slot_stats, _template_table, _templates
@@ -292,7 +292,7 @@ def find_templates(corpus, raw: RawPhrases | None, min_docs: int, min_len: int,
             # fragments of one other template go, then composites of templates found on
             # more documents (blocks side by side on some pages); the covered tokens
             # stay the same
-            table, (tid_a, od_a, gs, ge), n_nested, n_composite = _drop_nested(
+            table, (tid_a, od_a, gs, ge), n_nested, n_composite = _drop_redundant(
                 table, tid_a, od_a, gs, ge)
         if cfg.search_whole:
             # established templates searched over the whole token sequence

@@ -102,7 +102,7 @@ def _drop(table, tid, doc, start, end, drop: np.ndarray) -> tuple:
     return table, (new_id[tid[keep]], doc[keep], start[keep], end[keep])
 
 
-def _drop_nested(table, tid: np.ndarray, doc: np.ndarray, start: np.ndarray,
+def _drop_redundant(table, tid: np.ndarray, doc: np.ndarray, start: np.ndarray,
                  end: np.ndarray) -> tuple:
     """*table* (``templates.parquet``, ids 0… in order) and the occurrence
     arrays without the fragments :func:`nested_templates` finds, then without
