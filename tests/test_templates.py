@@ -238,7 +238,8 @@ def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, 
         out[(tuple(parts), df, tuple(sorted(occ)))] = (tuple(distinct),
                                                        spans[len(spans) // 2] * df)
     # 8. nesting: drop a template whose every occurrence lies inside an occurrence
-    #    of one same other template (longer, or the same span and first in Ψ order)
+    #    of one same other template (longer, or the same span and first in Ψ order),
+    #    then the composites of the rest
     order = sorted(out, key=lambda k: (-out[k][1], -k[1], k[0]))
     rank = {k: i for i, k in enumerate(order)}
     drop = set()
@@ -250,6 +251,14 @@ def naive_templates(tokens, offsets, vocab, sigma, part_len, max_gap, min_span, 
                                       for dy, sy, ey in c[2]) for dx, sx, ex in t[2]):
                     drop.add(t)
                     break
+        # ... then a composite: every token of every occurrence inside an
+        # occurrence of a kept template found in more documents
+        kept = [k for k in order if k not in drop]
+        for t in kept:
+            higher = {(d, p) for c in kept if c[1] > t[1] for d, a, b in c[2]
+                      for p in range(a, b)}
+            if all((d, p) in higher for d, a, b in t[2] for p in range(a, b)):
+                drop.add(t)
     return {k: v[0] for k, v in out.items() if k not in drop}
 
 
