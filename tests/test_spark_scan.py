@@ -75,9 +75,10 @@ def shuffled_and_reference(tmp: Path, rows: list[dict], seed: int = 0) -> tuple[
 
 
 def tables(out: Path) -> dict[str, object]:
-    """Every Parquet table of a scan directory but the token store's."""
+    """Every Parquet table of a scan directory but the token store's and the corpus
+    dataset's (a Spark scan's, compared with the store by :func:`assert_same_corpus`)."""
     return {str(p.relative_to(out)): pq.read_table(p) for p in sorted(out.rglob("*.parquet"))
-            if not str(p.relative_to(out)).startswith("store")}
+            if not str(p.relative_to(out)).startswith(("store", "corpus"))}
 
 
 def assert_same_tables(got: Path, want: Path) -> None:
@@ -180,3 +181,101 @@ def test_quiet_means_quiet_and_one_line_per_stage(tmp_path):
     lines = [ln for ln in v.stderr.splitlines() if ln.strip()]
     assert any(ln.startswith("spark:") for ln in lines), v.stderr
     assert not any(" INFO " in ln or " WARN " in ln or "[Stage" in ln for ln in lines), v.stderr
+
+
+def test_no_token_store_the_executors_write_the_corpus(tmp_path):
+    """A Spark scan writes no token store: its corpus dataset (written by the
+    executors) has the local store's documents, counts, texts and token spans."""
+    from repetend.corpus.store import TokenStore
+    from repetend.corpus.table_corpus import TableCorpus
+
+    rows = _rows(60, seed=4)
+    rows.append({"id": "blank", "text": "  \n ", "url": None})
+    shuffled, ref = shuffled_and_reference(tmp_path, rows, seed=2)
+    cfg = dict(phrases=PhraseConfig(min_docs=3), report=False)
+    scan([ref], tmp_path / "local", ScanConfig(**cfg))
+    res = scan([shuffled], tmp_path / "spark", ScanConfig(**cfg, spark_master="local[2]"))
+    assert not (tmp_path / "spark" / "store").exists()
+    assert len(list((tmp_path / "spark" / "corpus").glob("part-*.parquet"))) >= 1
+    want = TokenStore.open(tmp_path / "local" / "store")
+    got = TableCorpus.open(tmp_path / "spark" / "corpus")
+    assert got.doc_ids == want.doc_ids
+    for c in ("url", "host", "n_tokens"):
+        assert got.docs.column(c).equals(want.docs.column(c)), c
+    for k in ("documents", "tokens", "bytes", "empty_documents", "unit"):
+        assert got.summary[k] == want.summary[k], k
+    assert res.summary["corpus"]["read"]["empty"] == want.summary["read"]["empty"] == 1
+    for d in range(want.n_docs):
+        assert got.text(d) == want.text(d)
+        assert np.array_equal(got.token_spans(d), want.token_spans(d))
+        assert got.order_key(d) == order_key(want.doc_ids[d], want.text(d))
+
+
+def test_clean_after_a_spark_scan_reads_the_input_in_any_order(tmp_path):
+    """`clean` of a Spark scan matches the (shuffled) input to the scan by id: the
+    same documents kept, the same texts, the same removal log as a local scan and
+    clean of the same records."""
+    from repetend.jobs.clean import clean_corpus
+
+    shuffled, ref = shuffled_and_reference(tmp_path, _rows(80, seed=9), seed=5)
+    cfg = dict(phrases=PhraseConfig(min_docs=4), report=False)
+    scan([ref], tmp_path / "local", ScanConfig(**cfg))
+    scan([shuffled], tmp_path / "spark", ScanConfig(**cfg, spark_master="local[2]"))
+    a = clean_corpus([ref], tmp_path / "local", tmp_path / "a.jsonl")
+    b = clean_corpus([shuffled], tmp_path / "spark", tmp_path / "b.jsonl")
+    assert a.as_dict() | {"out": "", "log": ""} == b.as_dict() | {"out": "", "log": ""}
+    assert a.documents_out < a.documents_in and a.chars_cut > 0
+
+    def by_id(path, key):
+        out = {}
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                r = json.loads(line)
+                r.pop("source", None)
+                r.pop("record_no", None)
+                out[r[key]] = r
+        return out
+
+    assert by_id(tmp_path / "a.jsonl", "id") == by_id(tmp_path / "b.jsonl", "id")
+    assert by_id(tmp_path / "a.jsonl.removed.jsonl", "id") == \
+        by_id(tmp_path / "b.jsonl.removed.jsonl", "id")
+    # an input that changed since the scan is refused, naming the document
+    with open(shuffled, encoding="utf-8") as f:
+        rows = [json.loads(x) for x in f]
+    rows[3]["text"] += " changed"
+    _write(tmp_path / "changed.jsonl", rows)
+    with pytest.raises(Exception, match="another text"):
+        clean_corpus([tmp_path / "changed.jsonl"], tmp_path / "spark", tmp_path / "c.jsonl")
+    assert not (tmp_path / "c.jsonl").exists()
+
+
+def test_report_of_a_spark_scan(tmp_path):
+    """The report is built from the tables and the corpus dataset (the texts of the
+    documents it shows): the same phrases and figures as the local report."""
+    import re
+
+    shuffled, ref = shuffled_and_reference(tmp_path, _rows(60, seed=12), seed=1)
+    cfg = dict(phrases=PhraseConfig(min_docs=4))
+    scan([ref], tmp_path / "local", ScanConfig(**cfg))
+    scan([shuffled], tmp_path / "spark", ScanConfig(**cfg, spark_master="local[2]"))
+
+    def visible(d):
+        """The report's visible lines, with the scan's own paths and engine named
+        alike, without the summary's JSON (timings) and the S-curve's caption
+        (the measured recall needs the token ids: local scans only)."""
+        h = (d / "report.html").read_text(encoding="utf-8")
+        h = re.sub(r"<script.*?</script>|<style.*?</style>", "", h, flags=re.S)
+        h = h.replace(str(tmp_path), "T").replace("ordered.jsonl", "IN").replace(
+            "shuffled.jsonl", "IN").replace("T/local", "T/S").replace("T/spark", "T/S").replace(
+            "ordered.clean", "OUT").replace("shuffled.clean", "OUT")
+        lines = [ln.strip() for ln in re.sub(r"<[^>]+>", "\n", h).splitlines() if ln.strip()]
+        lines = lines[:lines.index("Parameters and timings")]
+        return [ln for ln in lines if not ln.startswith(("Blue: the prob", "repetend report —",
+                                                         "scan T/S · written"))]
+
+    a, b = visible(tmp_path / "local"), visible(tmp_path / "spark")
+    assert len(a) > 100
+    assert a == b
+    phrases = pq.read_table(tmp_path / "local" / "phrases" / "phrases.parquet").column("text")
+    assert any(t[:30].replace("&", "&amp;").replace("<", "&lt;") in "\n".join(b)
+               for t in phrases.to_pylist())

@@ -39,15 +39,17 @@ import pyarrow.parquet as pq
 from ._atomic import write_json
 from .corpus.read_text import SCAN_DIR_MARKER
 from .corpus.store import TokenStore, is_store
+from .corpus.table_corpus import TableCorpus, is_corpus_table
 from .errors import InputError
 
-__all__ = ["DOCUMENTS", "DUPS", "INPUTS_STAMP", "LOCK", "RUNNING", "unfinished_scan", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY",
+__all__ = ["CORPUS", "DOCUMENTS", "DUPS", "INPUTS_STAMP", "LOCK", "RUNNING", "unfinished_scan", "PHRASES", "REPORT", "STAMP_KEY", "STORE", "SUMMARY",
            "ScanDir", "clusters_file", "open_scan", "phrases_summary_file", "read_json", "read_stamp",
            "stage_mismatch", "templates_dir", "write_stamp", "writer_lock"]
 
 SUMMARY = "summary.json"
 STORE = "store"
-INPUTS_STAMP = "inputs.json"     # inside STORE
+CORPUS = "corpus"                 # a Spark scan's corpus dataset, in place of STORE
+INPUTS_STAMP = "inputs.json"     # inside STORE ("_inputs.json" inside CORPUS)
 PHRASES = "phrases"
 DUPS = "dups"
 REPORT = "report.html"
@@ -237,10 +239,11 @@ class ScanDir:
     def _read_from(self) -> dict | None:
         """The input files of the store, when this scan tokenized them into its
         own ``store/`` (a store given as the input has its own, older stamp)."""
-        own = self.root / STORE
-        if self.store_path().resolve() != own.resolve():
-            return None
-        return read_json(own / INPUTS_STAMP) or None
+        here = self.store_path().resolve()
+        for own in (self.root / STORE, self.root / CORPUS):
+            if here == own.resolve():
+                return read_json(inputs_stamp_file(own)) or None
+        return None
 
     def table(self, rel: str, columns: list[str] | None = None) -> pa.Table | None:
         return _table(self.root / rel, columns)
@@ -257,9 +260,18 @@ class ScanDir:
             if not p.is_absolute():
                 cand = self.root / p
                 p = cand if cand.exists() or not p.exists() else p
-            if p.exists() or not default.exists():
+            if p.exists() or not (default.exists() or (self.root / CORPUS).exists()):
                 return p
+        if not default.exists() and (self.root / CORPUS).exists():
+            return self.root / CORPUS  # a Spark scan, moved: its own corpus dataset
         return default  # the scan directory was moved: its own store
+
+
+def inputs_stamp_file(store_dir: Path) -> Path:
+    """Where a store or corpus dataset records the inputs it was read from (in a
+    corpus dataset, a name Parquet readers skip)."""
+    store_dir = Path(store_dir)
+    return store_dir / (("_" + INPUTS_STAMP) if is_corpus_table(store_dir) else INPUTS_STAMP)
 
 
 def open_scan(scan_dir: str | Path, *, need_store: bool = False, verify: bool = False) -> ScanDir:
@@ -278,6 +290,8 @@ def open_scan(scan_dir: str | Path, *, need_store: bool = False, verify: bool = 
     sp = scan.store_path()
     if is_store(sp):
         scan.store = TokenStore.open(sp)
+    elif is_corpus_table(sp):   # a Spark scan's corpus dataset (repetend.spark.corpus)
+        scan.store = TableCorpus.open(sp)
     else:
         scan.store_problem = f"no token store at {sp}"
         if need_store:

@@ -251,7 +251,21 @@ def plan_clean(scan: ScanDir, config: CleanConfig | None = None) -> CleanPlan:
     return CleanPlan(scan, config or CleanConfig())
 
 
-def decisions_table(plan: CleanPlan, plans: list[DocPlan] | None = None) -> pa.Table:
+def plan_columns(plans: list[DocPlan]) -> pa.Table:
+    """The per-document figures of *plans* (one per document, in order) as the
+    columns :func:`decisions_table` writes: ``n_chars, cut_share, chars_cut,
+    decision, reason``."""
+    return pa.table({
+        "n_chars": pa.array([p.chars for p in plans], pa.int64()),
+        "cut_share": pa.array([p.cut_share for p in plans], pa.float64()),
+        "chars_cut": pa.array([p.chars_cut for p in plans], pa.int64()),
+        "decision": pa.array([p.decision for p in plans], pa.string()),
+        "reason": pa.array([p.reason for p in plans], pa.string()),
+    })
+
+
+def decisions_table(plan: CleanPlan, plans: list[DocPlan] | None = None, *,
+                    columns: pa.Table | None = None) -> pa.Table:
     """One row per document of the scan, in the store's order, to join back to
     the corpus by ``doc_id``: its url and size, its near-duplicate cluster
     (``cluster_id`` null for a document in none, ``cluster_size`` 1), its
@@ -260,9 +274,12 @@ def decisions_table(plan: CleanPlan, plans: list[DocPlan] | None = None) -> pa.T
     :data:`DECISIONS`), ``reason``, ``cut_share`` (the share of its characters
     the boilerplate cuts would remove) and ``chars_cut`` (the characters it
     loses; all of them when dropped).  The scan writes it as
-    ``documents.parquet`` (:func:`write_decisions`)."""
+    ``documents.parquet`` (:func:`write_decisions`).  *columns*: those five
+    figures computed elsewhere (:func:`plan_columns` of the plans, e.g. on Spark's
+    executors, :mod:`repetend.spark.decisions`), in place of *plans*."""
     store = plan.store
-    plans = plan.decide_all() if plans is None else plans
+    if columns is None:
+        columns = plan_columns(plan.decide_all() if plans is None else plans)
     docs = store.docs
     n = plan.n_docs
 
@@ -281,7 +298,7 @@ def decisions_table(plan: CleanPlan, plans: list[DocPlan] | None = None) -> pa.T
         "url": pc.cast(docs.column("url"), pa.string()),
         **lang,
         "n_tokens": pc.cast(docs.column("n_tokens"), pa.int64()),
-        "n_chars": pa.array([p.chars for p in plans], pa.int64()),
+        "n_chars": columns.column("n_chars"),
         "cluster_id": pa.array(plan.cluster_id, mask=plan.cluster_id < 0),
         "cluster_size": pa.array(plan.cluster_size),
         "is_representative": pa.array(plan.is_representative),
@@ -291,10 +308,10 @@ def decisions_table(plan: CleanPlan, plans: list[DocPlan] | None = None) -> pa.T
         "boilerplate_share": share("boilerplate_share", pa.float64()),
         "frequent_tokens": share("frequent_tokens", pa.int64()),
         "frequent_share": share("frequent_share", pa.float64()),
-        "cut_share": pa.array([p.cut_share for p in plans], pa.float64()),
-        "chars_cut": pa.array([p.chars_cut for p in plans], pa.int64()),
-        "decision": pa.array([p.decision for p in plans], pa.string()),
-        "reason": pa.array([p.reason for p in plans], pa.string()),
+        "cut_share": columns.column("cut_share"),
+        "chars_cut": columns.column("chars_cut"),
+        "decision": columns.column("decision"),
+        "reason": columns.column("reason"),
     })
 
 
@@ -320,9 +337,12 @@ def decision_counts(table: pa.Table) -> dict:
     }
 
 
-def write_decisions(scan: ScanDir, config: CleanConfig | None = None) -> pa.Table:
+def write_decisions(scan: ScanDir, config: CleanConfig | None = None, *,
+                    columns=None) -> pa.Table:
     """Write the scan's ``documents.parquet`` (:func:`decisions_table` under
-    *config*, default clean's defaults) atomically, the policy in its metadata."""
+    *config*, default clean's defaults) atomically, the policy in its metadata.
+    *columns*: a function of the plan giving its per-document figures
+    (:func:`plan_columns`' table), e.g. computed on Spark."""
     import json
 
     import pyarrow.parquet as pq
@@ -331,7 +351,7 @@ def write_decisions(scan: ScanDir, config: CleanConfig | None = None) -> pa.Tabl
     from ..scandir import DOCUMENTS
 
     plan = plan_clean(scan, config)
-    table = decisions_table(plan)
+    table = decisions_table(plan, columns=None if columns is None else columns(plan))
     c = plan.config
     meta = {"clean_config": {"remove_boilerplate": c.remove_boilerplate,
                              "remove_duplicates": c.remove_duplicates, "min_share": c.min_share,

@@ -201,6 +201,17 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
 
     n = store.n_docs
     doc_ids = store.doc_ids
+    # a Spark scan numbers documents by a hash of id and text, not in reading order:
+    # records are matched by id, and their text checked by that hash (order_key)
+    by_id = getattr(store, "numbered_by_key", False)
+    if by_id:
+        import numpy as np
+
+        from ..spark.order import order_key
+
+        index_of = {d: i for i, d in enumerate(doc_ids)}
+        keys = store.docs.column("order_key").to_numpy()
+        seen = np.zeros(n, bool)
     plan = plan_clean(scan, cfg)
     res.notes.extend(plan.notes)
 
@@ -215,19 +226,33 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
         writer = make_writer(out_fmt, target, text_field, name=out.name)
         try:
             with atomic_path(log_path) as log_tmp, open_output(log_tmp) as log:
-                i = -1
-                for i, rec in enumerate(records):
-                    if i >= n:
-                        raise InputError(f"more documents than the scan's {n:,}; the input changed since "
-                                         "the scan (or give the scan's --limit)", path=rec.source)
-                    if rec.id != doc_ids[i]:
-                        raise InputError(f"document {i} has id {rec.id!r} where the scan has {doc_ids[i]!r}; "
-                                         "the input changed since the scan", path=rec.source,
-                                         record=rec.record_no)
+                i = k = -1
+                for k, rec in enumerate(records):
                     text = rec.text
-                    if text != store.text(i):
-                        raise InputError(f"document {rec.id!r} has another text than in the scan; the input "
-                                         "changed since the scan", path=rec.source, record=rec.record_no)
+                    if by_id:
+                        i = index_of.get(rec.id, -1)
+                        if i < 0 or seen[i]:
+                            raise InputError(f"document {rec.id!r} is {'read twice' if i >= 0 else 'not in the scan'}"
+                                             "; the input changed since the scan", path=rec.source,
+                                             record=rec.record_no)
+                        seen[i] = True
+                        if order_key(rec.id, text) != int(keys[i]):
+                            raise InputError(f"document {rec.id!r} has another text than in the scan; the "
+                                             "input changed since the scan", path=rec.source,
+                                             record=rec.record_no)
+                    else:
+                        i = k
+                        if i >= n:
+                            raise InputError(f"more documents than the scan's {n:,}; the input changed since "
+                                             "the scan (or give the scan's --limit)", path=rec.source)
+                        if rec.id != doc_ids[i]:
+                            raise InputError(f"document {i} has id {rec.id!r} where the scan has "
+                                             f"{doc_ids[i]!r}; the input changed since the scan",
+                                             path=rec.source, record=rec.record_no)
+                        if text != store.text(i):
+                            raise InputError(f"document {rec.id!r} has another text than in the scan; the "
+                                             "input changed since the scan", path=rec.source,
+                                             record=rec.record_no)
                     res.documents_in += 1
                     res.chars_in += len(text)
                     entry = None
@@ -268,9 +293,11 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
                         res.documents_out += 1
                     if bar is not None:
                         bar.update(1)
-                if i + 1 != n:
-                    raise InputError(f"{i + 1:,} documents read where the scan has {n:,}; the input changed "
-                                     "since the scan (or give the same --limit)", path=inputs[0])
+                if k + 1 != n:
+                    missing = (f" (the scan's {doc_ids[int(np.argmin(seen))]!r} was not read)"
+                               if by_id and k + 1 < n else "")
+                    raise InputError(f"{k + 1:,} documents read where the scan has {n:,}{missing}; the input "
+                                     "changed since the scan (or give the same --limit)", path=inputs[0])
         finally:
             writer.close()
 

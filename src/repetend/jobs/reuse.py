@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from ..corpus.read_base import STDIN
-from ..scandir import INPUTS_STAMP, read_stamp
+from ..scandir import inputs_stamp_file, read_stamp
 
 __all__ = ["inputs_stamp", "same_inputs", "same_params", "templates_cut"]
 
@@ -41,7 +41,7 @@ def same_inputs(store_dir: Path, inputs: list[str], input_options: dict) -> bool
     if STDIN in inputs:  # the standard input can differ from run to run
         return False
     try:
-        old = json.loads((store_dir / INPUTS_STAMP).read_text(encoding="utf-8"))
+        old = json.loads(inputs_stamp_file(store_dir).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return old == json.loads(json.dumps(inputs_stamp(inputs, input_options)))

@@ -322,6 +322,8 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
 
     # -- 1. the token store --------------------------------------------------------
     t0 = time.perf_counter()
+    spark = corpus_df = None
+    spark_cols: dict = {}
     store_dir = out / STORE
     if isinstance(inputs, TokenStore):
         store = inputs
@@ -333,17 +335,22 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
         if len(input_list) == 1 and is_store(input_list[0]):
             store = TokenStore.open(input_list[0])
             store_path = Path(input_list[0])
-        elif (config.reuse and is_store(store_dir)
+        elif (config.reuse and config.spark_master is None and is_store(store_dir)
               and same_inputs(store_dir, input_list, config.input_options)):
             say(f"reusing the token store in {store_dir}")
             store = TokenStore.open(store_dir)
             store_path = store_dir
-        elif config.spark_master is not None:   # the store in the Spark document order
-            from .scan_spark import ordered_store
+        elif config.spark_master is not None:
+            # no store: the executors write the corpus dataset (Spark order) and the
+            # driver reads its small columns (repetend.spark.corpus, TableCorpus)
+            from .scan_spark import corpus as spark_corpus
+            from .scan_spark import start as spark_start
 
+            spark, spark_cols = spark_start(config, quiet=quiet, say=say)
             with wd.stage("tokenize"):
-                store = ordered_store(input_list, store_dir, config, quiet=quiet, say=say)
-            store_path = store_dir
+                store, corpus_df = spark_corpus(spark, input_list, out, config, spark_cols,
+                                                say=say)
+            store_path = store.path
         else:
             from ..corpus import load as corpus_load
 
@@ -369,12 +376,6 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
     note_estimates(wd, estimate_stages(config, store.n_tokens, store.n_docs), say)
     _drop_stale_stages(out, config, store, fingerprint, say)
     result = ScanResult(out=out, store=store, summary={})
-    spark = None
-    spark_cols: dict = {}
-    if config.spark_master is not None:
-        from .scan_spark import start as spark_start
-
-        spark, spark_cols = spark_start(config, quiet=quiet, say=say)
 
     # -- 2. near-duplicates (first: phrase df may count its clusters) -----------------
     if ncfg0 is not None:
@@ -400,7 +401,7 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
                 if spark is not None:
                     from .scan_spark import near_duplicates as spark_dups
 
-                    res = spark_dups(spark, input_list, ncfg, store, spark_cols, config, say)
+                    res = spark_dups(spark, corpus_df, ncfg, config, say)
                 else:
                     res = find_near_duplicates(store, ncfg)
             with wd.stage("dups tables"):
@@ -455,8 +456,7 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
                 if spark is not None:
                     from .scan_spark import phrases as spark_phrases
 
-                    res = spark_phrases(spark, input_list, pcfg, store, spark_cols, config, say,
-                                        groups)
+                    res = spark_phrases(spark, corpus_df, pcfg, config, say, groups)
                 else:
                     res = find_phrases(store, pcfg, groups=groups)
             if groups is None and config.df_over == "clusters":
@@ -499,7 +499,12 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
         if scan_dir.store is None:   # a store given in memory, saved nowhere
             scan_dir.store = store
         with wd.stage("decisions"):
-            write_decisions(scan_dir)
+            if spark is not None:   # decided on the executors, next to the texts
+                from .scan_spark import decisions_columns
+
+                write_decisions(scan_dir, columns=decisions_columns(spark, corpus_df, say))
+            else:
+                write_decisions(scan_dir)
         timings["decisions"] = time.perf_counter() - t0
         summary["memory"] = wd.summary()
         write_json(out / SUMMARY, summary)
@@ -562,8 +567,8 @@ def _measured_recall(store: TokenStore, ddir: Path) -> dict | None:
 
     from ..neardup.recall import RECALL_MAX_TOKENS, measured_recall
 
-    if store.n_tokens > RECALL_MAX_TOKENS:
-        return None
+    if store.n_tokens > RECALL_MAX_TOKENS or not isinstance(store, TokenStore):
+        return None   # (a Spark scan's corpus dataset has no token ids on the driver)
     dsum = read_json(ddir / SUMMARY)
     params = dsum.get("parameters") or {}
     k = params.get("shingle") or dsum.get("shingle_k")

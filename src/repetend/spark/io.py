@@ -57,7 +57,9 @@ def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
     ----------
     spark : SparkSession
     data : DataFrame, str, Path or sequence of them
-        A Spark DataFrame, or Parquet / JSONL paths read with Spark.
+        A Spark DataFrame, or Parquet / JSONL paths read with Spark.  A DataFrame
+        that has ``doc_index, doc_id, url, text`` columns is numbered already (the
+        scan's corpus dataset, :mod:`repetend.spark.corpus`) and is taken as it is.
     id_col, text_col, url_col : str
         Column names; ``url_col`` may be absent from the data (urls are then null).
     order_col : str, optional
@@ -88,6 +90,9 @@ def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
     from_json = False
     if isinstance(data, (str, os.PathLike)):
         data = [data]
+    if isinstance(data, DataFrame) and {"doc_index", "doc_id", "url", "text"} <= set(data.columns):
+        # numbered already (the scan's corpus dataset, repetend.spark.corpus): as it is
+        return data.select("doc_index", "doc_id", "url", "text")
     if not isinstance(data, DataFrame):
         if not isinstance(data, (list, tuple)) or not data:
             raise ParameterError("data must be a Spark DataFrame or Parquet/JSONL path(s)")
