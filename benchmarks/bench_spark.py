@@ -5,10 +5,11 @@ scan of the records in the Spark document order (the reference), then
 ``repetend scan --engine spark --spark-master spark://…`` on the shuffled copy
 with a one-worker and a two-worker cluster (workers of 1 core, 1 GB).  Prints
 wall time, the scan's per-stage timings (summary.json), the driver's peak memory
-(Python driver + its JVM, sampled every 0.2 s; executors are children of the
-workers, not counted) and whether every table equals the local one.
+(sampled every 0.2 s: the Python driver, its JVM, and their sum; executors are
+children of the workers, not counted) and whether every table equals the local one.
+Arguments after ``--`` go to every scan (e.g. ``--no-templates``).
 
-    python benchmarks/bench_spark.py bench-data/debian.jsonl 500 2000
+    python benchmarks/bench_spark.py bench-data/debian.jsonl 500 2000 [-- --no-templates]
 """
 from __future__ import annotations
 
@@ -30,17 +31,19 @@ from repetend.spark.order import local_order  # noqa: E402
 from repetend.spark.standalone import standalone_cluster  # noqa: E402
 
 
-def run_scan(corpus: Path, out: Path, extra: list[str]) -> tuple[float, float, dict]:
+def run_scan(corpus: Path, out: Path, extra: list[str]) -> tuple[float, tuple, dict]:
+    """Wall seconds, (peak MB of the Python driver, of its JVM, of both at once), timings."""
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1")
     t = time.perf_counter()
     p = subprocess.Popen([sys.executable, "-c", "from repetend.cli import main; main()", "scan",
                           str(corpus), "--out", str(out), "--no-report", "-q", *extra],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    proc, peak = psutil.Process(p.pid), 0
+    proc, peak = psutil.Process(p.pid), [0, 0, 0]
     while p.poll() is None:
         try:
-            rss = sum(q.memory_info().rss for q in [proc, *proc.children(recursive=True)])
-            peak = max(peak, rss)
+            py = proc.memory_info().rss
+            jvm = sum(q.memory_info().rss for q in proc.children(recursive=True))
+            peak = [max(peak[0], py), max(peak[1], jvm), max(peak[2], py + jvm)]
         except psutil.Error:
             pass
         time.sleep(0.2)
@@ -48,7 +51,7 @@ def run_scan(corpus: Path, out: Path, extra: list[str]) -> tuple[float, float, d
     if p.returncode:
         raise SystemExit(f"scan failed: {err}")
     wall = time.perf_counter() - t
-    return wall, peak / 2**20, json.loads((out / "summary.json").read_text())["timings"]
+    return wall, tuple(x / 2**20 for x in peak), json.loads((out / "summary.json").read_text())["timings"]
 
 
 def same(a: Path, b: Path) -> bool:
@@ -68,8 +71,11 @@ def same(a: Path, b: Path) -> bool:
 
 
 def main() -> None:
-    src = Path(sys.argv[1])
-    sizes = [int(x) for x in sys.argv[2:]] or [500, 2000]
+    argv = sys.argv[1:]
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    argv = argv[:argv.index("--")] if "--" in argv else argv
+    src = Path(argv[0])
+    sizes = [int(x) for x in argv[1:]] or [500, 2000]
     with open(src, encoding="utf-8") as f:
         lines = [next(f) for _ in range(max(sizes))]
     tmp = Path(tempfile.mkdtemp(prefix="bench-spark-", dir=os.environ.get("BENCH_TMP")))
@@ -81,20 +87,23 @@ def main() -> None:
         shuf.write_text("".join(lines[i] for i in perm), encoding="utf-8")
         order = local_order([r["id"] for r in recs], [r["text"] for r in recs])
         ordered.write_text("".join(lines[i] for i in order), encoding="utf-8")
-        wall, peak, tim = run_scan(ordered, tmp / f"local{n}", [])
+        wall, peak, tim = run_scan(ordered, tmp / f"local{n}", extra)
         tokens = json.loads((tmp / f"local{n}" / "summary.json").read_text())["corpus"]["tokens"]
         results.append((n, tokens, "local", wall, peak, tim, True))
         for workers in (1, 2):
             with standalone_cluster(workers, cores=1, memory="1g") as url:
                 out = tmp / f"spark{n}w{workers}"
-                wall, peak, tim = run_scan(shuf, out, ["--engine", "spark", "--spark-master", url])
+                wall, peak, tim = run_scan(shuf, out, ["--engine", "spark", "--spark-master", url,
+                                                       *extra])
                 results.append((n, tokens, f"spark {workers}w", wall, peak, tim,
                                 same(out, tmp / f"local{n}")))
-    print(f"corpus: first N records of {src}, shuffled for Spark; workers 1 core / 1 GB each")
-    print(f"{'docs':>6} {'tokens':>10} {'engine':9} {'wall s':>7} {'driver MB':>9} "
-          f"{'tokenize':>8} {'dups':>7} {'phrases':>7} {'decide':>7} equal")
+    print(f"corpus: first N records of {src}, shuffled for Spark; workers 1 core / 1 GB each; "
+          f"scan arguments: {' '.join(extra) or '(defaults)'}")
+    print(f"{'docs':>6} {'tokens':>10} {'engine':9} {'wall s':>7} {'py MB':>6} {'JVM MB':>6} "
+          f"{'sum MB':>6} {'tokenize':>8} {'dups':>7} {'phrases':>7} {'decide':>7} equal")
     for n, tok, eng, wall, peak, tim, eq in results:
-        print(f"{n:6d} {tok:10d} {eng:9} {wall:7.1f} {peak:9.0f} {tim.get('tokenize', 0):8.1f} "
+        print(f"{n:6d} {tok:10d} {eng:9} {wall:7.1f} {peak[0]:6.0f} {peak[1]:6.0f} {peak[2]:6.0f} "
+              f"{tim.get('tokenize', 0):8.1f} "
               f"{tim.get('dups', 0):7.1f} {tim.get('phrases', 0):7.1f} "
               f"{tim.get('decisions', 0):7.1f} {eq}")
 

@@ -279,3 +279,27 @@ def test_report_of_a_spark_scan(tmp_path):
     phrases = pq.read_table(tmp_path / "local" / "phrases" / "phrases.parquet").column("text")
     assert any(t[:30].replace("&", "&amp;").replace("<", "&lt;") in "\n".join(b)
                for t in phrases.to_pylist())
+
+
+def test_options_the_spark_engine_does_not_run_are_refused_before_reading(tmp_path):
+    """Read and normalization options Spark does not apply are refused, never ignored."""
+    corpus = _write(tmp_path / "c.jsonl", _rows(5, seed=1))
+    for opts, dups, what in (({"limit": 3}, NearDupConfig(), "--limit"),
+                             ({"glob": "*.jsonl"}, NearDupConfig(), "--glob"),
+                             ({"duplicate_ids": "rename"}, NearDupConfig(), "--duplicate-ids"),
+                             ({}, NearDupConfig(stem="auto"), "stem="),
+                             ({}, NearDupConfig(stopwords="english"), "stopwords=")):
+        with pytest.raises(ParameterError, match=what):
+            scan([corpus], tmp_path / "x", ScanConfig(dups=dups, input_options=opts,
+                                                      spark_master="local[2]"))
+        assert not (tmp_path / "x").exists()
+
+
+def test_a_uri_input_is_read_by_spark(tmp_path):
+    """A ``file://`` URI (as ``s3a://`` or ``hdfs://`` would be) is read by the Spark
+    session, not expanded on the driver: the same tables as from the path."""
+    shuffled, ref = shuffled_and_reference(tmp_path, _rows(40, seed=6), seed=4)
+    cfg = dict(phrases=PhraseConfig(min_docs=3, templates=None), report=False)
+    scan([ref], tmp_path / "local", ScanConfig(**cfg))
+    scan([shuffled.as_uri()], tmp_path / "spark", ScanConfig(**cfg, spark_master="local[2]"))
+    assert_same_tables(tmp_path / "spark", tmp_path / "local")

@@ -36,9 +36,15 @@ def inputs_stamp(inputs: list[str], input_options: dict) -> dict:
             "options": {k: v for k, v in sorted(input_options.items())}}
 
 
+def is_uri(path: str) -> bool:
+    """A URI the Spark session reads (``s3a://…``, ``hdfs://…``, ``file://…``)."""
+    return "://" in str(path)
+
+
 def same_inputs(store_dir: Path, inputs: list[str], input_options: dict) -> bool:
-    """Whether the store in *store_dir* was read from these inputs, as they are now."""
-    if STDIN in inputs:  # the standard input can differ from run to run
+    """Whether the store in *store_dir* was read from these inputs, as they are now
+    (never for the standard input or a URI: no size and time to compare)."""
+    if STDIN in inputs or any(is_uri(p) for p in inputs):
         return False
     try:
         old = json.loads(inputs_stamp_file(store_dir).read_text(encoding="utf-8"))

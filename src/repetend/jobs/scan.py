@@ -31,7 +31,7 @@ from ..phrases import DF_OVER, PhraseConfig
 from ..phrases.groups import DfOver
 from ..scandir import (DUPS, INPUTS_STAMP, PHRASES, REPORT, RUNNING, STORE, SUMMARY, read_json,
                        read_stamp, stage_mismatch, write_stamp, writer_lock)
-from .reuse import inputs_stamp, same_inputs, same_params, templates_cut
+from .reuse import inputs_stamp, is_uri, same_inputs, same_params, templates_cut
 
 __all__ = ["ScanConfig", "ScanResult", "choose_min_docs", "scan"]
 
@@ -279,8 +279,10 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
         given = [str(p) for p in inputs]
         if not given:
             raise ParameterError("no inputs given")
-        if not (len(given) == 1 and is_store(given[0])):
-            expand_inputs(given, config.input_options.get("fmt"), config.input_options.get("glob"))
+        local = [g for g in given if not (config.spark_master is not None and is_uri(g))]
+        if local and not (len(local) == 1 and is_store(local[0])):
+            # (a URI — s3a://, hdfs://, file:// — is read by the Spark session, not here)
+            expand_inputs(local, config.input_options.get("fmt"), config.input_options.get("glob"))
     if config.spark_master is not None:
         if isinstance(inputs, TokenStore) or (len(inputs) == 1 and is_store(inputs[0])):
             raise ParameterError("--engine spark reads the corpus files (JSONL or Parquet), "

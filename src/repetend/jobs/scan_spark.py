@@ -43,6 +43,10 @@ def validate(config) -> None:
     if config.dups is not None and config.dups.method not in SPARK_METHODS:
         raise ParameterError(f"near-duplicate method {config.dups.method!r} does not run on "
                              f"Spark; the Spark engine runs {' and '.join(SPARK_METHODS)}")
+    if config.dups is not None:
+        from ..spark.io import refuse_normalization
+
+        refuse_normalization(config.dups)
     unit = config.input_options.get("unit") or "word"
     if unit not in ("word", "char"):
         raise ParameterError(f"--unit {unit} is not available with --engine spark "
@@ -50,6 +54,16 @@ def validate(config) -> None:
     fmt = config.input_options.get("fmt")
     if fmt is not None and fmt not in ("jsonl", "parquet"):
         raise ParameterError(f"--engine spark reads JSONL and Parquet, not --format {fmt}")
+    io = config.input_options
+    unsupported = [opt for opt, given in (
+        ("--limit", io.get("limit") is not None), ("--glob", io.get("glob") is not None),
+        ("--html main", io.get("html") == "main"), ("--lang", bool(io.get("lang"))),
+        ("--lang-detect", bool(io.get("lang_detect"))),
+        ("--duplicate-ids rename", io.get("duplicate_ids") == "rename")) if given]
+    if unsupported:
+        raise ParameterError(f"{', '.join(unsupported)}: not available with --engine spark (it "
+                             "reads JSONL and Parquet as they are; ids must be unique); use the "
+                             "local engine, or prepare the input with Spark first")
 
 
 def corpus(spark, input_list: list[str], out: Path, config, cols: dict, *,
@@ -70,7 +84,7 @@ def corpus(spark, input_list: list[str], out: Path, config, cols: dict, *,
     else:
         say("spark: reading, numbering and tokenizing the corpus on the executors …")
         write_corpus(spark, input_list, cdir, **cols, unit=io.get("unit") or "word",
-                     on_error=io.get("on_error") or "skip")
+                     on_error=io.get("on_error") or "skip", fmt=io.get("fmt"))
         write_json(inputs_stamp_file(cdir), inputs_stamp(input_list, io))
     return TableCorpus.open(cdir), read_corpus_frame(spark, cdir)
 

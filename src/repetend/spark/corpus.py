@@ -75,7 +75,8 @@ def _corpus_batches(batches, *, unit: str):
                    "n_bytes", "blank", "text"])
 
 
-def read_counts(spark, inputs: Sequence[str], *, text_col: str, on_error: str) -> dict:
+def read_counts(spark, inputs: Sequence[str], *, text_col: str, on_error: str,
+                fmt: str | None = None) -> dict:
     """What reading *inputs* sees, with the local reader's meaning (one pass on the
     cluster): ``files``, ``malformed`` (JSONL lines that do not parse, and records
     whose text is missing or null), ``missing_text`` (of those, the records without
@@ -84,7 +85,7 @@ def read_counts(spark, inputs: Sequence[str], *, text_col: str, on_error: str) -
 
     from .io import _read_paths
 
-    data, from_json = _read_paths(spark, list(inputs))
+    data, from_json = _read_paths(spark, list(inputs), fmt)
     data = data.withColumn("_file", F.input_file_name())
     cols = data.columns
     if text_col not in cols:
@@ -121,7 +122,7 @@ def read_counts(spark, inputs: Sequence[str], *, text_col: str, on_error: str) -
 
 def write_corpus(spark, inputs: Sequence[str], out_dir: str | os.PathLike, *, id_col: str = "id",
                  text_col: str = "text", url_col: str | None = "url", unit: str = "word",
-                 on_error: str = "skip") -> dict:
+                 on_error: str = "skip", fmt: str | None = None) -> dict:
     """Read *inputs* on the cluster, number, tokenize and write the corpus dataset
     to *out_dir* (replaced atomically: written beside it, then renamed); returns
     its summary (also written as ``out_dir/_corpus.json``), the local store's
@@ -132,9 +133,9 @@ def write_corpus(spark, inputs: Sequence[str], out_dir: str | os.PathLike, *, id
     from .io import load_documents
 
     out_dir = Path(out_dir)
-    counts = read_counts(spark, inputs, text_col=text_col, on_error=on_error)
+    counts = read_counts(spark, inputs, text_col=text_col, on_error=on_error, fmt=fmt)
     docs = load_documents(spark, list(inputs), id_col=id_col, text_col=text_col,
-                          url_col=url_col, on_error=on_error)
+                          url_col=url_col, on_error=on_error, fmt=fmt)
     schema = T.StructType([
         T.StructField("doc_index", T.LongType(), False),
         T.StructField("doc_id", T.StringType(), False),
@@ -147,8 +148,11 @@ def write_corpus(spark, inputs: Sequence[str], out_dir: str | os.PathLike, *, id
         T.StructField("blank", T.BooleanType(), False),
         T.StructField("text", T.StringType(), False)])
     full = docs.mapInArrow(lambda it, _u=unit: _corpus_batches(it, unit=_u), schema)
+    # a killed run's half-written dataset (the scan directory's lock is ours: no
+    # other run is writing one now)
+    for stale in out_dir.parent.glob(f".{out_dir.name}.tmp-*"):
+        shutil.rmtree(stale, ignore_errors=True)
     tmp = out_dir.with_name(f".{out_dir.name}.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
     # the partitions of the numbered documents are in doc_index order already
     # (a sorted RDD, zipWithIndex): part-00000 holds the smallest indices
     full.write.parquet(str(tmp))

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from .io import (batch_shingle_sets, binary_of, check_unique_ids, load_documents, numpy_column,
+                 refuse_normalization,
                  pack_binary,
                  token_batches)
 
@@ -107,6 +108,7 @@ def find_exact_duplicates(spark, data, config=None, *, id_col: str = "id", text_
         raise ParameterError(f"find_exact_duplicates runs method 'exact', got {cfg.method!r}")
     if unit not in ("word", "char"):
         raise ParameterError(f"the Spark engine tokenizes unit 'word' or 'char', got {unit!r}")
+    refuse_normalization(cfg)
     t0 = time.perf_counter()
     k = int(cfg.shingle)
     hash_name = cfg.exact_hash

@@ -26,15 +26,30 @@ import numpy as np
 
 from ..errors import InputError, ParameterError
 
-__all__ = ["load_documents", "local_session", "numpy_column", "binary_of"]
+__all__ = ["load_documents", "local_session", "numpy_column", "binary_of", "refuse_normalization"]
 
 
-def _read_paths(spark, paths: Sequence[str]):
+def refuse_normalization(cfg) -> None:
+    """Word normalization of the shingles (stop words, stems, lemmas) is not wired
+    for Spark: refused, never silently ignored."""
+    given = [f"{name}={getattr(cfg, name)!r}" for name in ("stopwords", "stem", "lemmatize")
+             if getattr(cfg, name, None)]
+    if given:
+        raise ParameterError(f"{', '.join(given)}: the Spark engine shingles the words as they "
+                             "are (no stop words, stems or lemmas); use the local engine")
+
+
+def _read_paths(spark, paths: Sequence[str], fmt: str | None = None):
+    """The DataFrame of *paths* (local paths or URIs), and whether it is JSONL;
+    the format from *fmt* (``jsonl``/``parquet``) or the names (a directory, or a
+    URI ending in ``/``, is a Parquet dataset)."""
     paths = [str(p) for p in paths]
     kinds = set()
     for p in paths:
         name = p.lower().rstrip("/")
-        if name.endswith(".parquet") or Path(p).is_dir():
+        if fmt in ("jsonl", "parquet"):
+            kinds.add("json" if fmt == "jsonl" else "parquet")
+        elif name.endswith(".parquet") or Path(p).is_dir() or ("://" in p and p.endswith("/")):
             kinds.add("parquet")
         elif name.endswith((".jsonl", ".json", ".jsonl.gz", ".json.gz", ".ndjson")):
             kinds.add("json")
@@ -50,7 +65,7 @@ def _read_paths(spark, paths: Sequence[str]):
 
 def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
                    url_col: str | None = "url", order_col: str | None = None,
-                   on_error: str = "skip"):
+                   on_error: str = "skip", fmt: str | None = None):
     """The documents as ``doc_index (long), doc_id (string), url (string), text (string)``.
 
     Parameters
@@ -71,6 +86,8 @@ def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
     on_error : {"skip", "fail"}
         JSONL lines Spark cannot parse, or whose text is missing or null, are
         skipped (as the local reader does) or raise :class:`InputError`.
+    fmt : {"jsonl", "parquet"}, optional
+        The format of paths whose names do not tell it.
 
     Raises
     ------
@@ -96,7 +113,7 @@ def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
     if not isinstance(data, DataFrame):
         if not isinstance(data, (list, tuple)) or not data:
             raise ParameterError("data must be a Spark DataFrame or Parquet/JSONL path(s)")
-        data, from_json = _read_paths(spark, data)
+        data, from_json = _read_paths(spark, data, fmt)
     cols = [c for c in data.columns if c != "_corrupt_record"]
     for name, col in (("id", id_col), ("text", text_col)):
         if col not in cols:

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from .io import (batch_shingle_sets, binary_of, check_unique_ids, load_documents, numpy_column,
+                 refuse_normalization,
                  pack_binary, token_batches)
 
 __all__ = ["find_near_duplicates", "near_duplicate_frames"]
@@ -173,6 +174,7 @@ def near_duplicate_frames(spark, data, config=None, *, id_col: str = "id", text_
                              "the Spark engine runs minhash and exact")
     if unit not in ("word", "char"):
         raise ParameterError(f"the Spark engine tokenizes unit 'word' or 'char', got {unit!r}")
+    refuse_normalization(cfg)
     bands, rows = cfg.banding()
     bits = 64 if cfg.bbits is None else int(cfg.bbits)
     t = float(cfg.threshold)
