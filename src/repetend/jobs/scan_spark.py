@@ -131,9 +131,9 @@ def near_duplicates(spark, corpus_df, ncfg, config, say: Callable[[str], None]):
 def phrases(spark, corpus_df, pcfg, config, say: Callable[[str], None], groups=None):
     """Phrases mined on Spark (pre-filter on the executors, mining of the reduced
     corpus on the driver), templates from the widened reduced corpus; the character
-    offsets of every occurrence and span computed on the executors."""
+    offsets of every occurrence and span computed on the executors (by
+    :func:`repetend.spark.find_phrases`)."""
     from ..spark import find_phrases as spark_phrases
-    from ..spark.char_offsets import add_char_columns
 
     say(f"spark: phrase pre-filter on the executors (σ = {pcfg.min_docs}, L = {pcfg.min_len}) …")
     res = spark_phrases(spark, corpus_df, pcfg, **_load_kw(config),
@@ -141,12 +141,7 @@ def phrases(spark, corpus_df, pcfg, config, say: Callable[[str], None], groups=N
     if res.templates is not None:
         say("spark: templates with variable parts from the widened corpus (driver: the "
             "local layer on it) …")
-    say("spark: character offsets of the occurrences and spans on the executors …")
-    tpl = res.templates.occurrences if res.templates is not None else None
-    res.occurrences, res.spans, tpl = add_char_columns(
-        spark, corpus_df, [res.occurrences, res.spans, tpl], _load_kw(config)["unit"])
-    if res.templates is not None:
-        res.templates.occurrences = tpl
+    # (character offsets of every occurrence and span: on the executors, by find_phrases)
     return res
 
 

@@ -37,9 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
-from . import _kernels as SK
-from .io import (binary_of, check_unique_ids, load_documents, numpy_column, pack_binary,
-                 token_batches)
+from .io import binary_of, check_unique_ids, load_documents, numpy_column
 
 __all__ = ["find_phrases"]
 
@@ -145,15 +143,11 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     The BloomSpan paper (problem §2, BloomSpan §4, coverage §6; docs/references.md);
     Cormode & Muthukrishnan (2005) for the count-min sketch.  Exactness: ``docs/spark.md``.
     """
-    import pyarrow as pa
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    from ..corpus.record import host_of
-    from ..phrases import (PhraseConfig, PhraseResult, RawPhrases, covered_per_document,
-                           hosts_table, phrase_summary, phrase_tables)
-    from ..phrases import find_phrases as local_find
+    from ..phrases import PhraseConfig
 
     cfg = replace(config, **overrides) if config is not None else PhraseConfig(**overrides)
     cfg.validate()
@@ -246,8 +240,30 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         raise
     with_templates = cfg.templates is not None and min_docs >= 2
     for d in persisted:
-        if not (with_templates and (d is docs or d is toks)):
+        if not (d is docs or d is toks):   # those two: for the offsets and the templates
             d.unpersist()
+    try:
+        return _finish(spark, cfg, docs, toks, meta, isl, words_t, word_hash, word_key, grams,
+                       n_survivors, n_docs, groups, grp if groups is not None else None, k,
+                       sketch_depth, sketch_width, unit, min_docs, with_templates, t0)
+    finally:
+        docs.unpersist()
+        toks.unpersist()
+
+
+def _finish(spark, cfg, docs, toks, meta, isl, words_t, word_hash, word_key, grams, n_survivors,
+            n_docs, groups, grp, k, sketch_depth, sketch_width, unit, min_docs, with_templates,
+            t0):
+    """The driver's part of :func:`find_phrases`: mine the reduced corpus, map back,
+    the tables (character offsets from the executors), the templates."""
+    import pyarrow as pa
+
+    from ..corpus.record import host_of
+    from ..phrases import (PhraseResult, RawPhrases, covered_per_document, hosts_table,
+                           phrase_summary, phrase_tables)
+    from ..phrases import find_phrases as local_find
+    from .char_offsets import add_char_columns
+
     t_filter = time.perf_counter() - t0
 
     # -- mine the reduced corpus on the driver --------------------------------------
@@ -347,30 +363,31 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         "frequent_share": pa.array(fshare),
     })
     hosts = hosts_table(documents) if has_urls else None
+    # character offsets, as the local engines give them: on the executors, next to the texts
+    t3 = time.perf_counter()
+    occurrences, spans = add_char_columns(
+        spark, docs.join(toks.select("doc_index", "n_tokens"), "doc_index"),
+        [occurrences, spans], unit)
+    t_char = time.perf_counter() - t3
 
     templates = template_plan = None
     t_tpl = 0.0
-    if with_templates:
-        try:
-            if n_tokens:
-                from .templates import find_templates as spark_templates
+    if with_templates and n_tokens:
+        from .templates import find_templates as spark_templates
 
-                t2 = time.perf_counter()
-                templates, template_plan, tpl_figures = spark_templates(
-                    spark, docs, toks, cfg, raw, doc_offsets=doc_offsets, doc_ids=doc_ids,
-                    n_tokens=n_tokens, frequent_tokens=int(fcovered.sum()), unit=unit,
-                    groups=None if groups is None else grp.label, min_docs=min_docs)
-                t_tpl = time.perf_counter() - t2
-        finally:
-            docs.unpersist()
-            toks.unpersist()
+        t2 = time.perf_counter()
+        templates, template_plan, tpl_figures = spark_templates(
+            spark, docs, toks, cfg, raw, doc_offsets=doc_offsets, doc_ids=doc_ids,
+            n_tokens=n_tokens, frequent_tokens=int(fcovered.sum()), unit=unit,
+            groups=None if groups is None else grp.label, min_docs=min_docs)
+        t_tpl = time.perf_counter() - t2
 
     summary = phrase_summary(
         cfg, engine, reason, n_tok, covered, share, int(fcovered.sum()), fshare,
         n_spans=int(span_doc.shape[0]), n_occurrences=int(occ_global.shape[0]),
         psi=lengths * df, df=df, lengths=lengths, occurrences=counts, texts=texts,
         doc_ids=doc_ids.to_pylist(),
-        timings={"prefilter": t_filter, "mine": t_mine,
+        timings={"prefilter": t_filter, "mine": t_mine, "char_offsets": t_char,
                  **({"templates": t_tpl} if with_templates else {}),
                  "total": time.perf_counter() - t0},
         engine_stats=engine_stats)

@@ -149,7 +149,7 @@ class _PieceText:
     """The text of a document where only its kept runs are known: slices inside one
     run (all the layer cuts: one occurrence's surface form) give the original text."""
 
-    def __init__(self, at: np.ndarray, pieces: list[str]) -> None:
+    def __init__(self, at: np.ndarray, pieces) -> None:   # pieces: an Arrow string array
         self._at, self._pieces = at, pieces
 
     def __getitem__(self, sl: slice) -> str:
@@ -157,7 +157,7 @@ class _PieceText:
         if b <= a:
             return ""
         i = int(np.searchsorted(self._at, a, side="right")) - 1
-        s = self._pieces[i]
+        s = self._pieces[i].as_py()
         lo = int(self._at[i])
         if i < 0 or b - lo > len(s):
             raise IndexError(f"characters {a}:{b} are not inside one kept run")
@@ -313,20 +313,24 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
         pos, poff = binary_of(kept.column("positions"), np.int32)
         hashes, _ = binary_of(kept.column("tokens"), np.uint64)
         spans, _ = binary_of(kept.column("spans"), np.int64)
-        strings = kept.column("strings").combine_chunks().flatten().to_pylist()
+        strings = kept.column("strings").combine_chunks().flatten()
         pat, pao = binary_of(kept.column("piece_at"), np.int64)
         pieces = kept.column("pieces").combine_chunks()
     else:
         pos, poff, hashes = np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros(0, np.uint64)
-        spans, strings = np.zeros(0, np.int64), []
+        spans, strings = np.zeros(0, np.int64), pa.array([], pa.string())
     pos = pos.astype(np.int64)
     spans = spans.reshape(-1, 2)
-    uh, inv = np.unique(hashes, return_inverse=True)
+    uh, first, inv = np.unique(hashes, return_index=True, return_inverse=True)
+    del hashes
     rank, n_vocab = _ranks(spark, toks, uh) if uh.size else (np.zeros(0, np.int64), 0)
     ids = rank[inv.reshape(-1)]
+    del inv
+    # one string per distinct kept word (not one Python string per kept token)
     vocab: list[str] = [""] * n_vocab
-    for i, s in zip(ids.tolist(), strings):
+    for i, s in zip(rank.tolist(), strings.take(pa.array(first)).to_pylist()):
         vocab[i] = s
+    del strings, first, rank
     # a separator (a token of its own, after the vocabulary) wherever positions were dropped
     n = pos.size
     gap = np.zeros(n, dtype=bool)
@@ -338,6 +342,7 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
     tokens_w = np.insert(ids, gap_at, n_vocab + np.arange(gap_at.size, dtype=np.int64)).astype(np.int32)
     posmap = np.insert(pos, gap_at, -1)
     sp_w = np.insert(spans, gap_at, 0, axis=0)
+    del ids, pos, spans
     per_doc = np.add.reduceat(gap.astype(np.int64), poff[:-1]) if n else np.zeros(0, np.int64)
     offsets_w = np.zeros(kdoc.size + 1, dtype=np.int64)
     np.cumsum(np.diff(poff) + per_doc, out=offsets_w[1:])
@@ -361,9 +366,11 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
         raise RuntimeError("templates on Spark: an exact occurrence outside the widened corpus")
     raw_w = RawPhrases(np.asarray(raw.lengths, np.int64), np.asarray(raw.df, np.int64),
                        np.asarray(raw.occ_offsets, np.int64), at.astype(np.int64), {})
+    del rdoc, real, orig_global, rg, at
     texts = []
     for r in range(kdoc.size):
-        texts.append(_PieceText(pat[pao[r]:pao[r + 1]], pieces[r].values.to_pylist()))
+        texts.append(_PieceText(pat[pao[r]:pao[r + 1]], pieces[r].values))   # Arrow, not str
+    del kept, pieces
     store = _WideStore(tokens=tokens_w, doc_offsets=offsets_w, vocab=vocab,
                        df=np.zeros(0, np.int32),
                        docs=pa.table({"doc_id": doc_ids.take(pa.array(kdoc))}),
