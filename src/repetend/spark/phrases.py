@@ -132,9 +132,10 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     Returns
     -------
     PhraseResult
-        The local result type with the same tables (``templates`` from the widened
-        corpus when ``config.templates`` is set, :mod:`repetend.spark.templates`;
-        template occurrences with char_start/char_end); ``raw`` holds global
+        The local result type with the same tables, ``char_start``/``char_end`` of
+        every occurrence and span included (computed on the executors,
+        :mod:`repetend.spark.char_offsets`; ``templates`` from the widened corpus
+        when ``config.templates`` is set, :mod:`repetend.spark.templates`); ``raw`` holds global
         token positions of the whole corpus; ``summary["spark"]`` has the pre-filter figures (words, k-grams and
         positions kept, islands).
 
