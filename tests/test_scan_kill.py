@@ -23,6 +23,18 @@ def _run(*args, **kw):
     return subprocess.run([*CLI, *map(str, args)], capture_output=True, timeout=300, **kw)
 
 
+def clean_outcome(corpus, scan_dir, out, ref, trial, run=None) -> str:
+    """`clean` of a scan directory a kill may have left: "same" (it wrote exactly the
+    whole scan's corpus *ref*) or "refused" (exit 2, an error, nothing written)."""
+    r = (run or _run)("clean", corpus, "--scan", scan_dir, "-o", out, "-q")
+    if r.returncode == 0:
+        assert filecmp.cmp(out, ref, shallow=False), f"trial {trial}: a wrong corpus"
+        return "same"
+    assert r.returncode == 2 and b"error: " in r.stderr, r.stderr
+    assert not out.exists()
+    return "refused"
+
+
 @pytest.fixture(scope="module")
 def corpora(tmp_path_factory):
     root = tmp_path_factory.mktemp("kill")
@@ -49,15 +61,7 @@ def test_a_killed_scan_never_makes_clean_write_a_wrong_corpus(corpora, tmp_path)
         time.sleep(rng.uniform(0.1, 1.1 * seconds))
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=60)
-        out = tmp_path / f"c{trial}.jsonl"
-        r = _run("clean", a, "--scan", k, "-o", out, "-q")
-        if r.returncode == 0:
-            assert filecmp.cmp(out, ref, shallow=False), f"trial {trial}: a wrong corpus"
-            outcomes.append("same")
-        else:
-            assert r.returncode == 2 and b"error: " in r.stderr, r.stderr
-            assert not out.exists()
-            outcomes.append("refused")
+        outcomes.append(clean_outcome(a, k, tmp_path / f"c{trial}.jsonl", ref, trial))
         again = _run("scan", a, "-o", k, "--reuse", "-q")
         assert again.returncode == 0, again.stderr
         out2 = tmp_path / f"d{trial}.jsonl"
@@ -81,15 +85,7 @@ def test_a_killed_first_scan_is_refused_by_clean(corpora, tmp_path):
         time.sleep(rng.uniform(0.3, 0.9 * seconds))
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=60)
-        out = tmp_path / f"f{trial}.jsonl"
-        r = _run("clean", a, "--scan", k, "-o", out, "-q")
-        if r.returncode == 0:
-            assert filecmp.cmp(out, ref, shallow=False), f"trial {trial}: a wrong corpus"
-            outcomes.append("same")
-        else:
-            assert r.returncode == 2 and b"error: " in r.stderr, r.stderr
-            assert not out.exists()
-            outcomes.append("refused")
+        outcomes.append(clean_outcome(a, k, tmp_path / f"f{trial}.jsonl", ref, trial))
     print("outcomes:", outcomes)
     assert "refused" in outcomes, outcomes
 

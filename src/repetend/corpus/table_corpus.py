@@ -21,11 +21,11 @@ import os
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import InputError
+from .store import TokenStore
 
 __all__ = ["TableCorpus", "is_corpus_table", "CORPUS_SUMMARY"]
 
@@ -99,18 +99,12 @@ class TableCorpus:
     def n_tokens(self) -> int:
         return int(self.doc_offsets[-1])
 
-    @property
-    def doc_lengths(self) -> npt.NDArray[np.int64]:
-        return np.diff(self.doc_offsets)
-
-    @property
-    def doc_ids(self) -> list[str]:
-        return self.docs.column("doc_id").to_pylist()
-
-    @property
-    def has_urls(self) -> bool:
-        col = self.docs.column("url")
-        return col.null_count < len(col)
+    # what needs only the document table, the offsets and text(): the store's own code
+    doc_lengths = TokenStore.doc_lengths
+    doc_ids = TokenStore.doc_ids
+    has_urls = TokenStore.has_urls
+    token_spans = TokenStore.token_spans
+    surface = TokenStore.surface
 
     def order_key(self, d: int) -> int:
         return int(self.docs.column("order_key")[d].as_py())
@@ -128,20 +122,3 @@ class TableCorpus:
                 self._cache.pop(next(iter(self._cache)))
             self._cache[g] = col
         return col[d - int(self._group_start[g])].as_py()
-
-    def token_spans(self, d: int) -> npt.NDArray[np.int64]:
-        """Character offsets ``[n, 2]`` of document *d*'s tokens in its text."""
-        from .tokenizer import token_spans
-
-        spans = token_spans(self.text(d), unit=self.unit)
-        n = int(self.doc_offsets[d + 1] - self.doc_offsets[d])
-        if spans.shape[0] != n:
-            raise InputError(f"document {d}: {spans.shape[0]} tokens on re-tokenization, {n} in "
-                             "the corpus dataset (made by another tokenizer?)", path=str(self.path))
-        return spans
-
-    def surface(self, d: int, start: int, end: int) -> str:
-        if end <= start:
-            return ""
-        spans = self.token_spans(d)
-        return self.text(d)[int(spans[start, 0]):int(spans[end - 1, 1])]

@@ -209,40 +209,6 @@ def _ranks(spark, toks, hashes: np.ndarray) -> tuple[np.ndarray, int]:
     return gr[at], int(n_vocab)
 
 
-def _pad_lengths(tokens_w, posmap, sp_w, offsets_w, n_tok, first_id: int, min_docs: int):
-    """Per widened document: a separator (ids *first_id* + document) after its
-    tokens, then padding tokens up to a length that is a strictly increasing
-    function of the original length *n_tok* (equal lengths equal): the least such
-    lengths >= each document's content.  A padding id serves σ − 1 documents, so
-    none is in σ documents (no frequent gram, no part, no head or tail)."""
-    nd = n_tok.size
-    if nd == 0:
-        return tokens_w, posmap, sp_w, offsets_w, 0
-    content = np.diff(offsets_w) + 1
-    o = np.argsort(n_tok, kind="stable")
-    new = np.ones(nd, dtype=bool)
-    new[1:] = n_tok[o][1:] != n_tok[o][:-1]
-    grp = np.cumsum(new) - 1
-    gmax = np.zeros(int(grp[-1]) + 1, dtype=np.int64)
-    np.maximum.at(gmax, grp, content[o])
-    ar = np.arange(gmax.size, dtype=np.int64)
-    target = np.maximum.accumulate(gmax - ar) + ar
-    length = np.empty(nd, dtype=np.int64)
-    length[o] = target[grp]
-    extra = length - np.diff(offsets_w)                 # >= 1: the separator
-    at = np.repeat(offsets_w[1:], extra)
-    first_pad = first_id + nd
-    pad_id = first_pad + np.arange(nd, dtype=np.int64) // max(int(min_docs) - 1, 1)
-    fill = np.concatenate([np.concatenate(([first_id + d], np.full(int(extra[d]) - 1, pad_id[d])))
-                           for d in range(nd)])
-    tokens_w = np.insert(tokens_w.astype(np.int64), at, fill).astype(np.int32)
-    posmap = np.insert(posmap, at, -1)
-    sp_w = np.insert(sp_w, at, 0, axis=0)
-    offsets_w = np.zeros(nd + 1, dtype=np.int64)
-    np.cumsum(length, out=offsets_w[1:])
-    return tokens_w, posmap, sp_w, offsets_w, int(pad_id[-1] - first_pad) + 1
-
-
 def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_tokens: int,
                    frequent_tokens: int, unit: str, groups=None, min_docs: int) -> tuple[Any, dict]:
     """The template layer of *cfg* over the documents *docs* (doc_index, text), their
@@ -304,11 +270,14 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
                             T.StructField("pieces", T.ArrayType(T.StringType()))])
     kept = docs.select("doc_index", "text").mapInArrow(
         lambda it, _w=words_bc, _g=grams_bc, _k=k, _wd=w, _u=unit:
-        _kept_batches(it, words_bc=_w, grams_bc=_g, k=_k, w=_wd, unit=_u), kschema).toArrow()
+        _kept_batches(it, words_bc=_w, grams_bc=_g, k=_k, w=_wd, unit=_u), kschema) \
+        .orderBy("doc_index").toArrow()   # sorted by the executors, not copied here
     figures = {"part_k": k, "reach": w, "masked_frequent_words": int(words.size),
                "masked_frequent_kgrams": int(grams.size), "documents": int(kept.num_rows)}
-    kept = kept.take(np.argsort(numpy_column(kept.column("doc_index"), np.int64), kind="stable"))
     kdoc = numpy_column(kept.column("doc_index"), np.int64)
+    if kdoc.size and not np.all(kdoc[1:] > kdoc[:-1]):   # (sorted on the cluster already)
+        kept = kept.take(np.argsort(kdoc, kind="stable"))
+        kdoc = numpy_column(kept.column("doc_index"), np.int64)
     if kept.num_rows:
         pos, poff = binary_of(kept.column("positions"), np.int32)
         hashes, _ = binary_of(kept.column("tokens"), np.uint64)
@@ -319,6 +288,7 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
     else:
         pos, poff, hashes = np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros(0, np.uint64)
         spans, strings = np.zeros(0, np.int64), pa.array([], pa.string())
+    del kept            # (the columns above are copies or views of combined chunks)
     pos = pos.astype(np.int64)
     spans = spans.reshape(-1, 2)
     uh, first, inv = np.unique(hashes, return_index=True, return_inverse=True)
@@ -339,21 +309,25 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
         gap[poff[:-1][poff[:-1] < n]] = False
     gap_at = np.flatnonzero(gap)
     vocab.extend(f"\x00sep{i}" for i in range(gap_at.size))
-    tokens_w = np.insert(ids, gap_at, n_vocab + np.arange(gap_at.size, dtype=np.int64)).astype(np.int32)
-    posmap = np.insert(pos, gap_at, -1)
-    sp_w = np.insert(spans, gap_at, 0, axis=0)
-    del ids, pos, spans
     per_doc = np.add.reduceat(gap.astype(np.int64), poff[:-1]) if n else np.zeros(0, np.int64)
+    # and a separator after every kept document; one pass inserts both (one copy of
+    # each array).  The layer compares whole documents' lengths when it picks an
+    # example (the shortest document): the store gives it the original lengths
+    # (``original_lengths``), so the widened documents need no padding
+    at = np.concatenate((gap_at, poff[1:]))
+    vals = np.concatenate((n_vocab + np.arange(gap_at.size, dtype=np.int64),
+                           len(vocab) + np.arange(kdoc.size, dtype=np.int64)))
+    if vals.size and int(vals.max()) >= 2**31 - 2:   # pragma: no cover - 2 G distinct ids
+        raise RuntimeError("templates on Spark: more than 2^31 token ids")
+    tokens_w = np.insert(ids.astype(np.int32), at, vals.astype(np.int32))
+    del ids
+    posmap = np.insert(pos, at, -1)
+    del pos
+    sp_w = np.insert(spans, at, 0, axis=0)
+    del spans, at, vals
     offsets_w = np.zeros(kdoc.size + 1, dtype=np.int64)
-    np.cumsum(np.diff(poff) + per_doc, out=offsets_w[1:])
-    # a separator after every kept document, then padding, so that the widened
-    # lengths are in the order of the original lengths (ties kept): the layer's
-    # example of a template is its occurrence in the shortest document
-    tokens_w, posmap, sp_w, offsets_w, n_pad = _pad_lengths(
-        tokens_w, posmap, sp_w, offsets_w, np.diff(doc_offsets)[kdoc], len(vocab),
-        min_docs)
+    np.cumsum(np.diff(poff) + per_doc + 1, out=offsets_w[1:])
     vocab.extend(f"\x00sep{i}" for i in range(gap_at.size, gap_at.size + kdoc.size))
-    vocab.extend(f"\x00pad{i}" for i in range(n_pad))
     rdoc = np.repeat(np.arange(kdoc.size), np.diff(offsets_w))
     real = posmap >= 0
     orig_global = np.where(real, doc_offsets[kdoc[rdoc]] + posmap, -1)
@@ -370,7 +344,7 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
     texts = []
     for r in range(kdoc.size):
         texts.append(_PieceText(pat[pao[r]:pao[r + 1]], pieces[r].values))   # Arrow, not str
-    del kept, pieces
+    del pieces
     store = _WideStore(tokens=tokens_w, doc_offsets=offsets_w, vocab=vocab,
                        df=np.zeros(0, np.int32),
                        docs=pa.table({"doc_id": doc_ids.take(pa.array(kdoc))}),
@@ -378,6 +352,7 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
                        unit="code")
     store._texts = texts
     store._spans = sp_w
+    store.original_lengths = np.diff(doc_offsets)[kdoc]
     fs = frequent_spans(tokens_w, offsets_w, raw_w, L)
     res, plan = run_templates(store, raw_w, cfg, n_tokens, frequent_tokens, spans=fs,
                               **({} if groups is None else {"groups": groups[kdoc]}))

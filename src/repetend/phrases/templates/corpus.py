@@ -20,6 +20,22 @@ class _Corpus:
     doc_ids: list[str]
     store: Any
     texts: dict = field(default_factory=dict)   # doc -> (token spans, text), for examples
+    # the documents' lengths where they are not those of doc_offsets: a corpus that
+    # holds only parts of its documents (Spark's widened corpus) compares the whole
+    # documents' lengths when it picks an example (the shortest document)
+    lengths: np.ndarray | None = None
+
+    def length_offsets(self) -> np.ndarray:
+        """Offsets whose differences are the documents' lengths (``doc_offsets``
+        unless ``lengths`` is given; computed once)."""
+        if self.lengths is None:
+            return np.asarray(self.doc_offsets, np.int64)
+        off = self.__dict__.get("_length_offsets")
+        if off is None:
+            off = np.zeros(len(self.lengths) + 1, np.int64)
+            np.cumsum(np.asarray(self.lengths, np.int64), out=off[1:])
+            self.__dict__["_length_offsets"] = off
+        return off
 
 
 def _as_corpus(corpus) -> _Corpus:
@@ -30,7 +46,8 @@ def _as_corpus(corpus) -> _Corpus:
     if isinstance(corpus, TokenStore):
         return _Corpus(np.ascontiguousarray(corpus.tokens, np.int32),
                        np.asarray(corpus.doc_offsets, np.int64), corpus.vocab,
-                       corpus.doc_ids, corpus)
+                       corpus.doc_ids, corpus,
+                       lengths=getattr(corpus, "original_lengths", None))
     if isinstance(corpus, (tuple, list)) and len(corpus) in (2, 3):
         tokens = np.asarray(corpus[0])
         vocab = corpus[2] if len(corpus) == 3 else None

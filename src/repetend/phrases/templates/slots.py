@@ -79,7 +79,7 @@ def _slot_stats(c: _Corpus, keys: list[np.ndarray], found: list[np.ndarray],
         else np.zeros(0, np.int64)
     klen = np.array([k.size for k in keys], dtype=np.int64)
     starts, ends, docs, doc_len = KS.kept_occurrences(
-        q, off, kept, klen, t_start, t_end, t_doc, np.asarray(c.doc_offsets, np.int64))
+        q, off, kept, klen, t_start, t_end, t_doc, c.length_offsets())   # (for doc_len only)
     # the slot positions of the kept patterns
     kk = [keys[i] for i in kept_l]
     k_off = np.zeros(len(kk) + 1, dtype=np.int64)

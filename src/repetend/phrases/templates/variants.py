@@ -349,8 +349,8 @@ def _row(c: _Corpus, table: pa.Table, r: int, S, E, D, SS, SE, elements, slot_ki
     # the example: the first occurrence, in the shortest document, with no empty slot
     full = np.flatnonzero((SE > SS).all(axis=1)) if n_sl else np.arange(S.size)
     pool = full if full.size else np.arange(S.size)
-    doc_offsets = np.asarray(c.doc_offsets, np.int64)
-    dl = doc_offsets[D[pool] + 1] - doc_offsets[D[pool]]     # not a diff of every document
+    len_off = c.length_offsets()                             # whole documents' lengths
+    dl = len_off[D[pool] + 1] - len_off[D[pool]]             # not a diff of every document
     pick = int(pool[int(np.argmin(dl))])
     d = int(D[pick])
     base = int(c.doc_offsets[d])
