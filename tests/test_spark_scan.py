@@ -27,7 +27,7 @@ if shutil.which("java") is None:  # pragma: no cover - depends on the machine
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
-from repetend.errors import ParameterError  # noqa: E402
+from repetend.errors import InputError, ParameterError  # noqa: E402
 from repetend.jobs import ScanConfig, scan  # noqa: E402
 from repetend.neardup import NearDupConfig  # noqa: E402
 from repetend.phrases import PhraseConfig  # noqa: E402
@@ -157,9 +157,17 @@ def test_bad_records_give_the_local_counts(tmp_path):
     a = scan([ref], tmp_path / "local", ScanConfig(**cfg))
     b = scan([shuffled], tmp_path / "spark", ScanConfig(**cfg, spark_master="local[2]"))
     assert a.summary["corpus"]["read"]["malformed"] == 2
-    assert b.summary["corpus"]["read"] == a.summary["corpus"]["read"] | {
-        "errors": b.summary["corpus"]["read"]["errors"]}
+    # the same counts, and the local reader's messages (file, line, reason)
+    want = dict(a.summary["corpus"]["read"])
+    want["errors"] = [e.replace(str(ref), str(shuffled)) for e in want["errors"]]
+    assert b.summary["corpus"]["read"] == want
+    assert len(want["errors"]) == 2 and ", line 31: not valid JSON" in want["errors"][0]
     assert_same_tables(tmp_path / "spark", tmp_path / "local")
+    # --on-error fail: stopped, naming the file and the line
+    with pytest.raises(InputError, match="line 31: not valid JSON") as exc:
+        scan([shuffled], tmp_path / "fail", ScanConfig(**cfg, spark_master="local[2]",
+                                                       input_options={"on_error": "fail"}))
+    assert str(shuffled) in str(exc.value)
 
 
 def _cli(args: list[str], **kw) -> subprocess.CompletedProcess:

@@ -102,22 +102,60 @@ def read_counts(spark, inputs: Sequence[str], *, text_col: str, on_error: str,
     n_corrupt, n_missing = int(agg["corrupt"] or 0), int(agg["missing"] or 0)
     errors: list[str] = []
     if n_corrupt or n_missing:
-        sel = [F.col("_file"), corrupt.alias("_c")]
-        if "_corrupt_record" in cols:
-            sel.append(F.col("_corrupt_record"))
-        bad = data.filter(corrupt | missing).select(*sel).limit(MAX_ERRORS).collect()
-        for r in bad:
-            if r["_c"]:
-                line = r["_corrupt_record"]
-                line = line if len(line) <= 80 else line[:77] + "…"
-                errors.append(f"{r['_file']}: not valid JSON: {line!r}")
-            else:
-                errors.append(f"{r['_file']}: no text field {text_col!r} (or it is null)")
+        files = sorted({r["_file"] for r in data.filter(corrupt | missing).select("_file")
+                        .distinct().limit(MAX_ERRORS).collect()})
+        if from_json:   # the local reader's own messages, with their line numbers
+            errors = _line_messages(spark, files, text_col)
+        if not errors:
+            errors = [f"{_shown(f)}: a record without a text field {text_col!r} (or it is null)"
+                      for f in files]
         if on_error == "fail":
-            raise InputError(errors[0].split(": ", 1)[1] + " (on the cluster; the local reader "
-                             "names the line)", path=errors[0].split(": ", 1)[0])
+            where, _, what = errors[0].partition(": ")
+            path, _, line = where.rpartition(", ")
+            raise InputError(f"{line}: {what}" if path else what, path=path or where)
     return {"files": int(agg["files"] or 0), "malformed": n_corrupt + n_missing,
             "missing_text": n_missing, "errors": errors, "from_json": from_json}
+
+
+def _shown(file_uri: str) -> str:
+    """A file as the local reader names it: a ``file:`` URI as its path."""
+    from urllib.parse import unquote, urlparse
+
+    u = urlparse(file_uri)
+    return unquote(u.path) if u.scheme == "file" else file_uri
+
+
+def _bad_lines(rows, path: str, text_col: str):
+    """Executor side: the local JSONL reader's message of every bad line among
+    *rows* ``(line bytes, 0-based line index)`` of the file *path*."""
+    from ..corpus.read_jsonl import JsonlReader
+    from ..corpus.record import ReadStats
+
+    reader = JsonlReader(text_field=text_col, on_error="skip", stats=ReadStats())
+    for line, i in rows:
+        reader.stats.errors.clear()
+        try:
+            # (the local reader's line ends with its newline, which Spark strips)
+            reader._parse_line(path, i + 1, bytes(line) + b"\n", False)
+        except InputError:   # pragma: no cover - only for a first line
+            continue
+        if reader.stats.errors:
+            yield reader.stats.errors[0]
+
+
+def _line_messages(spark, files: list[str], text_col: str) -> list[str]:
+    """The first :data:`MAX_ERRORS` messages of the bad lines of *files* (those
+    that have bad records), as the local reader words them — file, line number,
+    reason — found on the executors (one more pass over those files only)."""
+    sc = spark.sparkContext
+    out: list[str] = []
+    for f in files:
+        if len(out) >= MAX_ERRORS:
+            break
+        rows = sc.textFile(f, use_unicode=False).zipWithIndex()
+        out += rows.mapPartitions(lambda it, _p=_shown(f), _t=text_col: _bad_lines(it, _p, _t)) \
+            .take(MAX_ERRORS - len(out))
+    return out
 
 
 def write_corpus(spark, inputs: Sequence[str], out_dir: str | os.PathLike, *, id_col: str = "id",
