@@ -43,6 +43,7 @@ __all__ = ["CORPUS_SUMMARY", "write_corpus", "read_corpus_frame", "read_counts"]
 
 from ..corpus.table_corpus import CORPUS_SUMMARY  # beside the part files (readers skip "_" files)
 MAX_ERRORS = 20                    # as ReadStats.MAX_ERRORS
+ROW_GROUP_BYTES = 4 << 20          # Parquet row groups of the corpus dataset (a random read)
 
 
 def _corpus_batches(batches, *, unit: str):
@@ -193,7 +194,9 @@ def write_corpus(spark, inputs: Sequence[str], out_dir: str | os.PathLike, *, id
     tmp = out_dir.with_name(f".{out_dir.name}.tmp-{os.getpid()}")
     # the partitions of the numbered documents are in doc_index order already
     # (a sorted RDD, zipWithIndex): part-00000 holds the smallest indices
-    full.write.parquet(str(tmp))
+    # small row groups: the driver reads one document's text (the report's examples)
+    # by reading its row group's text column only
+    full.write.option("parquet.block.size", ROW_GROUP_BYTES).parquet(str(tmp))
     # the figures from the small columns of what was written (the text is not read again)
     fig = spark.read.parquet(str(tmp)).agg(
         F.count(F.lit(1)).alias("documents"), F.sum("n_tokens").alias("tokens"),
