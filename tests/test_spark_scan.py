@@ -311,3 +311,37 @@ def test_a_uri_input_is_read_by_spark(tmp_path):
     scan([ref], tmp_path / "local", ScanConfig(**cfg))
     scan([shuffled.as_uri()], tmp_path / "spark", ScanConfig(**cfg, spark_master="local[2]"))
     assert_same_tables(tmp_path / "spark", tmp_path / "local")
+
+
+def test_a_corpus_without_repeats_an_awkward_file_name_and_a_moved_directory(tmp_path):
+    """Nothing repeats (no template part anywhere), the input's name has a space, a
+    comma and brackets and one bad line: the scan finishes, the message names the
+    file and line as the local reader does.  An earlier local scan's store in the
+    directory is removed (it is not this scan's), and a moved directory opens its
+    own corpus dataset."""
+    from repetend.corpus.table_corpus import TableCorpus
+    from repetend.scandir import open_scan
+
+    d = tmp_path / "in dir, [x]"
+    d.mkdir()
+    corpus = _write(d / "my file,[1].jsonl", [
+        {"id": "a", "text": "one two three four five six"},
+        {"id": "b", "text": "seven eight nine ten eleven"},
+        {"id": "c", "text": "twelve thirteen fourteen"}])
+    with open(corpus, "a", encoding="utf-8") as f:
+        f.write('{"id": "d", "text": broken}\n')
+    out = tmp_path / "scan"
+    scan([corpus], out, ScanConfig(phrases=PhraseConfig(min_docs=2)))     # local
+    assert (out / "store").is_dir()
+    res = scan([corpus], out, ScanConfig(phrases=PhraseConfig(min_docs=2),
+                                         spark_master="local[2]"))
+    read = res.summary["corpus"]["read"]
+    assert read["records"] == 3 and read["malformed"] == 1
+    assert read["errors"] == [f"{corpus}, line 4: " + read["errors"][0].split(", line 4: ")[1]]
+    assert "not valid JSON" in read["errors"][0]
+    assert not (out / "store").exists() and (out / "corpus").is_dir()
+    assert (out / "report.html").is_file()
+    moved = tmp_path / "moved"
+    out.rename(moved)
+    sd = open_scan(moved)
+    assert isinstance(sd.store, TableCorpus) and sd.store.doc_ids == res.store.doc_ids

@@ -260,6 +260,8 @@ class ScanDir:
             if not p.is_absolute():
                 cand = self.root / p
                 p = cand if cand.exists() or not p.exists() else p
+            if not p.exists() and p.name in (STORE, CORPUS) and (self.root / p.name).exists():
+                return self.root / p.name   # the scan directory was moved: its own copy
             if p.exists() or not (default.exists() or (self.root / CORPUS).exists()):
                 return p
         if not default.exists() and (self.root / CORPUS).exists():

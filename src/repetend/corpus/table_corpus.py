@@ -114,11 +114,11 @@ class TableCorpus:
         if not 0 <= d < self.n_docs:
             raise IndexError(d)
         g = int(np.searchsorted(self._group_start, d, side="right") - 1)
-        col = self._cache.get(g)
+        col = self._cache.pop(g, None)
         if col is None:
             f, rg = self._groups[g]
             col = pq.ParquetFile(f).read_row_group(rg, columns=["text"]).column("text")
-            if len(self._cache) >= _CACHED_GROUPS:
+            if len(self._cache) >= _CACHED_GROUPS:   # the least recently used goes
                 self._cache.pop(next(iter(self._cache)))
-            self._cache[g] = col
+        self._cache[g] = col
         return col[d - int(self._group_start[g])].as_py()

@@ -207,7 +207,7 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
     if by_id:
         import numpy as np
 
-        from ..spark.order import order_key
+        from ..corpus.order_key import order_key
 
         index_of = {d: i for i, d in enumerate(doc_ids)}
         keys = store.docs.column("order_key").to_numpy()

@@ -29,7 +29,7 @@ from ..errors import ParameterError
 from ..neardup import NearDupConfig
 from ..phrases import DF_OVER, PhraseConfig
 from ..phrases.groups import DfOver
-from ..scandir import (DUPS, INPUTS_STAMP, PHRASES, REPORT, RUNNING, STORE, SUMMARY, read_json,
+from ..scandir import (CORPUS, DUPS, INPUTS_STAMP, PHRASES, REPORT, RUNNING, STORE, SUMMARY, read_json,
                        read_stamp, stage_mismatch, write_stamp, writer_lock)
 from .reuse import inputs_stamp, is_uri, same_inputs, same_params, templates_cut
 
@@ -363,6 +363,11 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
             write_json(store_dir / INPUTS_STAMP, inputs_stamp(input_list, config.input_options))
             store_path = store_dir
     timings["tokenize"] = time.perf_counter() - t0
+    # the other engine's copy of the corpus, left by an earlier scan into this
+    # directory, is not this scan's: removed, so nothing reads it for this one
+    other = out / (STORE if config.spark_master is not None else CORPUS)
+    if other.is_dir() and (store_path is None or Path(store_path).resolve() != other.resolve()):
+        shutil.rmtree(other)
     if store.n_docs == 0:
         from ..errors import InputError
 
@@ -371,6 +376,9 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
     asked = pcfg0.min_docs if pcfg0 is not None else None
     min_docs, min_docs_rule = ((asked, "given") if asked is not None else choose_min_docs(store))
     fingerprint = {"documents": store.n_docs, "tokens": store.n_tokens,
+                   # a Spark corpus dataset's digest of ids and texts (a URI input has
+                   # no file sizes and times to tell a changed corpus)
+                   **({"digest": store.summary["digest"]} if "digest" in store.summary else {}),
                    "store": str(Path(store_path).resolve()) if store_path else None,
                    "inputs": json.loads(json.dumps(inputs_stamp(input_list, config.input_options)))
                    if input_list and not isinstance(inputs, TokenStore) else None}

@@ -77,15 +77,25 @@ def corpus(spark, input_list: list[str], out: Path, config, cols: dict, *,
     from ..spark.corpus import read_corpus_frame, write_corpus
     from .reuse import inputs_stamp, same_inputs
 
+    import shutil
+
+    from ..errors import InputError
+
     io = config.input_options
     cdir = out / CORPUS
+    for stale in out.glob(f".{CORPUS}.tmp-*"):   # a killed run's (the directory is locked)
+        shutil.rmtree(stale, ignore_errors=True)
     if config.reuse and is_corpus_table(cdir) and same_inputs(cdir, input_list, io):
-        say(f"reusing the corpus dataset in {cdir}")
-    else:
-        say("spark: reading, numbering and tokenizing the corpus on the executors …")
-        write_corpus(spark, input_list, cdir, **cols, unit=io.get("unit") or "word",
-                     on_error=io.get("on_error") or "skip", fmt=io.get("fmt"))
-        write_json(inputs_stamp_file(cdir), inputs_stamp(input_list, io))
+        try:
+            corpus_view = TableCorpus.open(cdir)
+            say(f"reusing the corpus dataset in {cdir}")
+            return corpus_view, read_corpus_frame(spark, cdir)
+        except InputError as exc:   # damaged: written again
+            say(f"the corpus dataset in {cdir} cannot be reused ({exc}): writing it again")
+    say("spark: reading, numbering and tokenizing the corpus on the executors …")
+    write_corpus(spark, input_list, cdir, **cols, unit=io.get("unit") or "word",
+                 on_error=io.get("on_error") or "skip", fmt=io.get("fmt"))
+    write_json(inputs_stamp_file(cdir), inputs_stamp(input_list, io))
     return TableCorpus.open(cdir), read_corpus_frame(spark, cdir)
 
 

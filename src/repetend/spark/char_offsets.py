@@ -7,7 +7,7 @@ executors grouped by document, are joined with the corpus dataset's text there,
 and each batch of documents is re-scanned by the same
 :func:`repetend.corpus.char_offsets.char_offsets` the local engines call, over a
 store-like view of the batch (:class:`_BatchTexts`); only the two offsets per
-row come back.  The driver never reads the corpus text.
+row come back.  The driver reads no text for them.
 """
 
 from __future__ import annotations
@@ -60,11 +60,15 @@ def _offset_batches(batches, *, unit: str):
             names=["doc_index", "char_starts", "char_ends"])
 
 
-def char_offsets_on_executors(spark, corpus_df, doc: np.ndarray, start: np.ndarray,
-                              end: np.ndarray, unit: str) -> tuple[np.ndarray, np.ndarray]:
+def char_offsets_on_executors(spark, docs_df, doc: np.ndarray, start: np.ndarray,
+                              end: np.ndarray, unit: str, n_tokens: np.ndarray
+                              ) -> tuple[np.ndarray, np.ndarray]:
     """``(char_start, char_end)`` of the token ranges ``[start, end)`` of documents
-    *doc*, computed on the executors from *corpus_df* (``doc_index, n_tokens, text``)."""
+    *doc*, computed on the executors from *docs_df* (``doc_index, text``);
+    *n_tokens*: every document's token count (the request, with the documents' counts,
+    is broadcast and joined with the texts where they are: no shuffle of the corpus)."""
     import pyarrow as pa
+    from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     doc = np.asarray(doc, np.int64)
@@ -76,13 +80,14 @@ def char_offsets_on_executors(spark, corpus_df, doc: np.ndarray, start: np.ndarr
     docs, first = np.unique(doc[order], return_index=True)
     off = np.append(first, order.size).astype(np.int64)
     req = pa.table({"doc_index": pa.array(docs),
+                    "n_tokens": pa.array(np.asarray(n_tokens, np.int64)[docs]),
                     "starts": pack_binary(np.asarray(start, np.int64)[order], off),
                     "ends": pack_binary(np.asarray(end, np.int64)[order], off)})
     schema = T.StructType([T.StructField("doc_index", T.LongType()),
                            T.StructField("char_starts", T.BinaryType()),
                            T.StructField("char_ends", T.BinaryType())])
-    got = (spark.createDataFrame(req)
-           .join(corpus_df.select("doc_index", "n_tokens", "text"), "doc_index")
+    got = (docs_df.select("doc_index", "text")
+           .join(F.broadcast(spark.createDataFrame(req)), "doc_index")
            .mapInArrow(lambda it, _u=unit: _offset_batches(it, unit=_u), schema).toArrow())
     if got.num_rows != docs.size:
         from ..errors import InputError
@@ -97,7 +102,7 @@ def char_offsets_on_executors(spark, corpus_df, doc: np.ndarray, start: np.ndarr
     return cs, ce
 
 
-def add_char_columns(spark, corpus_df, tables: list, unit: str) -> list:
+def add_char_columns(spark, docs_df, tables: list, unit: str, n_tokens: np.ndarray) -> list:
     """Each table of *tables* (``doc_index, start, end`` columns, or None) with
     ``char_start``/``char_end`` after ``end``, as
     :func:`repetend.corpus.char_offsets.with_char_columns` gives them locally; one
@@ -109,8 +114,9 @@ def add_char_columns(spark, corpus_df, tables: list, unit: str) -> list:
              for t, n in zip(tables, need) if n]
     if parts:
         cs, ce = char_offsets_on_executors(
-            spark, corpus_df, np.concatenate([p[0] for p in parts]),
-            np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]), unit)
+            spark, docs_df, np.concatenate([p[0] for p in parts]),
+            np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]), unit,
+            n_tokens)
     import pyarrow as pa
 
     out, at = [], 0

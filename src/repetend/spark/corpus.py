@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Sequence
@@ -104,16 +105,17 @@ def read_counts(spark, inputs: Sequence[str], *, text_col: str, on_error: str,
     errors: list[str] = []
     if n_corrupt or n_missing:
         files = sorted({r["_file"] for r in data.filter(corrupt | missing).select("_file")
-                        .distinct().limit(MAX_ERRORS).collect()})
+                        .distinct().collect()})
         if from_json:   # the local reader's own messages, with their line numbers
             errors = _line_messages(spark, files, text_col)
         if not errors:
             errors = [f"{_shown(f)}: a record without a text field {text_col!r} (or it is null)"
                       for f in files]
         if on_error == "fail":
-            where, _, what = errors[0].partition(": ")
-            path, _, line = where.rpartition(", ")
-            raise InputError(f"{line}: {what}" if path else what, path=path or where)
+            path = _shown(files[0])
+            first = errors[0]
+            raise InputError(first[len(path) + 2:] if first.startswith(path + ", ") else first,
+                             path=path)
     return {"files": int(agg["files"] or 0), "malformed": n_corrupt + n_missing,
             "missing_text": n_missing, "errors": errors, "from_json": from_json}
 
@@ -123,7 +125,7 @@ def _shown(file_uri: str) -> str:
     from urllib.parse import unquote, urlparse
 
     u = urlparse(file_uri)
-    return unquote(u.path) if u.scheme == "file" else file_uri
+    return unquote(u.path) if u.scheme == "file" else unquote(file_uri)
 
 
 def _bad_lines(rows, path: str, text_col: str):
@@ -137,7 +139,8 @@ def _bad_lines(rows, path: str, text_col: str):
         reader.stats.errors.clear()
         try:
             # (the local reader's line ends with its newline, which Spark strips)
-            reader._parse_line(path, i + 1, bytes(line) + b"\n", False)
+            raw = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else bytes(line)
+            reader._parse_line(path, i + 1, raw + b"\n", False)
         except InputError:   # pragma: no cover - only for a first line
             continue
         if reader.stats.errors:
@@ -148,15 +151,24 @@ def _line_messages(spark, files: list[str], text_col: str) -> list[str]:
     """The first :data:`MAX_ERRORS` messages of the bad lines of *files* (those
     that have bad records), as the local reader words them — file, line number,
     reason — found on the executors (one more pass over those files only)."""
-    sc = spark.sparkContext
     out: list[str] = []
     for f in files:
         if len(out) >= MAX_ERRORS:
             break
-        rows = sc.textFile(f, use_unicode=False).zipWithIndex()
+        # the file's lines in order (one file: its splits are its partitions in offset
+        # order), numbered
+        rows = spark.read.text(_literal(f)).rdd.map(lambda r: r[0]).zipWithIndex()
         out += rows.mapPartitions(lambda it, _p=_shown(f), _t=text_col: _bad_lines(it, _p, _t)) \
             .take(MAX_ERRORS - len(out))
     return out
+
+
+def _literal(file_uri: str) -> str:
+    """``input_file_name()`` (URL-encoded) as a path Spark reads as it is: decoded,
+    its glob characters escaped."""
+    from urllib.parse import unquote
+
+    return re.sub(r"([\\{}\[\]*?])", r"\\\1", unquote(file_uri))
 
 
 def write_corpus(spark, inputs: Sequence[str], out_dir: str | os.PathLike, *, id_col: str = "id",
@@ -201,7 +213,8 @@ def write_corpus(spark, inputs: Sequence[str], out_dir: str | os.PathLike, *, id
     fig = spark.read.parquet(str(tmp)).agg(
         F.count(F.lit(1)).alias("documents"), F.sum("n_tokens").alias("tokens"),
         F.sum("n_bytes").alias("bytes"), F.sum(F.col("blank").cast("long")).alias("empty"),
-        F.sum((F.col("n_tokens") == 0).cast("long")).alias("empty_documents")).collect()[0]
+        F.sum((F.col("n_tokens") == 0).cast("long")).alias("empty_documents"),
+        F.bit_xor("order_key").alias("digest")).collect()[0]
     n = int(fig["documents"])
     summary = {
         "documents": n, "tokens": int(fig["tokens"] or 0), "bytes": int(fig["bytes"] or 0),
@@ -211,12 +224,19 @@ def write_corpus(spark, inputs: Sequence[str], out_dir: str | os.PathLike, *, id
                  "missing_text": counts["missing_text"], "skipped_non_response": 0,
                  "skipped_binary": 0, "errors": counts["errors"]},
         "engine": "spark",
+        # the XOR of the documents' order keys (hashes of id and text): another corpus
+        # of the same size has another digest (the reuse key of the stages after it)
+        "digest": f"{int(fig['digest'] or 0) & (2**64 - 1):016x}",
     }
     (tmp / CORPUS_SUMMARY).write_text(json.dumps(summary, ensure_ascii=False, indent=1),
                                       encoding="utf-8")
+    # the old dataset is moved aside before the new one takes its place, so a kill
+    # leaves either the old or the new one whole (and a ".corpus.tmp-*" to remove)
+    old = out_dir.with_name(f".{out_dir.name}.tmp-old-{os.getpid()}")
     if out_dir.exists():
-        shutil.rmtree(out_dir)
+        os.replace(out_dir, old)
     os.replace(tmp, out_dir)
+    shutil.rmtree(old, ignore_errors=True)
     return summary
 
 

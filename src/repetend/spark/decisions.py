@@ -59,7 +59,7 @@ def plan_columns_on_executors(spark, corpus_df):
             got = corpus_df.select("doc_index", "text").mapInArrow(
                 lambda it, _b=bc: _decide_batches(it, plan_bc=_b), schema).toArrow()
         finally:
-            bc.unpersist()
+            bc.destroy()
         idx = numpy_column(got.column("doc_index"), np.int64)
         got = got.take(pa.array(np.argsort(idx, kind="stable")))
         if got.num_rows != plan.n_docs or not np.array_equal(

@@ -18,6 +18,7 @@ depend on indices (huge-bucket order, cluster representatives, cluster ids).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -27,6 +28,11 @@ import numpy as np
 from ..errors import InputError, ParameterError
 
 __all__ = ["load_documents", "local_session", "numpy_column", "binary_of", "refuse_normalization"]
+
+
+# the columns of the scan's corpus dataset (repetend.spark.corpus)
+CORPUS_COLUMNS = ("doc_index", "doc_id", "url", "host", "n_tokens", "n_chars", "order_key",
+                  "n_bytes", "blank", "text")
 
 
 def refuse_normalization(cfg) -> None:
@@ -58,6 +64,9 @@ def _read_paths(spark, paths: Sequence[str], fmt: str | None = None):
                              "JSONL (.jsonl, .json, .jsonl.gz) paths", path=p)
     if len(kinds) > 1:
         raise InputError("mixing Parquet and JSONL paths in one Spark input", path=paths[0])
+    # a local path is a file's name, not a pattern: its glob characters escaped (a URI
+    # is given to Spark as it is, patterns included)
+    paths = [p if "://" in p else re.sub(r"([\\{}\[\]*?])", r"\\\1", p) for p in paths]
     if "parquet" in kinds:
         return spark.read.parquet(*paths), False
     return spark.read.json(paths, mode="PERMISSIVE", columnNameOfCorruptRecord="_corrupt_record"), True
@@ -72,9 +81,9 @@ def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
     ----------
     spark : SparkSession
     data : DataFrame, str, Path or sequence of them
-        A Spark DataFrame, or Parquet / JSONL paths read with Spark.  A DataFrame
-        that has ``doc_index, doc_id, url, text`` columns is numbered already (the
-        scan's corpus dataset, :mod:`repetend.spark.corpus`) and is taken as it is.
+        A Spark DataFrame, or Parquet / JSONL paths read with Spark.  A corpus
+        dataset written by :func:`repetend.spark.corpus.write_corpus` (all of
+        :data:`CORPUS_COLUMNS`) is numbered already and is taken as it is.
     id_col, text_col, url_col : str
         Column names; ``url_col`` may be absent from the data (urls are then null).
     order_col : str, optional
@@ -107,8 +116,8 @@ def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
     from_json = False
     if isinstance(data, (str, os.PathLike)):
         data = [data]
-    if isinstance(data, DataFrame) and {"doc_index", "doc_id", "url", "text"} <= set(data.columns):
-        # numbered already (the scan's corpus dataset, repetend.spark.corpus): as it is
+    if isinstance(data, DataFrame) and set(CORPUS_COLUMNS) <= set(data.columns):
+        # the scan's corpus dataset (repetend.spark.corpus): numbered, ids checked
         return data.select("doc_index", "doc_id", "url", "text")
     if not isinstance(data, DataFrame):
         if not isinstance(data, (list, tuple)) or not data:
@@ -139,9 +148,10 @@ def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
     if order_col is not None:
         sel.append(F.col(order_col).alias("_key"))
     df = data.select(*sel)
-    nulls = df.filter(F.col("doc_id").isNull()).limit(1).count()
+    nulls = df.filter(F.col("doc_id").isNull() | (F.col("doc_id") == "")).limit(1).count()
     if nulls:
-        raise InputError(f"the id column {id_col!r} has null values")
+        raise InputError(f"the id column {id_col!r} has null or empty values (the local reader "
+                         "names such records file:record; the Spark engine needs every id)")
     # a repeated id, found on the ids alone (a shuffle of short strings) before any
     # expensive stage; the message names the smallest repeated id
     dup = (df.groupBy("doc_id").count().filter(F.col("count") > 1)

@@ -366,9 +366,7 @@ def _finish(spark, cfg, docs, toks, meta, isl, words_t, word_hash, word_key, gra
     hosts = hosts_table(documents) if has_urls else None
     # character offsets, as the local engines give them: on the executors, next to the texts
     t3 = time.perf_counter()
-    occurrences, spans = add_char_columns(
-        spark, docs.join(toks.select("doc_index", "n_tokens"), "doc_index"),
-        [occurrences, spans], unit)
+    occurrences, spans = add_char_columns(spark, docs, [occurrences, spans], unit, n_tok)
     t_char = time.perf_counter() - t3
 
     templates = template_plan = None

@@ -288,6 +288,7 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
     else:
         pos, poff, hashes = np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros(0, np.uint64)
         spans, strings = np.zeros(0, np.int64), pa.array([], pa.string())
+        pat, pao, pieces = np.zeros(0, np.int64), np.zeros(1, np.int64), None
     del kept            # (the columns above are copies or views of combined chunks)
     pos = pos.astype(np.int64)
     spans = spans.reshape(-1, 2)
