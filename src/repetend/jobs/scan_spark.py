@@ -148,9 +148,11 @@ def phrases(spark, corpus_df, pcfg, config, say: Callable[[str], None], groups=N
     say(f"spark: phrase pre-filter on the executors (σ = {pcfg.min_docs}, L = {pcfg.min_len}) …")
     res = spark_phrases(spark, corpus_df, pcfg, **_load_kw(config),
                         **({} if groups is None else {"groups": groups}))
-    if res.templates is not None:
-        say("spark: templates with variable parts from the widened corpus (driver: the "
-            "local layer on it) …")
+    tpl = (res.summary.get("spark") or {}).get("templates")
+    if tpl:
+        say(f"driver: the template layer ran on the widened corpus: {tpl.get('tokens', 0):,} "
+            f"tokens, {100 * tpl.get('kept_share', 0):.1f} % of the corpus (the driver's "
+            "memory grows with it; --no-templates leaves it out)")
     # (character offsets of every occurrence and span: on the executors, by find_phrases)
     return res
 

@@ -77,18 +77,15 @@ def _corpus_batches(batches, *, unit: str):
                    "n_bytes", "blank", "text"])
 
 
-def read_counts(spark, inputs: Sequence[str], *, text_col: str, on_error: str,
-                fmt: str | None = None) -> dict:
-    """What reading *inputs* sees, with the local reader's meaning (one pass on the
-    cluster): ``files``, ``malformed`` (JSONL lines that do not parse, and records
-    whose text is missing or null), ``missing_text`` (of those, the records without
-    a text) and the first messages, each naming its file."""
+def read_counts(spark, raw, from_json: bool, inputs: Sequence[str], *, text_col: str,
+                on_error: str) -> dict:
+    """What reading *inputs* (read by Spark as *raw*) sees, with the local reader's
+    meaning (one pass on the cluster): ``files``, ``malformed`` (JSONL lines that do
+    not parse, and records whose text is missing or null), ``missing_text`` (of those,
+    the records without a text) and the first messages, each naming its file."""
     from pyspark.sql import functions as F
 
-    from .io import _read_paths
-
-    data, from_json = _read_paths(spark, list(inputs), fmt)
-    data = data.withColumn("_file", F.input_file_name())
+    data = raw.withColumn("_file", F.input_file_name())
     cols = data.columns
     if text_col not in cols:
         have = [c for c in cols if c not in ("_corrupt_record", "_file")]
@@ -181,12 +178,14 @@ def write_corpus(spark, inputs: Sequence[str], out_dir: str | os.PathLike, *, id
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    from .io import load_documents
+    from .io import _read_paths, load_documents
 
     out_dir = Path(out_dir)
-    counts = read_counts(spark, inputs, text_col=text_col, on_error=on_error, fmt=fmt)
-    docs = load_documents(spark, list(inputs), id_col=id_col, text_col=text_col,
-                          url_col=url_col, on_error=on_error, fmt=fmt)
+    # read once (JSON: one schema inference), then counted and numbered
+    raw, from_json = _read_paths(spark, list(inputs), fmt)
+    counts = read_counts(spark, raw, from_json, inputs, text_col=text_col, on_error=on_error)
+    docs = load_documents(spark, raw, id_col=id_col, text_col=text_col, url_col=url_col,
+                          on_error=on_error, from_json=from_json)
     schema = T.StructType([
         T.StructField("doc_index", T.LongType(), False),
         T.StructField("doc_id", T.StringType(), False),

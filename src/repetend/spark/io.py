@@ -74,7 +74,7 @@ def _read_paths(spark, paths: Sequence[str], fmt: str | None = None):
 
 def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
                    url_col: str | None = "url", order_col: str | None = None,
-                   on_error: str = "skip", fmt: str | None = None):
+                   on_error: str = "skip", fmt: str | None = None, from_json: bool = False):
     """The documents as ``doc_index (long), doc_id (string), url (string), text (string)``.
 
     Parameters
@@ -97,6 +97,9 @@ def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
         skipped (as the local reader does) or raise :class:`InputError`.
     fmt : {"jsonl", "parquet"}, optional
         The format of paths whose names do not tell it.
+    from_json : bool
+        *data* is a DataFrame Spark read from JSONL (with a ``_corrupt_record``
+        column when a line did not parse): its bad records are handled as for paths.
 
     Raises
     ------
@@ -113,7 +116,6 @@ def load_documents(spark, data, *, id_col: str = "id", text_col: str = "text",
 
     if on_error not in ("skip", "fail"):
         raise ParameterError(f"on_error must be 'skip' or 'fail', got {on_error!r}")
-    from_json = False
     if isinstance(data, (str, os.PathLike)):
         data = [data]
     if isinstance(data, DataFrame) and set(CORPUS_COLUMNS) <= set(data.columns):
