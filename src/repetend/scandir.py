@@ -253,20 +253,20 @@ class ScanDir:
         return pq.ParquetFile(p) if p.is_file() else None
 
     def store_path(self) -> Path:
+        """The scan's token store or corpus dataset: the one its summary names, or,
+        when the directory was moved, its own copy (``store/`` or ``corpus/``)."""
         s = self.summary.get("store")
-        default = self.root / STORE
+        own = [d for d in (self.root / STORE, self.root / CORPUS) if d.exists()]
         if s:
             p = Path(s)
             if not p.is_absolute():
                 cand = self.root / p
                 p = cand if cand.exists() or not p.exists() else p
-            if not p.exists() and p.name in (STORE, CORPUS) and (self.root / p.name).exists():
-                return self.root / p.name   # the scan directory was moved: its own copy
-            if p.exists() or not (default.exists() or (self.root / CORPUS).exists()):
+            if p.exists() or not own:
                 return p
-        if not default.exists() and (self.root / CORPUS).exists():
-            return self.root / CORPUS  # a Spark scan, moved: its own corpus dataset
-        return default  # the scan directory was moved: its own store
+            if (self.root / p.name) in own:   # moved: its own copy of that kind
+                return self.root / p.name
+        return own[0] if own else self.root / STORE
 
 
 def inputs_stamp_file(store_dir: Path) -> Path:

@@ -123,6 +123,57 @@ def _input_format(files) -> tuple[str, list[str]]:
     return "records-jsonl", notes
 
 
+def _match_by_position(store):
+    """The scan's document of the *k*-th record read: the *k*-th, with the same id and
+    text (a local scan numbers documents in reading order)."""
+    n, doc_ids = store.n_docs, store.doc_ids
+
+    def match(k: int, rec) -> int:
+        if k >= n:
+            raise InputError(f"more documents than the scan's {n:,}; the input changed since "
+                             "the scan (or give the scan's --limit)", path=rec.source)
+        if rec.id != doc_ids[k]:
+            raise InputError(f"document {k} has id {rec.id!r} where the scan has {doc_ids[k]!r}; "
+                             "the input changed since the scan", path=rec.source,
+                             record=rec.record_no)
+        if rec.text != store.text(k):
+            raise InputError(f"document {rec.id!r} has another text than in the scan; the input "
+                             "changed since the scan", path=rec.source, record=rec.record_no)
+        return k
+
+    match.unread = lambda: ""
+    return match
+
+
+def _match_by_id(store):
+    """The scan's document of a record, by its id, its text checked by ``order_key``
+    (a Spark scan numbers documents by a hash of id and text, not in reading order);
+    ``match.unread()`` names a document no record matched."""
+    import numpy as np
+
+    from ..corpus.order_key import order_key
+
+    doc_ids = store.doc_ids
+    index_of = {d: i for i, d in enumerate(doc_ids)}
+    keys = store.docs.column("order_key").to_numpy()
+    seen = np.zeros(store.n_docs, bool)
+
+    def match(k: int, rec) -> int:
+        i = index_of.get(rec.id, -1)
+        if i < 0 or seen[i]:
+            raise InputError(f"document {rec.id!r} is {'read twice' if i >= 0 else 'not in the scan'}"
+                             "; the input changed since the scan", path=rec.source,
+                             record=rec.record_no)
+        seen[i] = True
+        if order_key(rec.id, rec.text) != int(keys[i]):
+            raise InputError(f"document {rec.id!r} has another text than in the scan; the input "
+                             "changed since the scan", path=rec.source, record=rec.record_no)
+        return i
+
+    match.unread = lambda: f" (the scan's {doc_ids[int(np.argmin(seen))]!r} was not read)"
+    return match
+
+
 def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.PathLike,
                  out: str | os.PathLike, *, config: CleanConfig | None = None, quiet: bool = True,
                  **input_options) -> CleanResult:
@@ -200,18 +251,8 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
                       notes=notes)
 
     n = store.n_docs
-    doc_ids = store.doc_ids
-    # a Spark scan numbers documents by a hash of id and text, not in reading order:
-    # records are matched by id, and their text checked by that hash (order_key)
-    by_id = getattr(store, "numbered_by_key", False)
-    if by_id:
-        import numpy as np
-
-        from ..corpus.order_key import order_key
-
-        index_of = {d: i for i, d in enumerate(doc_ids)}
-        keys = store.docs.column("order_key").to_numpy()
-        seen = np.zeros(n, bool)
+    match = _match_by_id(store) if getattr(store, "numbered_by_key", False) else \
+        _match_by_position(store)
     plan = plan_clean(scan, cfg)
     res.notes.extend(plan.notes)
 
@@ -226,33 +267,10 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
         writer = make_writer(out_fmt, target, text_field, name=out.name)
         try:
             with atomic_path(log_path) as log_tmp, open_output(log_tmp) as log:
-                i = k = -1
+                k = -1
                 for k, rec in enumerate(records):
                     text = rec.text
-                    if by_id:
-                        i = index_of.get(rec.id, -1)
-                        if i < 0 or seen[i]:
-                            raise InputError(f"document {rec.id!r} is {'read twice' if i >= 0 else 'not in the scan'}"
-                                             "; the input changed since the scan", path=rec.source,
-                                             record=rec.record_no)
-                        seen[i] = True
-                        if order_key(rec.id, text) != int(keys[i]):
-                            raise InputError(f"document {rec.id!r} has another text than in the scan; the "
-                                             "input changed since the scan", path=rec.source,
-                                             record=rec.record_no)
-                    else:
-                        i = k
-                        if i >= n:
-                            raise InputError(f"more documents than the scan's {n:,}; the input changed since "
-                                             "the scan (or give the scan's --limit)", path=rec.source)
-                        if rec.id != doc_ids[i]:
-                            raise InputError(f"document {i} has id {rec.id!r} where the scan has "
-                                             f"{doc_ids[i]!r}; the input changed since the scan",
-                                             path=rec.source, record=rec.record_no)
-                        if text != store.text(i):
-                            raise InputError(f"document {rec.id!r} has another text than in the scan; the "
-                                             "input changed since the scan", path=rec.source,
-                                             record=rec.record_no)
+                    i = match(k, rec)
                     res.documents_in += 1
                     res.chars_in += len(text)
                     entry = None
@@ -294,10 +312,9 @@ def clean_corpus(inputs: Sequence[str | os.PathLike] | None, scan_dir: str | os.
                     if bar is not None:
                         bar.update(1)
                 if k + 1 != n:
-                    missing = (f" (the scan's {doc_ids[int(np.argmin(seen))]!r} was not read)"
-                               if by_id and k + 1 < n else "")
-                    raise InputError(f"{k + 1:,} documents read where the scan has {n:,}{missing}; the input "
-                                     "changed since the scan (or give the same --limit)", path=inputs[0])
+                    raise InputError(f"{k + 1:,} documents read where the scan has {n:,}"
+                                     f"{match.unread() if k + 1 < n else ''}; the input changed since "
+                                     "the scan (or give the same --limit)", path=inputs[0])
         finally:
             writer.close()
 

@@ -73,18 +73,14 @@ def corpus(spark, input_list: list[str], out: Path, config, cols: dict, *,
     ``config.reuse`` and it is of these inputs; returns the driver's view of it
     (:class:`repetend.corpus.table_corpus.TableCorpus`) and its DataFrame."""
     from ..corpus.table_corpus import TableCorpus, is_corpus_table
-    from ..scandir import CORPUS
-    from ..spark.corpus import read_corpus_frame, write_corpus
-    from .reuse import inputs_stamp, same_inputs
-
-    import shutil
-
     from ..errors import InputError
+    from ..scandir import CORPUS
+    from ..spark.corpus import read_corpus_frame, remove_partial, write_corpus
+    from .reuse import inputs_stamp, same_inputs
 
     io = config.input_options
     cdir = out / CORPUS
-    for stale in out.glob(f".{CORPUS}.tmp-*"):   # a killed run's (the directory is locked)
-        shutil.rmtree(stale, ignore_errors=True)
+    remove_partial(cdir)   # a killed run's, also when the dataset is reused
     if config.reuse and is_corpus_table(cdir) and same_inputs(cdir, input_list, io):
         try:
             corpus_view = TableCorpus.open(cdir)

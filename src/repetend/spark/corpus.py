@@ -18,7 +18,7 @@ across its part files (``part-00000…`` holds the smallest indices)::
     text       string
 
 Every later stage reads this dataset back (``spark.read.parquet``) instead of the
-input, so the input is read and sorted once, and every stage sees one numbering.
+input, so the input is sorted once and every stage sees one numbering.
 The driver reads only its small columns (:class:`repetend.corpus.table_corpus.
 TableCorpus`) and the text of the few documents the report shows.
 
@@ -31,18 +31,18 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from ..corpus.table_corpus import CORPUS_SUMMARY  # beside the part files (readers skip "_" files)
 from ..errors import InputError
 
-__all__ = ["CORPUS_SUMMARY", "write_corpus", "read_corpus_frame", "read_counts"]
+__all__ = ["CORPUS_SUMMARY", "write_corpus", "read_corpus_frame", "read_counts",
+           "remove_partial"]
 
-from ..corpus.table_corpus import CORPUS_SUMMARY  # beside the part files (readers skip "_" files)
 MAX_ERRORS = 20                    # as ReadStats.MAX_ERRORS
 ROW_GROUP_BYTES = 4 << 20          # Parquet row groups of the corpus dataset (a random read)
 
@@ -114,7 +114,7 @@ def read_counts(spark, raw, from_json: bool, inputs: Sequence[str], *, text_col:
             raise InputError(first[len(path) + 2:] if first.startswith(path + ", ") else first,
                              path=path)
     return {"files": int(agg["files"] or 0), "malformed": n_corrupt + n_missing,
-            "missing_text": n_missing, "errors": errors, "from_json": from_json}
+            "missing_text": n_missing, "errors": errors}
 
 
 def _shown(file_uri: str) -> str:
@@ -127,7 +127,7 @@ def _shown(file_uri: str) -> str:
 
 def _bad_lines(rows, path: str, text_col: str):
     """Executor side: the local JSONL reader's message of every bad line among
-    *rows* ``(line bytes, 0-based line index)`` of the file *path*."""
+    *rows* ``(line, 0-based line index)`` of the file *path*."""
     from ..corpus.read_jsonl import JsonlReader
     from ..corpus.record import ReadStats
 
@@ -136,8 +136,7 @@ def _bad_lines(rows, path: str, text_col: str):
         reader.stats.errors.clear()
         try:
             # (the local reader's line ends with its newline, which Spark strips)
-            raw = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else bytes(line)
-            reader._parse_line(path, i + 1, raw + b"\n", False)
+            reader._parse_line(path, i + 1, line.encode("utf-8", "surrogatepass") + b"\n", False)
         except InputError:   # pragma: no cover - only for a first line
             continue
         if reader.stats.errors:
@@ -165,7 +164,9 @@ def _literal(file_uri: str) -> str:
     its glob characters escaped."""
     from urllib.parse import unquote
 
-    return re.sub(r"([\\{}\[\]*?])", r"\\\1", unquote(file_uri))
+    from .io import literal_path
+
+    return literal_path(unquote(file_uri))
 
 
 def write_corpus(spark, inputs: Sequence[str], out_dir: str | os.PathLike, *, id_col: str = "id",
@@ -198,10 +199,7 @@ def write_corpus(spark, inputs: Sequence[str], out_dir: str | os.PathLike, *, id
         T.StructField("blank", T.BooleanType(), False),
         T.StructField("text", T.StringType(), False)])
     full = docs.mapInArrow(lambda it, _u=unit: _corpus_batches(it, unit=_u), schema)
-    # a killed run's half-written dataset (the scan directory's lock is ours: no
-    # other run is writing one now)
-    for stale in out_dir.parent.glob(f".{out_dir.name}.tmp-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+    remove_partial(out_dir)
     tmp = out_dir.with_name(f".{out_dir.name}.tmp-{os.getpid()}")
     # the partitions of the numbered documents are in doc_index order already
     # (a sorted RDD, zipWithIndex): part-00000 holds the smallest indices
@@ -237,6 +235,15 @@ def write_corpus(spark, inputs: Sequence[str], out_dir: str | os.PathLike, *, id
     os.replace(tmp, out_dir)
     shutil.rmtree(old, ignore_errors=True)
     return summary
+
+
+def remove_partial(out_dir: str | os.PathLike) -> None:
+    """Remove what a killed :func:`write_corpus` left beside *out_dir* (its
+    ``.corpus.tmp-*`` directories; the caller holds the directory, so no other run
+    is writing one now)."""
+    out_dir = Path(out_dir)
+    for stale in out_dir.parent.glob(f".{out_dir.name}.tmp-*"):
+        shutil.rmtree(stale, ignore_errors=True)
 
 
 def read_corpus_frame(spark, corpus_dir: str | os.PathLike):

@@ -45,6 +45,11 @@ def refuse_normalization(cfg) -> None:
                              "are (no stop words, stems or lemmas); use the local engine")
 
 
+def literal_path(path: str) -> str:
+    """*path* with its glob characters escaped: Spark reads that one file or directory."""
+    return re.sub(r"([\\{}\[\]*?])", r"\\\1", path)
+
+
 def _read_paths(spark, paths: Sequence[str], fmt: str | None = None):
     """The DataFrame of *paths* (local paths or URIs), and whether it is JSONL;
     the format from *fmt* (``jsonl``/``parquet``) or the names (a directory, or a
@@ -66,7 +71,7 @@ def _read_paths(spark, paths: Sequence[str], fmt: str | None = None):
         raise InputError("mixing Parquet and JSONL paths in one Spark input", path=paths[0])
     # a local path is a file's name, not a pattern: its glob characters escaped (a URI
     # is given to Spark as it is, patterns included)
-    paths = [p if "://" in p else re.sub(r"([\\{}\[\]*?])", r"\\\1", p) for p in paths]
+    paths = [p if "://" in p else literal_path(p) for p in paths]
     if "parquet" in kinds:
         return spark.read.parquet(*paths), False
     return spark.read.json(paths, mode="PERMISSIVE", columnNameOfCorruptRecord="_corrupt_record"), True
