@@ -232,7 +232,9 @@ def local_session(master: str = "local[2]", app_name: str = "repetend", *,
          .config("spark.default.parallelism", str(shuffle_partitions))
          .config("spark.sql.execution.arrow.pyspark.enabled", "true")
          .config("spark.pyspark.python", sys.executable)
-         .config("spark.driver.memory", "2g"))
+         .config("spark.driver.memory", driver_memory())
+         # what the driver collects (the templates' widened corpus) is bounded by its heap
+         .config("spark.driver.maxResultSize", driver_memory()))
     if quiet is not None:
         opt = f"-Dlog4j2.configurationFile=file:{log4j2_file('off' if quiet else 'error')}"
         b = b.config("spark.driver.extraJavaOptions", opt) \
@@ -245,6 +247,21 @@ def local_session(master: str = "local[2]", app_name: str = "repetend", *,
     if quiet is not None:   # a session that existed already: at least its level
         spark.sparkContext.setLogLevel("OFF" if quiet else "ERROR")
     return spark
+
+
+def driver_memory() -> str:
+    """The driver JVM's heap: ``SPARK_DRIVER_MEMORY`` when set, else a quarter of this
+    machine's memory, between 2 and 16 GB.  (In local mode the executors run in that
+    JVM too, and it holds what the driver collects: with a fixed 2 GB the default scan
+    of a 50 M-token corpus ran out of heap collecting the templates' widened corpus.)"""
+    given = os.environ.get("SPARK_DRIVER_MEMORY")
+    if given:
+        return given
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):   # pragma: no cover - not POSIX
+        return "2g"
+    return f"{min(16, max(2, total // 4 >> 30))}g"
 
 
 _START_NOISE = ("WARNING: Using incubator modules", "Setting default log level",

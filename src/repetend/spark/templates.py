@@ -270,12 +270,14 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
                             T.StructField("pieces", T.ArrayType(T.StringType()))])
     kept = docs.select("doc_index", "text").mapInArrow(
         lambda it, _w=words_bc, _g=grams_bc, _k=k, _wd=w, _u=unit:
-        _kept_batches(it, words_bc=_w, grams_bc=_g, k=_k, w=_wd, unit=_u), kschema) \
-        .orderBy("doc_index").toArrow()   # sorted by the executors, not copied here
+        _kept_batches(it, words_bc=_w, grams_bc=_g, k=_k, w=_wd, unit=_u), kschema).toArrow()
+    # (sorted here, not by an orderBy: a sort on the cluster gathers the kept rows into
+    # a few partitions whose Arrow batches outgrew a 2 GB driver JVM in local mode at
+    # 50 M tokens)
     figures = {"part_k": k, "reach": w, "masked_frequent_words": int(words.size),
                "masked_frequent_kgrams": int(grams.size), "documents": int(kept.num_rows)}
     kdoc = numpy_column(kept.column("doc_index"), np.int64)
-    if kdoc.size and not np.all(kdoc[1:] > kdoc[:-1]):   # (sorted on the cluster already)
+    if kdoc.size and not np.all(kdoc[1:] > kdoc[:-1]):
         kept = kept.take(np.argsort(kdoc, kind="stable"))
         kdoc = numpy_column(kept.column("doc_index"), np.int64)
     if kept.num_rows:
