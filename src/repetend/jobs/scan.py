@@ -466,7 +466,7 @@ def _write_scan(inputs, out: Path, config: ScanConfig, *, command: str | None, q
                 if spark is not None:
                     from .scan_spark import phrases as spark_phrases
 
-                    res = spark_phrases(spark, corpus_df, pcfg, config, say, groups)
+                    res = spark_phrases(spark, corpus_df, pcfg, config, say, groups, out=out)
                 else:
                     res = find_phrases(store, pcfg, groups=groups)
             if groups is None and config.df_over == "clusters":

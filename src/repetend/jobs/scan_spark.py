@@ -80,7 +80,10 @@ def corpus(spark, input_list: list[str], out: Path, config, cols: dict, *,
 
     io = config.input_options
     cdir = out / CORPUS
+    from ..spark.templates import remove_partial as remove_widened
+
     remove_partial(cdir)   # a killed run's, also when the dataset is reused
+    remove_widened(out)    # and the templates' widened corpus a killed run left
     if config.reuse and is_corpus_table(cdir) and same_inputs(cdir, input_list, io):
         try:
             corpus_view = TableCorpus.open(cdir)
@@ -134,15 +137,15 @@ def near_duplicates(spark, corpus_df, ncfg, config, say: Callable[[str], None]):
     return res
 
 
-def phrases(spark, corpus_df, pcfg, config, say: Callable[[str], None], groups=None):
+def phrases(spark, corpus_df, pcfg, config, say: Callable[[str], None], groups=None, *,
+            out: Path):
     """Phrases mined on Spark (pre-filter on the executors, mining of the reduced
     corpus on the driver), templates from the widened reduced corpus; the character
     offsets of every occurrence and span computed on the executors (by
     :func:`repetend.spark.find_phrases`)."""
     from ..spark import find_phrases as spark_phrases
-
     say(f"spark: phrase pre-filter on the executors (σ = {pcfg.min_docs}, L = {pcfg.min_len}) …")
-    res = spark_phrases(spark, corpus_df, pcfg, **_load_kw(config),
+    res = spark_phrases(spark, corpus_df, pcfg, **_load_kw(config), work_dir=out,
                         **({} if groups is None else {"groups": groups}))
     tpl = (res.summary.get("spark") or {}).get("templates")
     if tpl:

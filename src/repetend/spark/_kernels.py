@@ -117,3 +117,31 @@ def island_mask(doc_offsets, k, win_offsets, frequent, keep):
                 for p in range(lo, i + k):
                     keep[a + p] = True
                 run_end = i + k - 1
+
+
+@jit
+def widened_index(posmap, offsets, row, local):
+    """Index in the widened corpus of position ``local[i]`` of kept document
+    ``row[i]``, or -1 when it was not kept.  ``posmap`` holds each widened token's
+    original position (ascending within a document) and -1 at separators; a
+    separator is always followed by a kept token of its document except the last one
+    of each document, so a binary search reads a separator as the position after it."""
+    out = np.empty(row.shape[0], dtype=np.int64)
+    for i in range(row.shape[0]):
+        a = offsets[row[i]]
+        b = offsets[row[i] + 1] - 1          # the document's closing separator
+        s = local[i]
+        lo, hi = a, b
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            v = posmap[mid]
+            if v < 0:
+                v = posmap[mid + 1]
+            if v < s:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < b and posmap[lo] < 0:
+            lo += 1
+        out[i] = lo if lo < b and posmap[lo] == s else -1
+    return out

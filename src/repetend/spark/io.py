@@ -253,7 +253,8 @@ def driver_memory() -> str:
     """The driver JVM's heap: ``SPARK_DRIVER_MEMORY`` when set, else a quarter of this
     machine's memory, between 2 and 16 GB.  (In local mode the executors run in that
     JVM too, and it holds what the driver collects: with a fixed 2 GB the default scan
-    of a 50 M-token corpus ran out of heap collecting the templates' widened corpus.)"""
+    of a 50 M-token corpus ran out of heap when the templates' widened corpus was still
+    collected through it.)"""
     given = os.environ.get("SPARK_DRIVER_MEMORY")
     if given:
         return given

@@ -105,7 +105,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
                  url_col: str | None = "url", order_col: str | None = None, unit: str = "word",
                  on_error: str = "skip",
                  k: int | None = None, sketch_width: int = SKETCH_WIDTH,
-                 sketch_depth: int = SKETCH_DEPTH, groups=None, **overrides: Any):
+                 sketch_depth: int = SKETCH_DEPTH, groups=None, work_dir=None, **overrides: Any):
     """Maximal frequent phrases with Spark: the Spark twin of :func:`repetend.find_phrases`.
 
     Parameters
@@ -128,6 +128,11 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         labels.  The pre-filters count documents, which is one-sided (a token
         or k-gram in fewer than σ documents is in fewer than σ groups), and the
         driver mines the reduced corpus with the labels of its documents.
+    work_dir : path, optional
+        A directory the driver and the executors both see (default: the driver's
+        temporary directory, which is enough for ``local[*]`` and a cluster on this
+        machine).  The executors write the templates' widened corpus there as
+        Parquet, the driver reads it back and removes it.
 
     Returns
     -------
@@ -246,7 +251,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     try:
         return _finish(spark, cfg, docs, toks, meta, isl, words_t, word_hash, word_key, grams,
                        n_survivors, n_docs, groups, grp if groups is not None else None, k,
-                       sketch_depth, sketch_width, unit, min_docs, with_templates, t0)
+                       sketch_depth, sketch_width, unit, min_docs, with_templates, t0, work_dir)
     finally:
         docs.unpersist()
         toks.unpersist()
@@ -254,7 +259,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
 
 def _finish(spark, cfg, docs, toks, meta, isl, words_t, word_hash, word_key, grams, n_survivors,
             n_docs, groups, grp, k, sketch_depth, sketch_width, unit, min_docs, with_templates,
-            t0):
+            t0, work_dir):
     """The driver's part of :func:`find_phrases`: mine the reduced corpus, map back,
     the tables (character offsets from the executors), the templates."""
     import pyarrow as pa
@@ -378,7 +383,7 @@ def _finish(spark, cfg, docs, toks, meta, isl, words_t, word_hash, word_key, gra
         templates, template_plan, tpl_figures = spark_templates(
             spark, docs, toks, cfg, raw, doc_offsets=doc_offsets, doc_ids=doc_ids,
             n_tokens=n_tokens, frequent_tokens=int(fcovered.sum()), unit=unit,
-            groups=None if groups is None else grp.label, min_docs=min_docs)
+            groups=None if groups is None else grp.label, min_docs=min_docs, work_dir=work_dir)
         t_tpl = time.perf_counter() - t2
 
     summary = phrase_summary(

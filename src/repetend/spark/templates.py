@@ -15,15 +15,29 @@ the widened corpus").
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..corpus.store import TokenStore
+from ._kernels import widened_index
 from ._prefilter import covered
 from .io import binary_of, numpy_column, pack_binary, token_batches
 
-__all__ = ["reach"]
+__all__ = ["reach", "remove_partial"]
+
+#: the widened corpus's dataset, written by the executors under the work directory
+#: and removed once the driver has read it (a killed run's: :func:`remove_partial`)
+KEPT_PREFIX = ".templates-widened.tmp-"
+#: documents per batch when the driver reads it back, and the dataset's row-group
+#: size (a row group is what the reader decodes at once)
+READ_BATCH_DOCS = 1024
+KEPT_ROW_GROUP_BYTES = 16 << 20
 
 #: the hash standing for every all-digit token in the masked corpus (64-bit: a
 #: collision with a real token's hash can only widen the kept set)
@@ -84,8 +98,9 @@ def _dilate(keep, off, w):
 
 
 def _kept_batches(batches, *, words_bc, grams_bc, k, w, unit):
-    """Per document with kept positions: the positions, their (unmasked) token hashes
-    and strings, their character spans, and the text of each kept run."""
+    """Per document with kept positions: how many (``n_kept``) in how many runs of
+    consecutive positions (``n_runs``), the positions, their (unmasked) token hashes
+    and strings, their character spans (int32 pairs), and the text of each run."""
     import pyarrow as pa
 
     from ..corpus.tokenizer import token_spans
@@ -115,9 +130,11 @@ def _kept_batches(batches, *, words_bc, grams_bc, k, w, unit):
             km = keep[a:b]
             pos = local[a:b][km]
             sp = token_spans(texts[d], unit=unit)[pos]
+            if sp.size and int(sp[-1, 1]) >= 2**31:      # pragma: no cover - 2 G characters
+                raise ValueError("templates on Spark: a document of more than 2^31 characters")
             out_pos.append(pos.astype(np.int32))
             out_h.append(tb.hashes[a:b][km])
-            out_sp.append(sp.reshape(-1))
+            out_sp.append(sp.reshape(-1).astype(np.int32))
             out_str.append(strings[s0:s0 + m])
             s0 += m
             # the text of each kept run of consecutive positions
@@ -130,17 +147,33 @@ def _kept_batches(batches, *, words_bc, grams_bc, k, w, unit):
             piece_txt.append([texts[d][int(x):int(y)] for x, y in zip(ca, cb)])
         koff = np.zeros(rows.size + 1, dtype=np.int64)
         np.cumsum(kept[rows], out=koff[1:])
+        runs = np.array([x.size for x in piece_at], dtype=np.int64)
         poff = np.zeros(rows.size + 1, dtype=np.int64)
-        np.cumsum([x.size for x in piece_at], out=poff[1:])
+        np.cumsum(runs, out=poff[1:])
         yield pa.RecordBatch.from_arrays(
-            [pa.array(idx[rows]), pack_binary(np.concatenate(out_pos), koff),
+            [pa.array(idx[rows]), pa.array(kept[rows]), pa.array(runs),
+             pack_binary(np.concatenate(out_pos), koff),
              pack_binary(np.concatenate(out_h), koff),
              pack_binary(np.concatenate(out_sp), 2 * koff),
              pa.array(out_str, pa.list_(pa.string())),
              pack_binary(np.concatenate(piece_at), poff),
              pa.array(piece_txt, pa.list_(pa.string()))],
-            names=["doc_index", "positions", "tokens", "spans", "strings", "piece_at",
-                   "pieces"])
+            names=["doc_index", "n_kept", "n_runs", "positions", "tokens", "spans", "strings",
+                   "piece_at", "pieces"])
+
+
+def _word_pairs(batches):
+    """(hash, word) of each distinct kept token hash of a batch of the kept dataset."""
+    import pyarrow as pa
+
+    for batch in batches:
+        h, _ = binary_of(batch.column("tokens"), np.uint64)
+        if h.size == 0:
+            continue
+        uh, first = np.unique(h, return_index=True)
+        words = batch.column("strings").flatten().take(pa.array(first))
+        yield pa.RecordBatch.from_arrays([pa.array(uh.view(np.int64)), words],
+                                         names=["hash", "word"])
 
 
 # -- driver side ------------------------------------------------------------------
@@ -164,24 +197,176 @@ class _PieceText:
         return s[a - lo:b - lo]
 
 
+class _KeptRows:
+    """A kept document's character spans and run texts, read from the executors' kept
+    dataset when asked (the layer asks for the spans of the documents its occurrences
+    are in, in document order, and the text of one example document per template):
+    row groups decoded on demand, the last few kept."""
+
+    CACHED_GROUPS = 4
+
+    def __init__(self, files: list, groups: list, where: np.ndarray) -> None:
+        self._files, self._groups = files, groups     # groups: (file index, row group)
+        self._where = where                           # per kept document: (group, row)
+        self._cache: dict[int, Any] = {}
+
+    def _group(self, g: int):
+        import pyarrow.parquet as pq
+
+        if g in self._cache:
+            self._cache[g] = self._cache.pop(g)       # most recently used last
+            return self._cache[g]
+        fi, rg = self._groups[g]
+        tb = pq.ParquetFile(self._files[fi]).read_row_group(rg, columns=["spans", "piece_at", "pieces"])
+        if len(self._cache) >= self.CACHED_GROUPS:
+            self._cache.pop(next(iter(self._cache)))
+        self._cache[g] = tb
+        return tb
+
+    def spans(self, r: int) -> np.ndarray:
+        g, row = (int(x) for x in self._where[r])
+        sp, off = binary_of(self._group(g).column("spans").slice(row, 1), np.int32)
+        return sp.reshape(-1, 2)
+
+    def text(self, r: int) -> "_PieceText":
+        g, row = (int(x) for x in self._where[r])
+        tb = self._group(g)
+        at, _ = binary_of(tb.column("piece_at").slice(row, 1), np.int64)
+        return _PieceText(at.copy(), tb.column("pieces")[row].values)
+
+
 class _WideStore(TokenStore):
     """A token store of the widened corpus: the local store's token ids, the original
     document ids, and per document the original character spans of its kept tokens
     (``unit="code"`` makes :func:`repetend.corpus.char_offsets.char_offsets` take
-    :meth:`token_spans`, so template character offsets are the original ones)."""
+    :meth:`token_spans`, so template character offsets are the original ones) and the
+    text of its kept runs, both read from the kept dataset (:class:`_KeptRows`)."""
 
     def text(self, d: int):                       # type: ignore[override]
-        return self._texts[d]
+        return self._rows.text(d)
 
     def token_spans(self, d: int):                # type: ignore[override]
         a, b = int(self.doc_offsets[d]), int(self.doc_offsets[d + 1])
-        return self._spans[a:b]
+        real = self._posmap[a:b] >= 0
+        out = np.zeros((b - a, 2), dtype=np.int64)
+        out[real] = self._rows.spans(d)
+        return out
 
 
-def _ranks(spark, toks, hashes: np.ndarray) -> tuple[np.ndarray, int]:
-    """Token id in the local store (rank of the word's first occurrence (document,
-    position) in the whole corpus) of each of the distinct *hashes*, and the size of
-    the corpus's vocabulary; ranked on the cluster, only *hashes* collected."""
+def _kept_dir(work_dir) -> Path:
+    base = Path(work_dir) if work_dir is not None else Path(tempfile.gettempdir())
+    base.mkdir(parents=True, exist_ok=True)
+    return base.resolve() / f"{KEPT_PREFIX}{uuid.uuid4().hex}"
+
+
+def remove_partial(work_dir) -> None:
+    """Remove the widened-corpus datasets a killed run left in *work_dir*."""
+    for stale in Path(work_dir).glob(f"{KEPT_PREFIX}*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+@dataclass
+class _Widened:
+    """The widened corpus on the driver: kept documents ``kdoc`` (ascending), token ids
+    with separators, each token's position in its original document (-1: a
+    separator), document offsets; the kept tokens' character spans and the kept runs'
+    text stay in the dataset (``rows``)."""
+    kdoc: np.ndarray
+    n_kept: int
+    n_gaps: int
+    tokens: np.ndarray
+    posmap: np.ndarray
+    offsets: np.ndarray
+    rows: _KeptRows
+
+
+def _read_widened(kept_dir: Path, vh: np.ndarray, vid: np.ndarray, n_vocab: int) -> _Widened:
+    """Lay the executors' kept dataset out as one widened corpus, in document order
+    whatever order its files and rows are in: a separator token (id ``n_vocab + g``,
+    g counting in document order) before every kept run but a document's first, and
+    one (``n_vocab + G + r``) after each kept document r.  Read one row group at a
+    time into arrays allocated once: the driver holds 8 bytes per widened token."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    files = sorted(p for p in Path(kept_dir).iterdir()
+                   if p.suffix == ".parquet" and not p.name.startswith((".", "_")))
+    groups, metas = [], []
+    for fi, f in enumerate(files):
+        pf = pq.ParquetFile(f)
+        for rg in range(pf.metadata.num_row_groups):
+            groups.append((fi, rg))
+            metas.append(pf.read_row_group(rg, columns=["doc_index", "n_kept", "n_runs"]))
+    n_rows = np.array([m.num_rows for m in metas], dtype=np.int64)
+    meta = pa.concat_tables(metas) if metas else None
+    if meta is None or meta.num_rows == 0:
+        z = np.zeros(0, np.int64)
+        return _Widened(z, 0, 0, np.zeros(0, np.int32), np.zeros(0, np.int32),
+                        np.zeros(1, np.int64), _KeptRows(files, groups, np.zeros((0, 2), np.int64)))
+    kd = numpy_column(meta.column("doc_index"), np.int64)
+    o = np.argsort(kd, kind="stable")
+    kdoc = np.ascontiguousarray(kd[o])
+    if kdoc.size > 1 and not np.all(kdoc[1:] > kdoc[:-1]):
+        raise RuntimeError("templates on Spark: a document twice in the widened corpus")
+    kept = numpy_column(meta.column("n_kept"), np.int64)[o]
+    runs = numpy_column(meta.column("n_runs"), np.int64)[o]
+    # where each kept document is: (row group, row in it)
+    gstart = np.zeros(n_rows.size + 1, dtype=np.int64)
+    np.cumsum(n_rows, out=gstart[1:])
+    g_of = np.repeat(np.arange(n_rows.size, dtype=np.int64), n_rows)
+    where = np.stack([g_of, np.arange(kd.size, dtype=np.int64) - gstart[g_of]], axis=1)[o]
+    del meta, metas, kd, o, g_of
+    n_docs = kdoc.size
+    gbase = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(runs - 1, out=gbase[1:])
+    n_gaps = int(gbase[-1])
+    offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(kept + runs, out=offsets[1:])
+    if n_vocab + n_gaps + n_docs >= 2**31 - 2:           # pragma: no cover - 2 G ids
+        raise RuntimeError("templates on Spark: more than 2^31 token ids")
+    size = int(offsets[-1])
+    tokens = np.empty(size, dtype=np.int32)
+    posmap = np.full(size, -1, dtype=np.int32)
+    for gi, (fi, rg) in enumerate(groups):
+        if n_rows[gi] == 0:
+            continue
+        batch = pq.ParquetFile(files[fi]).read_row_group(rg, columns=["doc_index", "positions", "tokens"])
+        r = np.searchsorted(kdoc, numpy_column(batch.column("doc_index"), np.int64))
+        pos, pk = binary_of(batch.column("positions"), np.int32)
+        h, _ = binary_of(batch.column("tokens"), np.uint64)
+        del batch
+        m = pos.size
+        rb = np.repeat(np.arange(r.size), np.diff(pk))
+        start = pk[:-1][rb]
+        # a break: a kept position not right after the one before it in its document
+        brk = np.zeros(m, dtype=bool)
+        if m:
+            brk[1:] = pos[1:] != pos[:-1] + 1
+            brk[start] = False
+        q = np.cumsum(brk)
+        q -= q[start]                                # kept runs before, in the document
+        dest = offsets[r][rb] + (np.arange(m, dtype=np.int64) - start) + q
+        at = np.searchsorted(vh, h)
+        if m and (int(at.max()) >= vh.size or not np.array_equal(vh[at], h)):
+            raise RuntimeError("templates on Spark: a kept token has no id")  # pragma: no cover
+        tokens[dest] = vid[at]
+        posmap[dest] = pos
+        g = np.flatnonzero(brk)
+        tokens[dest[g] - 1] = n_vocab + gbase[r[rb[g]]] + q[g] - 1
+        del pos, h, rb, start, brk, q, dest, at, g
+    tokens[offsets[1:] - 1] = n_vocab + n_gaps + np.arange(n_docs, dtype=np.int64)
+    pa.default_memory_pool().release_unused()
+    return _Widened(kdoc, int(kept.sum()), n_gaps, tokens, posmap, offsets,
+                    _KeptRows(files, groups, where))
+
+
+def _kept_vocab(spark, toks, kept_words) -> tuple[np.ndarray, np.ndarray, list, int]:
+    """The kept words' token ids in the local store (rank of the word's first
+    occurrence (document, position) in the whole corpus): ``(hashes, ids, words,
+    n_vocab)``, the kept words' hashes sorted, their ids and strings, and the size of
+    the corpus's vocabulary.  Ranked and joined with *kept_words* (hash, word) on the
+    cluster; only the kept vocabulary is collected."""
+    import pyarrow as pa
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -197,32 +382,27 @@ def _ranks(spark, toks, hashes: np.ndarray) -> tuple[np.ndarray, int]:
     ranked = first.rdd.zipWithIndex().map(lambda r: (r[0][0], r[1]))
     rk = spark.createDataFrame(ranked, "hash long, rank long")
     n_vocab = rk.count()
-    want = spark.createDataFrame([(int(x),) for x in hashes.view(np.int64)], "hash long")
-    got = rk.join(F.broadcast(want), "hash").toArrow()
+    want = kept_words.groupBy("hash").agg(F.first("word").alias("word"))
+    got = rk.join(want, "hash").toArrow()
     gh = numpy_column(got.column("hash"), np.int64).view(np.uint64)
-    gr = numpy_column(got.column("rank"), np.int64)
     o = np.argsort(gh)
-    gh, gr = gh[o], gr[o]
-    at = np.searchsorted(gh, hashes)
-    if hashes.size and (at.max() >= gh.size or not np.array_equal(gh[at], hashes)):
-        raise RuntimeError("templates on Spark: a kept token has no rank")  # pragma: no cover
-    return gr[at], int(n_vocab)
+    gr = numpy_column(got.column("rank"), np.int64)[o]
+    words = got.column("word").take(pa.array(o)).to_pylist()
+    return np.ascontiguousarray(gh[o]), gr, words, int(n_vocab)
 
 
 def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_tokens: int,
-                   frequent_tokens: int, unit: str, groups=None, min_docs: int) -> tuple[Any, dict]:
+                   frequent_tokens: int, unit: str, groups=None, min_docs: int,
+                   work_dir=None) -> tuple[Any, dict]:
     """The template layer of *cfg* over the documents *docs* (doc_index, text), their
     tokens *toks* and the exact phrases *raw* (global token positions): the local
     layer on the widened corpus, mapped back.  Returns ``(TemplateResult or None,
     plan)`` as :func:`repetend.phrases.run_templates`, plus figures in
     ``summary["spark"]``."""
-    import pyarrow as pa
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    from ..phrases import RawPhrases, run_templates
-    from ..phrases.frequent_spans import frequent_spans
     from ._prefilter import (SKETCH_DEPTH, SKETCH_WIDTH, _saturating_sum, _sketch_batches,
                              _survivor_batches, _word_stat_batches)
 
@@ -262,104 +442,79 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
     finally:
         masked.unpersist()
     kschema = T.StructType([T.StructField("doc_index", T.LongType()),
+                            T.StructField("n_kept", T.LongType()),
+                            T.StructField("n_runs", T.LongType()),
                             T.StructField("positions", T.BinaryType()),
                             T.StructField("tokens", T.BinaryType()),
                             T.StructField("spans", T.BinaryType()),
                             T.StructField("strings", T.ArrayType(T.StringType())),
                             T.StructField("piece_at", T.BinaryType()),
                             T.StructField("pieces", T.ArrayType(T.StringType()))])
-    kept = docs.select("doc_index", "text").mapInArrow(
-        lambda it, _w=words_bc, _g=grams_bc, _k=k, _wd=w, _u=unit:
-        _kept_batches(it, words_bc=_w, grams_bc=_g, k=_k, w=_wd, unit=_u), kschema).toArrow()
-    # (sorted here, not by an orderBy: a sort on the cluster gathers the kept rows into
-    # a few partitions whose Arrow batches outgrew a 2 GB driver JVM in local mode at
-    # 50 M tokens)
-    figures = {"part_k": k, "reach": w, "masked_frequent_words": int(words.size),
-               "masked_frequent_kgrams": int(grams.size), "documents": int(kept.num_rows)}
-    kdoc = numpy_column(kept.column("doc_index"), np.int64)
-    if kdoc.size and not np.all(kdoc[1:] > kdoc[:-1]):
-        kept = kept.take(np.argsort(kdoc, kind="stable"))
-        kdoc = numpy_column(kept.column("doc_index"), np.int64)
-    if kept.num_rows:
-        pos, poff = binary_of(kept.column("positions"), np.int32)
-        hashes, _ = binary_of(kept.column("tokens"), np.uint64)
-        spans, _ = binary_of(kept.column("spans"), np.int64)
-        strings = kept.column("strings").combine_chunks().flatten()
-        pat, pao = binary_of(kept.column("piece_at"), np.int64)
-        pieces = kept.column("pieces").combine_chunks()
-    else:
-        pos, poff, hashes = np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros(0, np.uint64)
-        spans, strings = np.zeros(0, np.int64), pa.array([], pa.string())
-        pat, pao, pieces = np.zeros(0, np.int64), np.zeros(1, np.int64), None
-    del kept            # (the columns above are copies or views of combined chunks)
-    pos = pos.astype(np.int64)
-    spans = spans.reshape(-1, 2)
-    uh, first, inv = np.unique(hashes, return_index=True, return_inverse=True)
-    del hashes
-    rank, n_vocab = _ranks(spark, toks, uh) if uh.size else (np.zeros(0, np.int64), 0)
-    ids = rank[inv.reshape(-1)]
-    del inv
-    # one string per distinct kept word (not one Python string per kept token)
+    # the widened corpus is written by the executors (not collected through the
+    # driver's JVM) and read back here column by column, batch by batch
+    kept_dir = _kept_dir(work_dir)
+    try:
+        docs.select("doc_index", "text").mapInArrow(
+            lambda it, _w=words_bc, _g=grams_bc, _k=k, _wd=w, _u=unit:
+            _kept_batches(it, words_bc=_w, grams_bc=_g, k=_k, w=_wd, unit=_u), kschema) \
+            .write.option("parquet.block.size", KEPT_ROW_GROUP_BYTES).parquet(kept_dir.as_uri())
+        vschema = T.StructType([T.StructField("hash", T.LongType()), T.StructField("word", T.StringType())])
+        vh, vid, vwords, n_vocab = _kept_vocab(
+            spark, toks, spark.read.parquet(kept_dir.as_uri()).select("tokens", "strings")
+            .mapInArrow(_word_pairs, vschema))
+        wide = _read_widened(kept_dir, vh, vid, n_vocab)
+        return _layer(wide, vid, vwords, n_vocab, cfg, raw, doc_offsets=doc_offsets,
+                      doc_ids=doc_ids, n_tokens=n_tokens, frequent_tokens=frequent_tokens,
+                      groups=groups, figures={"part_k": k, "reach": w,
+                                              "masked_frequent_words": int(words.size),
+                                              "masked_frequent_kgrams": int(grams.size)})
+    finally:
+        shutil.rmtree(kept_dir, ignore_errors=True)
+
+
+def _layer(wide: _Widened, vid, vwords, n_vocab: int, cfg, raw, *, doc_offsets, doc_ids,
+           n_tokens: int, frequent_tokens: int, groups, figures: dict):
+    """The local layer on the widened corpus *wide*, its tables mapped back to the
+    original documents and positions."""
+    import pyarrow as pa
+
+    from ..phrases import RawPhrases, run_templates
+    from ..phrases.frequent_spans import frequent_spans
+
+    L = int(cfg.min_len)
+    kdoc, n, n_gaps = wide.kdoc, wide.n_kept, wide.n_gaps
+    figures["documents"] = int(kdoc.size)
+    # one string per distinct kept word; the separators' names after the vocabulary
     vocab: list[str] = [""] * n_vocab
-    for i, s in zip(rank.tolist(), strings.take(pa.array(first)).to_pylist()):
-        vocab[i] = s
-    del strings, first, rank
-    # a separator (a token of its own, after the vocabulary) wherever positions were dropped
-    n = pos.size
-    gap = np.zeros(n, dtype=bool)
-    if n:
-        gap[1:] = pos[1:] != pos[:-1] + 1
-        gap[poff[:-1][poff[:-1] < n]] = False
-    gap_at = np.flatnonzero(gap)
-    vocab.extend(f"\x00sep{i}" for i in range(gap_at.size))
-    per_doc = np.add.reduceat(gap.astype(np.int64), poff[:-1]) if n else np.zeros(0, np.int64)
-    # and a separator after every kept document; one pass inserts both (one copy of
-    # each array).  The layer compares whole documents' lengths when it picks an
-    # example (the shortest document): the store gives it the original lengths
-    # (``original_lengths``), so the widened documents need no padding
-    at = np.concatenate((gap_at, poff[1:]))
-    vals = np.concatenate((n_vocab + np.arange(gap_at.size, dtype=np.int64),
-                           len(vocab) + np.arange(kdoc.size, dtype=np.int64)))
-    if vals.size and int(vals.max()) >= 2**31 - 2:   # pragma: no cover - 2 G distinct ids
-        raise RuntimeError("templates on Spark: more than 2^31 token ids")
-    tokens_w = np.insert(ids.astype(np.int32), at, vals.astype(np.int32))
-    del ids
-    posmap = np.insert(pos, at, -1)
-    del pos
-    sp_w = np.insert(spans, at, 0, axis=0)
-    del spans, at, vals
-    offsets_w = np.zeros(kdoc.size + 1, dtype=np.int64)
-    np.cumsum(np.diff(poff) + per_doc + 1, out=offsets_w[1:])
-    vocab.extend(f"\x00sep{i}" for i in range(gap_at.size, gap_at.size + kdoc.size))
-    rdoc = np.repeat(np.arange(kdoc.size), np.diff(offsets_w))
-    real = posmap >= 0
-    orig_global = np.where(real, doc_offsets[kdoc[rdoc]] + posmap, -1)
+    for i, word in zip(vid.tolist(), vwords):
+        vocab[i] = word
+    del vwords
+    vocab.extend(f"\x00sep{i}" for i in range(n_gaps + kdoc.size))
+    tokens_w, posmap, offsets_w = wide.tokens, wide.posmap, wide.offsets
     # exact phrases in widened positions (every exact occurrence is kept whole)
     occ = np.asarray(raw.occ_starts, np.int64)
-    rg = orig_global[real]
-    at = np.flatnonzero(real)[np.minimum(np.searchsorted(rg, occ), max(rg.size - 1, 0))] \
-        if rg.size else np.zeros(0, np.int64)
-    if occ.size and not np.array_equal(orig_global[at], occ):
+    odoc = np.searchsorted(doc_offsets, occ, side="right") - 1
+    orow = np.searchsorted(kdoc, odoc)
+    if occ.size and (orow.max() >= kdoc.size or not np.array_equal(kdoc[orow], odoc)):
+        raise RuntimeError("templates on Spark: an exact occurrence outside the widened corpus")
+    at = widened_index(posmap, offsets_w, orow.astype(np.int64), (occ - doc_offsets[odoc]).astype(np.int64))
+    if occ.size and int(at.min()) < 0:
         raise RuntimeError("templates on Spark: an exact occurrence outside the widened corpus")
     raw_w = RawPhrases(np.asarray(raw.lengths, np.int64), np.asarray(raw.df, np.int64),
-                       np.asarray(raw.occ_offsets, np.int64), at.astype(np.int64), {})
-    del rdoc, real, orig_global, rg, at
-    texts = []
-    for r in range(kdoc.size):
-        texts.append(_PieceText(pat[pao[r]:pao[r + 1]], pieces[r].values))   # Arrow, not str
-    del pieces
+                       np.asarray(raw.occ_offsets, np.int64), at, {})
+    del odoc, orow, at
     store = _WideStore(tokens=tokens_w, doc_offsets=offsets_w, vocab=vocab,
                        df=np.zeros(0, np.int32),
                        docs=pa.table({"doc_id": doc_ids.take(pa.array(kdoc))}),
                        text_blob=np.zeros(0, np.uint8), text_offsets=np.zeros(1, np.int64),
                        unit="code")
-    store._texts = texts
-    store._spans = sp_w
+    store._rows = wide.rows
+    store._posmap = posmap
     store.original_lengths = np.diff(doc_offsets)[kdoc]
     fs = frequent_spans(tokens_w, offsets_w, raw_w, L)
     res, plan = run_templates(store, raw_w, cfg, n_tokens, frequent_tokens, spans=fs,
                               **({} if groups is None else {"groups": groups[kdoc]}))
-    figures.update(tokens=int(n), separators=int(gap_at.size), kept_share=n / max(n_tokens, 1))
+    figures.update(tokens=int(n), separators=int(n_gaps), kept_share=n / max(n_tokens, 1))
     if res is None:
         return None, plan, figures
     # the summary's corpus figures are of the whole corpus, as locally
@@ -375,8 +530,8 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
     o = res.occurrences
     od = numpy_column(o.column("doc_index"), np.int64)
     base = offsets_w[od]
-    st = posmap[base + numpy_column(o.column("start"), np.int64)]
-    en = posmap[base + numpy_column(o.column("end"), np.int64) - 1] + 1
+    st = posmap[base + numpy_column(o.column("start"), np.int64)].astype(np.int64)
+    en = posmap[base + numpy_column(o.column("end"), np.int64) - 1].astype(np.int64) + 1
     cols = {"doc_index": pa.array(kdoc[od]), "start": pa.array(st), "end": pa.array(en)}
     for name, arr in cols.items():
         o = o.set_column(o.column_names.index(name), name, arr)
