@@ -302,6 +302,13 @@ def _own_context(builder, quiet: bool) -> None:
     SparkContext(conf=conf, gateway=gateway)
 
 
+def destroy(broadcasts: list) -> None:
+    """Destroy the broadcasts of a stage once it no longer needs them (their copies on
+    the executors and the driver) and forget them; safe to call twice."""
+    while broadcasts:
+        broadcasts.pop().destroy()
+
+
 def numpy_column(col, dtype) -> np.ndarray:
     """A primitive Arrow column (or chunked) as a numpy array of *dtype* (no nulls)."""
     import pyarrow as pa

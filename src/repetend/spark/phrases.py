@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
-from .io import binary_of, check_unique_ids, load_documents, numpy_column
+from .io import binary_of, check_unique_ids, destroy, load_documents, numpy_column
 
 __all__ = ["find_phrases"]
 
@@ -178,6 +178,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     docs = load_documents(spark, data, id_col=id_col, text_col=text_col, url_col=url_col,
                           order_col=order_col, on_error=on_error).persist(StorageLevel.MEMORY_AND_DISK)
     persisted = [docs]
+    bcs: list = []      # the pre-filter's broadcasts, destroyed once the islands are in
     try:
         n_docs = check_unique_ids(docs)
         if groups is not None:
@@ -214,6 +215,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         word_key = np.empty(word_hash.size, dtype=np.int64)
         word_key[word_rank] = np.arange(word_hash.size, dtype=np.int64)
         words_bc = sc.broadcast(word_hash)
+        bcs.append(words_bc)
         # count-min sketch of the k-grams of frequent words
         sk_schema = T.StructType([T.StructField("sketch", T.BinaryType())])
         src = toks.select("doc_index", "tokens")
@@ -223,6 +225,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         table = sketches.rdd.map(lambda r: np.frombuffer(r[0], dtype=np.uint32).copy()) \
             .treeReduce(_saturating_sum).reshape(sketch_depth, sketch_width)
         sketch_bc = sc.broadcast(table)
+        bcs.append(sketch_bc)
         # exact df of the k-grams the sketch lets through
         sv_schema = T.StructType([T.StructField("hash", T.LongType()), T.StructField("df", T.LongType())])
         surv = src.mapInArrow(
@@ -234,6 +237,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         grams = np.sort(numpy_column(surv.filter(F.col("df") >= min_docs).select("hash").toArrow()
                                      .column("hash"), np.int64).view(np.uint64))
         grams_bc = sc.broadcast(grams)
+        bcs.append(grams_bc)
         is_schema = T.StructType([T.StructField("doc_index", T.LongType()),
                                   T.StructField("positions", T.BinaryType()),
                                   T.StructField("tokens", T.BinaryType())])
@@ -244,6 +248,8 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         for d in persisted:
             d.unpersist()
         raise
+    finally:
+        destroy(bcs)
     with_templates = cfg.templates is not None and min_docs >= 2
     for d in persisted:
         if not (d is docs or d is toks):   # those two: for the offsets and the templates

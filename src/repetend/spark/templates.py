@@ -27,7 +27,7 @@ import numpy as np
 from ..corpus.store import TokenStore
 from ._kernels import widened_index
 from ._prefilter import covered
-from .io import binary_of, numpy_column, pack_binary, token_batches
+from .io import binary_of, destroy, numpy_column, pack_binary, token_batches
 
 __all__ = ["reach", "remove_partial"]
 
@@ -182,7 +182,7 @@ class _PieceText:
     """The text of a document where only its kept runs are known: slices inside one
     run (all the layer cuts: one occurrence's surface form) give the original text."""
 
-    def __init__(self, at: np.ndarray, pieces) -> None:   # pieces: an Arrow string array
+    def __init__(self, at: np.ndarray, pieces: list) -> None:   # pieces: the runs' str
         self._at, self._pieces = at, pieces
 
     def __getitem__(self, sl: slice) -> str:
@@ -190,8 +190,8 @@ class _PieceText:
         if b <= a:
             return ""
         i = int(np.searchsorted(self._at, a, side="right")) - 1
-        s = self._pieces[i].as_py()
-        lo = int(self._at[i])
+        s = self._pieces[i] if i >= 0 else ""
+        lo = int(self._at[i]) if i >= 0 else 0
         if i < 0 or b - lo > len(s):
             raise IndexError(f"characters {a}:{b} are not inside one kept run")
         return s[a - lo:b - lo]
@@ -211,6 +211,7 @@ class _KeptRows:
         self._cache: dict[int, Any] = {}
 
     def _group(self, g: int):
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         if g in self._cache:
@@ -220,6 +221,7 @@ class _KeptRows:
         tb = pq.ParquetFile(self._files[fi]).read_row_group(rg, columns=["spans", "piece_at", "pieces"])
         if len(self._cache) >= self.CACHED_GROUPS:
             self._cache.pop(next(iter(self._cache)))
+            pa.default_memory_pool().release_unused()
         self._cache[g] = tb
         return tb
 
@@ -232,7 +234,9 @@ class _KeptRows:
         g, row = (int(x) for x in self._where[r])
         tb = self._group(g)
         at, _ = binary_of(tb.column("piece_at").slice(row, 1), np.int64)
-        return _PieceText(at.copy(), tb.column("pieces")[row].values)
+        # (Python strings: a slice of the Arrow column would keep its whole decoded
+        # row group alive for as long as the layer keeps this document's text)
+        return _PieceText(at.copy(), tb.column("pieces")[row].as_py())
 
 
 class _WideStore(TokenStore):
@@ -416,6 +420,7 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
                             T.StructField("tokens", T.BinaryType())])
     masked = docs.select("doc_index", "text").mapInArrow(
         lambda it, _u=unit: _masked_batches(it, unit=_u), mschema).persist(StorageLevel.MEMORY_AND_DISK)
+    bcs: list = []      # destroyed once the widened corpus is written
     try:
         ws_schema = T.StructType([T.StructField("hash", T.LongType()), T.StructField("df", T.LongType()),
                                   T.StructField("first_doc", T.LongType()),
@@ -425,6 +430,7 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
             .agg(F.sum("df").alias("df")).filter(F.col("df") >= min_docs).select("hash")
             .toArrow().column("hash"), np.int64).view(np.uint64))
         words_bc = sc.broadcast(words)
+        bcs.append(words_bc)
         sk_schema = T.StructType([T.StructField("sketch", T.BinaryType())])
         table = masked.mapInArrow(
             lambda it, _w=words_bc, _k=k: _sketch_batches(it, words_bc=_w, k=_k, depth=SKETCH_DEPTH,
@@ -432,6 +438,7 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
             .rdd.map(lambda r: np.frombuffer(r[0], dtype=np.uint32).copy()) \
             .treeReduce(_saturating_sum).reshape(SKETCH_DEPTH, SKETCH_WIDTH)
         sketch_bc = sc.broadcast(table)
+        bcs.append(sketch_bc)
         sv_schema = T.StructType([T.StructField("hash", T.LongType()), T.StructField("df", T.LongType())])
         grams = np.sort(numpy_column(masked.mapInArrow(
             lambda it, _w=words_bc, _s=sketch_bc, _k=k, _g=min_docs:
@@ -439,6 +446,10 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
             .groupBy("hash").agg(F.sum("df").alias("df")).filter(F.col("df") >= min_docs)
             .select("hash").toArrow().column("hash"), np.int64).view(np.uint64))
         grams_bc = sc.broadcast(grams)
+        bcs.append(grams_bc)
+    except BaseException:
+        destroy(bcs)
+        raise
     finally:
         masked.unpersist()
     kschema = T.StructType([T.StructField("doc_index", T.LongType()),
@@ -458,6 +469,7 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
             lambda it, _w=words_bc, _g=grams_bc, _k=k, _wd=w, _u=unit:
             _kept_batches(it, words_bc=_w, grams_bc=_g, k=_k, w=_wd, unit=_u), kschema) \
             .write.option("parquet.block.size", KEPT_ROW_GROUP_BYTES).parquet(kept_dir.as_uri())
+        destroy(bcs)
         vschema = T.StructType([T.StructField("hash", T.LongType()), T.StructField("word", T.StringType())])
         vh, vid, vwords, n_vocab = _kept_vocab(
             spark, toks, spark.read.parquet(kept_dir.as_uri()).select("tokens", "strings")
@@ -469,6 +481,7 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
                                               "masked_frequent_words": int(words.size),
                                               "masked_frequent_kgrams": int(grams.size)})
     finally:
+        destroy(bcs)
         shutil.rmtree(kept_dir, ignore_errors=True)
 
 
