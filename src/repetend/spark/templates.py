@@ -34,9 +34,7 @@ __all__ = ["reach", "remove_partial"]
 #: the widened corpus's dataset, written by the executors under the work directory
 #: and removed once the driver has read it (a killed run's: :func:`remove_partial`)
 KEPT_PREFIX = ".templates-widened.tmp-"
-#: documents per batch when the driver reads it back, and the dataset's row-group
-#: size (a row group is what the reader decodes at once)
-READ_BATCH_DOCS = 1024
+#: the dataset's row-group size: a row group is what the driver decodes at once
 KEPT_ROW_GROUP_BYTES = 16 << 20
 
 #: the hash standing for every all-digit token in the masked corpus (64-bit: a
