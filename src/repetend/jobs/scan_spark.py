@@ -76,12 +76,11 @@ def corpus(spark, input_list: list[str], out: Path, config, cols: dict, *,
     from ..errors import InputError
     from ..scandir import CORPUS
     from ..spark.corpus import read_corpus_frame, remove_partial, write_corpus
+    from ..spark.templates import remove_partial as remove_widened
     from .reuse import inputs_stamp, same_inputs
 
     io = config.input_options
     cdir = out / CORPUS
-    from ..spark.templates import remove_partial as remove_widened
-
     remove_partial(cdir)   # a killed run's, also when the dataset is reused
     remove_widened(out)    # and the templates' widened corpus a killed run left
     if config.reuse and is_corpus_table(cdir) and same_inputs(cdir, input_list, io):
@@ -144,6 +143,7 @@ def phrases(spark, corpus_df, pcfg, config, say: Callable[[str], None], groups=N
     offsets of every occurrence and span computed on the executors (by
     :func:`repetend.spark.find_phrases`)."""
     from ..spark import find_phrases as spark_phrases
+
     say(f"spark: phrase pre-filter on the executors (σ = {pcfg.min_docs}, L = {pcfg.min_len}) …")
     res = spark_phrases(spark, corpus_df, pcfg, **_load_kw(config), work_dir=out,
                         **({} if groups is None else {"groups": groups}))

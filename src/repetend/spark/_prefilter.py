@@ -14,6 +14,15 @@ SKETCH_DEPTH = 4
 SKETCH_WIDTH = 1 << 20
 
 
+def word_stat_schema():
+    """The Spark schema of :func:`_word_stat_batches`' rows."""
+    from pyspark.sql import types as T
+
+    return T.StructType([T.StructField("hash", T.LongType()), T.StructField("df", T.LongType()),
+                         T.StructField("first_doc", T.LongType()),
+                         T.StructField("first_pos", T.LongType())])
+
+
 # -- worker side ------------------------------------------------------------------
 
 def _token_batches(batches, *, unit):

@@ -233,7 +233,7 @@ def local_session(master: str = "local[2]", app_name: str = "repetend", *,
          .config("spark.sql.execution.arrow.pyspark.enabled", "true")
          .config("spark.pyspark.python", sys.executable)
          .config("spark.driver.memory", driver_memory())
-         # what the driver collects (the templates' widened corpus) is bounded by its heap
+         # what the driver collects (islands, tables, the kept vocabulary) is bounded by its heap
          .config("spark.driver.maxResultSize", driver_memory()))
     if quiet is not None:
         opt = f"-Dlog4j2.configurationFile=file:{log4j2_file('off' if quiet else 'error')}"

@@ -43,7 +43,7 @@ __all__ = ["find_phrases"]
 
 from ._prefilter import (SKETCH_DEPTH, SKETCH_WIDTH, _island_batches,  # noqa: F401
                          _saturating_sum, _sketch_batches, _survivor_batches, _token_batches,
-                         _word_stat_batches)
+                         _word_stat_batches, word_stat_schema)
 
 
 # -- driver side ------------------------------------------------------------------
@@ -196,11 +196,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         meta = docs.select("doc_index", "doc_id", "url").join(
             toks.select("doc_index", "n_tokens", "n_chars"), "doc_index").orderBy("doc_index").toArrow()
         # word df and first document
-        ws_schema = T.StructType([T.StructField("hash", T.LongType()),
-                                  T.StructField("df", T.LongType()),
-                                  T.StructField("first_doc", T.LongType()),
-                                  T.StructField("first_pos", T.LongType())])
-        words_t = toks.select("doc_index", "tokens").mapInArrow(_word_stat_batches, ws_schema) \
+        words_t = toks.select("doc_index", "tokens").mapInArrow(_word_stat_batches, word_stat_schema()) \
             .groupBy("hash").agg(F.sum("df").alias("df"),
                                  F.min(F.struct("first_doc", "first_pos")).alias("first")) \
             .filter(F.col("df") >= min_docs) \

@@ -188,11 +188,10 @@ class _PieceText:
         if b <= a:
             return ""
         i = int(np.searchsorted(self._at, a, side="right")) - 1
-        s = self._pieces[i] if i >= 0 else ""
-        lo = int(self._at[i]) if i >= 0 else 0
-        if i < 0 or b - lo > len(s):
+        if i < 0 or b - int(self._at[i]) > len(self._pieces[i]):
             raise IndexError(f"characters {a}:{b} are not inside one kept run")
-        return s[a - lo:b - lo]
+        lo = int(self._at[i])
+        return self._pieces[i][a - lo:b - lo]
 
 
 class _KeptRows:
@@ -370,14 +369,10 @@ def _kept_vocab(spark, toks, kept_words) -> tuple[np.ndarray, np.ndarray, list, 
     cluster; only the kept vocabulary is collected."""
     import pyarrow as pa
     from pyspark.sql import functions as F
-    from pyspark.sql import types as T
 
-    from ._prefilter import _word_stat_batches
+    from ._prefilter import _word_stat_batches, word_stat_schema
 
-    ws_schema = T.StructType([T.StructField("hash", T.LongType()), T.StructField("df", T.LongType()),
-                              T.StructField("first_doc", T.LongType()),
-                              T.StructField("first_pos", T.LongType())])
-    first = toks.select("doc_index", "tokens").mapInArrow(_word_stat_batches, ws_schema) \
+    first = toks.select("doc_index", "tokens").mapInArrow(_word_stat_batches, word_stat_schema()) \
         .groupBy("hash").agg(F.min(F.struct("first_doc", "first_pos")).alias("first")) \
         .select("hash", "first.first_doc", "first.first_pos") \
         .orderBy("first_doc", "first_pos")
@@ -406,7 +401,7 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
     from pyspark.sql import types as T
 
     from ._prefilter import (SKETCH_DEPTH, SKETCH_WIDTH, _saturating_sum, _sketch_batches,
-                             _survivor_batches, _word_stat_batches)
+                             _survivor_batches, _word_stat_batches, word_stat_schema)
 
     tcfg = cfg.templates
     L = int(cfg.min_len)
@@ -420,11 +415,8 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
         lambda it, _u=unit: _masked_batches(it, unit=_u), mschema).persist(StorageLevel.MEMORY_AND_DISK)
     bcs: list = []      # destroyed once the widened corpus is written
     try:
-        ws_schema = T.StructType([T.StructField("hash", T.LongType()), T.StructField("df", T.LongType()),
-                                  T.StructField("first_doc", T.LongType()),
-                                  T.StructField("first_pos", T.LongType())])
         words = np.sort(numpy_column(
-            masked.mapInArrow(_word_stat_batches, ws_schema).groupBy("hash")
+            masked.mapInArrow(_word_stat_batches, word_stat_schema()).groupBy("hash")
             .agg(F.sum("df").alias("df")).filter(F.col("df") >= min_docs).select("hash")
             .toArrow().column("hash"), np.int64).view(np.uint64))
         words_bc = sc.broadcast(words)
