@@ -281,12 +281,21 @@ class _Widened:
     rows: _KeptRows
 
 
+def _layout_array(path: Path, size: int) -> np.ndarray:
+    """An int32 array of *size* mapped from a new file at *path* (an ordinary array
+    when empty: a file of no bytes cannot be mapped)."""
+    if size == 0:
+        return np.zeros(0, dtype=np.int32)
+    return np.memmap(path, dtype=np.int32, mode="w+", shape=(size,))
+
+
 def _read_widened(kept_dir: Path, vh: np.ndarray, vid: np.ndarray, n_vocab: int) -> _Widened:
     """Lay the executors' kept dataset out as one widened corpus, in document order
     whatever order its files and rows are in: a separator token (id ``n_vocab + g``,
     g counting in document order) before every kept run but a document's first, and
     one (``n_vocab + G + r``) after each kept document r.  Read one row group at a
-    time into arrays allocated once: the driver holds 8 bytes per widened token."""
+    time into two int32 arrays mapped from files in *kept_dir* (8 bytes per widened
+    token, file-backed as the local store is)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -326,8 +335,11 @@ def _read_widened(kept_dir: Path, vh: np.ndarray, vid: np.ndarray, n_vocab: int)
     if n_vocab + n_gaps + n_docs >= 2**31 - 2:           # pragma: no cover - 2 G ids
         raise RuntimeError("templates on Spark: more than 2^31 token ids")
     size = int(offsets[-1])
-    tokens = np.empty(size, dtype=np.int32)
-    posmap = np.full(size, -1, dtype=np.int32)
+    # file-backed, like the local store the layer reads (pages the kernel can write
+    # back and drop, not anonymous memory): in the dataset's directory, removed with it
+    tokens = _layout_array(Path(kept_dir) / "_layout.tokens.i32", size)
+    posmap = _layout_array(Path(kept_dir) / "_layout.positions.i32", size)
+    posmap[:] = -1
     for gi, (fi, rg) in enumerate(groups):
         if n_rows[gi] == 0:
             continue
