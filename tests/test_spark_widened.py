@@ -158,3 +158,88 @@ def test_driver_memory_is_a_quarter_of_the_machine_between_2_and_16_gb(monkeypat
     assert io.driver_memory() == heap
     monkeypatch.setenv("SPARK_DRIVER_MEMORY", "3g")
     assert io.driver_memory() == "3g"
+
+
+# -- the layer's task (run in-process here: what a Spark task runs) ----------------
+
+def _task_dir(tmp_path, seed):
+    """A widened dataset, its kept vocabulary and the driver's inputs, as
+    ``find_templates`` leaves them for the task; returns (dir, inputs)."""
+    import pickle
+
+    from repetend.phrases import PhraseConfig, RawPhrases
+    from repetend.phrases.templates import TemplateConfig
+
+    rng = np.random.default_rng(seed)
+    docs = {}
+    # documents with a block "w1 … w5 ▢ w6 … w10" (one varying word) amid random
+    # words, each kept whole but for the second word of a long enough random head
+    for d in sorted(rng.choice(200, size=30, replace=False).tolist()):
+        head = int(rng.integers(0, 8))
+        words = ([f"w{int(x)}" for x in rng.integers(11, 30, size=head)]
+                 + [f"w{j}" for j in range(1, 6)] + [f"w{int(rng.integers(11, 30))}"]
+                 + [f"w{j}" for j in range(6, 11)]
+                 + [f"w{int(x)}" for x in rng.integers(11, 30, size=int(rng.integers(0, 8)))])
+        n = len(words)
+        text = " ".join(words)
+        ends = np.cumsum([len(w) + 1 for w in words]) - 1
+        spans = np.stack([ends - [len(w) for w in words], ends], axis=1)
+        keep = np.delete(np.arange(n), 1) if head >= 3 else np.arange(n)
+        docs[d] = (text, words, keep, spans[keep])
+    path = tmp_path / f"{KEPT_PREFIX}t{seed}"
+    _dataset(docs, path, rng, n_files=2)
+    n_vocab = 40
+    perm = rng.permutation(n_vocab)[:30]
+    pq.write_table(pa.table({"hash": pa.array([1000 + 7 * j for j in range(30)], pa.int64()),
+                             "rank": pa.array(perm.astype(np.int64)),
+                             "word": pa.array([f"w{j}" for j in range(30)])}),
+                   (path / "_vocab").mkdir() or path / "_vocab" / "part-0.parquet")
+    lengths = np.array([len(docs[d][1]) if d in docs else 3 for d in range(200)], np.int64)
+    doc_offsets = np.concatenate(([0], np.cumsum(lengths)))
+    inputs = {"n_vocab": n_vocab, "cfg": PhraseConfig(min_docs=2, min_len=4, templates=TemplateConfig()),
+              "raw": RawPhrases(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(1, np.int64),
+                                np.zeros(0, np.int64)),
+              "doc_offsets": doc_offsets, "doc_ids": pa.array([f"d{i}" for i in range(200)]),
+              "n_tokens": int(doc_offsets[-1]), "frequent_tokens": 0, "groups": None,
+              "figures": {"layer": "executor task"}}
+    with open(path / "_layer-inputs.pkl", "wb") as f:
+        pickle.dump(inputs, f)
+    return path, inputs, docs
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_layer_task_gives_what_the_layer_gives(tmp_path, seed):
+    from repetend.spark.templates import _layer, _layer_result, _layer_task, _read_vocab
+
+    path, inputs, _ = _task_dir(tmp_path, seed)
+    assert _layer_task(str(path)) == 1
+    res, plan, figures = _layer_result(path)
+    vh, vid, words = _read_vocab(path / "_vocab")
+    want, want_plan, want_figures = _layer(_read_widened(path, vh, vid, inputs["n_vocab"]), vid,
+                                           words, **{**inputs, "figures": {"layer": "executor task"}})
+    assert plan == want_plan
+    assert figures.pop("task_peak_anon_bytes") > 0
+    assert figures == want_figures
+    assert res.table.num_rows > 0
+    assert res.table.equals(want.table) and res.occurrences.equals(want.occurrences)
+
+
+def test_layer_task_hands_its_error_to_the_driver(tmp_path):
+    import pickle
+
+    from repetend.phrases import RawPhrases
+    from repetend.spark.templates import _layer_result, _layer_task
+
+    path, inputs, docs = _task_dir(tmp_path, 5)
+    dropped = next(d for d in range(200) if d not in docs)      # not in the widened corpus
+    inputs["raw"] = RawPhrases(np.array([2], np.int64), np.array([2], np.int64),
+                               np.array([0, 1], np.int64),
+                               np.array([int(inputs["doc_offsets"][dropped])], np.int64))
+    with open(path / "_layer-inputs.pkl", "wb") as f:
+        pickle.dump(inputs, f)
+    assert _layer_task(str(path)) == 1          # the task itself succeeds: Spark retries nothing
+    with pytest.raises(RuntimeError, match="outside the widened corpus"):
+        _layer_result(path)
+    (path / "_layer-result.pkl").unlink()
+    with pytest.raises(RuntimeError, match="left no result"):
+        _layer_result(path)

@@ -373,13 +373,12 @@ def _read_widened(kept_dir: Path, vh: np.ndarray, vid: np.ndarray, n_vocab: int)
                     _KeptRows(files, groups, where))
 
 
-def _kept_vocab(spark, toks, kept_words) -> tuple[np.ndarray, np.ndarray, list, int]:
+def _kept_vocab(spark, toks, kept_words, dest: Path) -> int:
     """The kept words' token ids in the local store (rank of the word's first
-    occurrence (document, position) in the whole corpus): ``(hashes, ids, words,
-    n_vocab)``, the kept words' hashes sorted, their ids and strings, and the size of
-    the corpus's vocabulary.  Ranked and joined with *kept_words* (hash, word) on the
-    cluster; only the kept vocabulary is collected."""
-    import pyarrow as pa
+    occurrence (document, position) in the whole corpus), ranked and joined with
+    *kept_words* (hash, word) on the cluster and written by the executors as a
+    Parquet dataset *dest* (hash, rank, word: the kept vocabulary only); returns
+    the size of the corpus's vocabulary."""
     from pyspark.sql import functions as F
 
     from ._prefilter import _word_stat_batches, word_stat_schema
@@ -392,12 +391,86 @@ def _kept_vocab(spark, toks, kept_words) -> tuple[np.ndarray, np.ndarray, list, 
     rk = spark.createDataFrame(ranked, "hash long, rank long")
     n_vocab = rk.count()
     want = kept_words.groupBy("hash").agg(F.first("word").alias("word"))
-    got = rk.join(want, "hash").toArrow()
+    rk.join(want, "hash").write.parquet(dest.as_uri())
+    return int(n_vocab)
+
+
+def _read_vocab(path: Path) -> tuple[np.ndarray, np.ndarray, list]:
+    """``(hashes, ids, words)`` of the kept vocabulary dataset at *path*, by hash."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    got = pq.read_table(path, columns=["hash", "rank", "word"])
     gh = numpy_column(got.column("hash"), np.int64).view(np.uint64)
     o = np.argsort(gh)
     gr = numpy_column(got.column("rank"), np.int64)[o]
     words = got.column("word").take(pa.array(o)).to_pylist()
-    return np.ascontiguousarray(gh[o]), gr, words, int(n_vocab)
+    return np.ascontiguousarray(gh[o]), gr, words
+
+
+# -- the layer: one task on an executor ---------------------------------------------
+
+#: files of the layer's task in the widened dataset's directory: the kept
+#: vocabulary (written by the executors), the driver's inputs, the task's result
+VOCAB_DIR = "_vocab"
+LAYER_INPUTS = "_layer-inputs.pkl"
+LAYER_RESULT = "_layer-result.pkl"
+
+
+def _write_pickle(path: Path, obj) -> None:
+    import os
+    import pickle
+
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+    with open(tmp, "wb") as f:
+        pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
+
+
+def _layer_task(kept_dir: str) -> int:
+    """The template layer, run in a Spark task: reads the widened dataset, the kept
+    vocabulary and the driver's inputs from *kept_dir*, runs :func:`_layer`, and
+    writes ``("ok", (result, plan, figures))`` or ``("error", exception)`` there
+    (:data:`LAYER_RESULT`; a retried task writes it again).  Memory of this
+    process while the layer ran: ``figures["task_peak_anon_bytes"]``."""
+    import pickle
+
+    from .._memory import MemoryBudget
+
+    d = Path(kept_dir)
+    with open(d / LAYER_INPUTS, "rb") as f:
+        inp = pickle.load(f)
+    try:
+        with MemoryBudget() as mb:
+            vh, vid, words = _read_vocab(d / VOCAB_DIR)
+            wide = _read_widened(d, vh, vid, inp["n_vocab"])
+            del vh
+            res, plan, figures = _layer(wide, vid, words, **inp)
+            del wide
+        figures["task_peak_anon_bytes"] = int(mb.report()["peak_anon"])
+        payload: tuple = ("ok", (res, plan, figures))
+    except Exception as exc:             # the driver raises it again, as it was
+        try:
+            pickle.dumps(exc)
+        except Exception:                # pragma: no cover - an exception pickle refuses
+            exc = RuntimeError(f"{type(exc).__name__}: {exc}")
+        payload = ("error", exc)
+    _write_pickle(d / LAYER_RESULT, payload)
+    return 1
+
+
+def _layer_result(kept_dir: Path):
+    """The task's ``(result, plan, figures)``, or its exception raised here."""
+    import pickle
+
+    path = Path(kept_dir) / LAYER_RESULT
+    if not path.is_file():
+        raise RuntimeError(f"templates on Spark: the layer's task left no result in {kept_dir}")
+    with open(path, "rb") as f:
+        status, value = pickle.load(f)
+    if status == "error":
+        raise value
+    return value
 
 
 def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_tokens: int,
@@ -473,15 +546,24 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
             .write.option("parquet.block.size", KEPT_ROW_GROUP_BYTES).parquet(kept_dir.as_uri())
         destroy(bcs)
         vschema = T.StructType([T.StructField("hash", T.LongType()), T.StructField("word", T.StringType())])
-        vh, vid, vwords, n_vocab = _kept_vocab(
+        n_vocab = _kept_vocab(
             spark, toks, spark.read.parquet(kept_dir.as_uri()).select("tokens", "strings")
-            .mapInArrow(_word_pairs, vschema))
-        wide = _read_widened(kept_dir, vh, vid, n_vocab)
-        return _layer(wide, vid, vwords, n_vocab, cfg, raw, doc_offsets=doc_offsets,
-                      doc_ids=doc_ids, n_tokens=n_tokens, frequent_tokens=frequent_tokens,
-                      groups=groups, figures={"part_k": k, "reach": w,
-                                              "masked_frequent_words": int(words.size),
-                                              "masked_frequent_kgrams": int(grams.size)})
+            .mapInArrow(_word_pairs, vschema), kept_dir / VOCAB_DIR)
+        # the layer runs in one task on an executor (the driver holds none of the
+        # widened corpus): its inputs and its result pass through files here
+        _write_pickle(kept_dir / LAYER_INPUTS, {
+            "n_vocab": n_vocab, "cfg": cfg, "raw": raw, "doc_offsets": doc_offsets,
+            "doc_ids": doc_ids, "n_tokens": n_tokens, "frequent_tokens": frequent_tokens,
+            "groups": groups, "figures": {"part_k": k, "reach": w,
+                                          "masked_frequent_words": int(words.size),
+                                          "masked_frequent_kgrams": int(grams.size),
+                                          "layer": "executor task"}})
+        sc.setJobDescription("repetend: the template layer (one task)")
+        try:
+            sc.parallelize([str(kept_dir)], 1).map(_layer_task).collect()
+        finally:
+            sc.setJobDescription(None)
+        return _layer_result(kept_dir)
     finally:
         destroy(bcs)
         shutil.rmtree(kept_dir, ignore_errors=True)
