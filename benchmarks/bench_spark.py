@@ -6,7 +6,9 @@ scan of the records in the Spark document order (the reference), then
 with a one-worker and a two-worker cluster (workers of 1 core, 1 GB).  Prints
 wall time, the scan's per-stage timings (summary.json), the driver's peak memory
 (sampled every 0.2 s: the Python driver, its JVM, and their sum; executors are
-children of the workers, not counted) and whether every table equals the local one.
+children of the workers, not counted), the private memory of the executor's Python
+worker while it ran the template layer ("task MB": ``task_peak_anon_bytes`` of
+summary.json) and whether every table equals the local one.
 Arguments after ``--`` go to every scan (e.g. ``--no-templates``).
 
     python benchmarks/bench_spark.py bench-data/debian.jsonl 500 2000 [-- --no-templates]
@@ -32,7 +34,8 @@ from repetend.spark.standalone import standalone_cluster  # noqa: E402
 
 
 def run_scan(corpus: Path, out: Path, extra: list[str]) -> tuple[float, tuple, dict]:
-    """Wall seconds, (peak MB of the Python driver, of its JVM, of both at once), timings."""
+    """Wall seconds, (peak MB of the Python driver, of its JVM, of both at once), the
+    summary."""
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1")
     t = time.perf_counter()
     p = subprocess.Popen([sys.executable, "-c", "from repetend.cli import main; main()", "scan",
@@ -51,7 +54,16 @@ def run_scan(corpus: Path, out: Path, extra: list[str]) -> tuple[float, tuple, d
     if p.returncode:
         raise SystemExit(f"scan failed: {err}")
     wall = time.perf_counter() - t
-    return wall, tuple(x / 2**20 for x in peak), json.loads((out / "summary.json").read_text())["timings"]
+    sm = json.loads((out / "summary.json").read_text())
+    ph = out / "phrases" / "summary.json"
+    sm["task_mb"] = task_mb(json.loads(ph.read_text())) if ph.is_file() else 0.0
+    return wall, tuple(x / 2**20 for x in peak), sm
+
+
+def task_mb(phrase_summary: dict) -> float:
+    """The template layer's task: peak private MB of its Python worker (0: no task)."""
+    tpl = ((phrase_summary.get("spark") or {}).get("templates") or {})
+    return tpl.get("task_peak_anon_bytes", 0) / 2**20
 
 
 def same(a: Path, b: Path) -> bool:
@@ -87,22 +99,24 @@ def main() -> None:
         shuf.write_text("".join(lines[i] for i in perm), encoding="utf-8")
         order = local_order([r["id"] for r in recs], [r["text"] for r in recs])
         ordered.write_text("".join(lines[i] for i in order), encoding="utf-8")
-        wall, peak, tim = run_scan(ordered, tmp / f"local{n}", extra)
+        wall, peak, sm = run_scan(ordered, tmp / f"local{n}", extra)
         tokens = json.loads((tmp / f"local{n}" / "summary.json").read_text())["corpus"]["tokens"]
-        results.append((n, tokens, "local", wall, peak, tim, True))
+        results.append((n, tokens, "local", wall, peak, sm, True))
         for workers in (1, 2):
             with standalone_cluster(workers, cores=1, memory="1g") as url:
                 out = tmp / f"spark{n}w{workers}"
-                wall, peak, tim = run_scan(shuf, out, ["--engine", "spark", "--spark-master", url,
-                                                       *extra])
-                results.append((n, tokens, f"spark {workers}w", wall, peak, tim,
+                wall, peak, sm = run_scan(shuf, out, ["--engine", "spark", "--spark-master", url,
+                                                      *extra])
+                results.append((n, tokens, f"spark {workers}w", wall, peak, sm,
                                 same(out, tmp / f"local{n}")))
     print(f"corpus: first N records of {src}, shuffled for Spark; workers 1 core / 1 GB each; "
           f"scan arguments: {' '.join(extra) or '(defaults)'}")
     print(f"{'docs':>6} {'tokens':>10} {'engine':9} {'wall s':>7} {'py MB':>6} {'JVM MB':>6} "
-          f"{'sum MB':>6} {'tokenize':>8} {'dups':>7} {'phrases':>7} {'decide':>7} equal")
-    for n, tok, eng, wall, peak, tim, eq in results:
+          f"{'sum MB':>6} {'task MB':>7} {'tokenize':>8} {'dups':>7} {'phrases':>7} {'decide':>7} equal")
+    for n, tok, eng, wall, peak, sm, eq in results:
+        tim = sm["timings"]
         print(f"{n:6d} {tok:10d} {eng:9} {wall:7.1f} {peak[0]:6.0f} {peak[1]:6.0f} {peak[2]:6.0f} "
+              f"{sm['task_mb']:7.0f} "
               f"{tim.get('tokenize', 0):8.1f} "
               f"{tim.get('dups', 0):7.1f} {tim.get('phrases', 0):7.1f} "
               f"{tim.get('decisions', 0):7.1f} {eq}")

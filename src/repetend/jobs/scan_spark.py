@@ -9,11 +9,11 @@ is set.  What runs where (``docs/spark.md`` has the table):
   of a token store, :mod:`repetend.spark.corpus`), near-duplicates (MinHash-LSH or
   exact checksums), the phrase pre-filter, the widened corpus of the templates,
   the character offsets of every occurrence and span, the cleaning plan of
-  every document;
+  every document; the template layer on the widened corpus, in one task;
 * **driver**: the corpus dataset's small columns (ids, urls, token counts: σ
   from the site sizes, the document tables), the phrase mining on the reduced
-  corpus, the template layer on the widened one, the result tables, and the
-  report (texts of the documents it shows only).
+  corpus, the result tables, and the report (texts of the documents it shows
+  only).
 
 The tables equal those of a local scan over the documents in that same order
 (``tests/test_spark_scan.py``).
@@ -109,9 +109,9 @@ def start(config, *, quiet: bool, say: Callable[[str], None]):
                              f"in this process; stop it to scan on {config.spark_master}")
     say(f"starting Spark ({config.spark_master}) …")
     say("spark: on the executors: reading, document order, ids, tokens, the corpus dataset, "
-        "near-duplicates, the phrase pre-filter, the widened corpus of the templates, "
-        "character offsets, the cleaning plan; driver: mining the reduced corpus, the "
-        "template layer on the widened one, the tables and the report")
+        "near-duplicates, the phrase pre-filter, the widened corpus of the templates and "
+        "the template layer on it (one task), character offsets, the cleaning plan; "
+        "driver: mining the reduced corpus, the tables and the report")
     spark = local_session(config.spark_master, "repetend scan", quiet=quiet)
     io = config.input_options
     cols = {"id_col": io.get("id_field") or "id", "text_col": io.get("text_field") or "text",
@@ -139,7 +139,8 @@ def near_duplicates(spark, corpus_df, ncfg, config, say: Callable[[str], None]):
 def phrases(spark, corpus_df, pcfg, config, say: Callable[[str], None], groups=None, *,
             out: Path):
     """Phrases mined on Spark (pre-filter on the executors, mining of the reduced
-    corpus on the driver), templates from the widened reduced corpus; the character
+    corpus on the driver), templates from the widened corpus (in one task on an
+    executor); the character
     offsets of every occurrence and span computed on the executors (by
     :func:`repetend.spark.find_phrases`)."""
     from ..spark import find_phrases as spark_phrases
@@ -149,9 +150,11 @@ def phrases(spark, corpus_df, pcfg, config, say: Callable[[str], None], groups=N
                         **({} if groups is None else {"groups": groups}))
     tpl = (res.summary.get("spark") or {}).get("templates")
     if tpl:
-        say(f"driver: the template layer ran on the widened corpus: {tpl.get('tokens', 0):,} "
-            f"tokens, {100 * tpl.get('kept_share', 0):.1f} % of the corpus (the driver's "
-            "memory grows with it; --no-templates leaves it out)")
+        peak = tpl.get("task_peak_anon_bytes")
+        say(f"spark: the template layer ran in one task on the widened corpus: "
+            f"{tpl.get('tokens', 0):,} tokens, {100 * tpl.get('kept_share', 0):.1f} % of the "
+            "corpus" + (f", {peak / 2**20:,.0f} MB of the executor's Python memory" if peak else "")
+            + " (it grows with the corpus; --no-templates leaves it out)")
     # (character offsets of every occurrence and span: on the executors, by find_phrases)
     return res
 

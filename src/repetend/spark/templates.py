@@ -6,10 +6,12 @@ frequent L'-grams (L' = ``part_len`` ≤ L, numbers masked), the slots between t
 and the heads and tails next to its templates.  This module keeps, per document, every
 position within W tokens of a frequent masked k'-gram (k' = min(L', L)), W a bound on
 how far the layer reads past its parts (:func:`reach`), and a fresh separator token
-where more was dropped; the driver runs :func:`repetend.phrases.run_templates` on that
-corpus, with the local store's token ids (order of first occurrence in the whole
-corpus) and original document ids, and the template tables come out in original
-token positions and characters.  The argument is in ``docs/spark.md`` ("Templates:
+where more was dropped.  The executors write that corpus as a Parquet dataset and
+one task on an executor runs :func:`repetend.phrases.run_templates` on it
+(:func:`_layer_task`), with the local store's token ids (order of first occurrence
+in the whole corpus) and original document ids; the template tables come out in
+original token positions and characters, and the driver holds none of the widened
+corpus.  The argument is in ``docs/spark.md`` ("Templates:
 the widened corpus").
 """
 
@@ -32,9 +34,9 @@ from .io import binary_of, destroy, numpy_column, pack_binary, token_batches
 __all__ = ["reach", "remove_partial"]
 
 #: the widened corpus's dataset, written by the executors under the work directory
-#: and removed once the driver has read it (a killed run's: :func:`remove_partial`)
+#: and removed once the layer's task has read it (a killed run's: :func:`remove_partial`)
 KEPT_PREFIX = ".templates-widened.tmp-"
-#: the dataset's row-group size: a row group is what the driver decodes at once
+#: the dataset's row-group size: a row group is what the layer's task decodes at once
 KEPT_ROW_GROUP_BYTES = 16 << 20
 
 #: the hash standing for every all-digit token in the masked corpus (64-bit: a
@@ -174,7 +176,7 @@ def _word_pairs(batches):
                                          names=["hash", "word"])
 
 
-# -- driver side ------------------------------------------------------------------
+# -- the layer's side (one task) ----------------------------------------------------
 
 class _PieceText:
     """The text of a document where only its kept runs are known: slices inside one
@@ -268,7 +270,7 @@ def remove_partial(work_dir) -> None:
 
 @dataclass
 class _Widened:
-    """The widened corpus on the driver: kept documents ``kdoc`` (ascending), token ids
+    """The widened corpus in the layer's task: kept documents ``kdoc`` (ascending), token ids
     with separators, each token's position in its original document (-1: a
     separator), document offsets; the kept tokens' character spans and the kept runs'
     text stay in the dataset (``rows``)."""
@@ -336,9 +338,11 @@ def _read_widened(kept_dir: Path, vh: np.ndarray, vid: np.ndarray, n_vocab: int)
         raise RuntimeError("templates on Spark: more than 2^31 token ids")
     size = int(offsets[-1])
     # file-backed, like the local store the layer reads (pages the kernel can write
-    # back and drop, not anonymous memory): in the dataset's directory, removed with it
-    tokens = _layout_array(Path(kept_dir) / "_layout.tokens.i32", size)
-    posmap = _layout_array(Path(kept_dir) / "_layout.positions.i32", size)
+    # back and drop, not anonymous memory): in the dataset's directory, removed with
+    # it; named per reader, so that two attempts of the task never share a file
+    tag = uuid.uuid4().hex
+    tokens = _layout_array(Path(kept_dir) / f"_layout-{tag}.tokens.i32", size)
+    posmap = _layout_array(Path(kept_dir) / f"_layout-{tag}.positions.i32", size)
     posmap[:] = -1
     for gi, (fi, rg) in enumerate(groups):
         if n_rows[gi] == 0:
@@ -537,7 +541,7 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
                             T.StructField("piece_at", T.BinaryType()),
                             T.StructField("pieces", T.ArrayType(T.StringType()))])
     # the widened corpus is written by the executors (not collected through the
-    # driver's JVM) and read back here column by column, batch by batch
+    # driver's JVM) and read back by the layer's task, row group by row group
     kept_dir = _kept_dir(work_dir)
     try:
         docs.select("doc_index", "text").mapInArrow(

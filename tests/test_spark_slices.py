@@ -1,0 +1,60 @@
+"""An Arrow batch tokenized on an executor a slice of text at a time
+(``repetend.spark.io.text_slices`` / ``token_batches``): the slices are the batch, in
+order, each within the limit unless it is one document; tokenized slice by slice,
+every document gets the tokens it gets in one piece.  No Spark runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from repetend.corpus.tokenizer import tokenize_batch
+from repetend.spark import io
+
+
+def _batch(rng, n):
+    words = ["a", "bb", "ccc", "été", "данные", "1999", "x-y", "日本語"]
+    texts = []
+    for _ in range(n):
+        r = rng.random()
+        texts.append(None if r < 0.1 else "" if r < 0.15 else
+                     " ".join(rng.choice(words, size=int(rng.integers(1, 40))).tolist()))
+    return pa.RecordBatch.from_arrays([pa.array(np.arange(n, dtype=np.int64) * 3 + 1),
+                                       pa.array(texts, pa.string())], names=["doc_index", "text"])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_slices_are_the_batch_within_the_limit(seed):
+    rng = np.random.default_rng(seed)
+    batch = _batch(rng, int(rng.integers(1, 60)))
+    limit = int(rng.integers(1, 400))
+    parts = list(io.text_slices(batch, limit))
+    assert pa.Table.from_batches(parts).equals(pa.Table.from_batches([batch]))
+    for p in parts:
+        size = sum(len((t or "").encode()) for t in p.column("text").to_pylist())
+        assert p.num_rows >= 1 and (size <= limit or p.num_rows == 1)
+        # greedy: the next document would not have fitted
+    for p, q in zip(parts, parts[1:]):
+        size = sum(len((t or "").encode()) for t in p.column("text").to_pylist())
+        nxt = len((q.column("text")[0].as_py() or "").encode())
+        assert size + nxt > limit
+
+
+@pytest.mark.parametrize("unit", ["word", "char"])
+@pytest.mark.parametrize("seed", range(8))
+def test_token_batches_slice_by_slice_equal_one_piece(monkeypatch, seed, unit):
+    rng = np.random.default_rng(seed)
+    batches = [_batch(rng, int(rng.integers(0, 50))) for _ in range(3)]
+    monkeypatch.setattr(io, "SLICE_TEXT_BYTES", int(rng.integers(1, 300)))
+    got_idx, got_h, got_n = [], [], []
+    for idx, texts, tb in io.token_batches(iter(batches), unit):
+        got_idx.append(idx)
+        got_h.append(np.asarray(tb.hashes))
+        got_n.append(np.diff(tb.doc_offsets))
+    whole = [b for b in batches if b.num_rows]
+    texts = [t or "" for b in whole for t in b.column("text").to_pylist()]
+    want = tokenize_batch(texts, unit=unit)
+    assert np.concatenate(got_idx).tolist() == [i for b in whole for i in b.column("doc_index").to_pylist()]
+    assert np.concatenate(got_n).tolist() == np.diff(want.doc_offsets).tolist()
+    assert np.concatenate(got_h).tolist() == np.asarray(want.hashes).tolist()
