@@ -48,33 +48,41 @@ ROW_GROUP_BYTES = 4 << 20          # Parquet row groups of the corpus dataset (a
 
 
 def _corpus_batches(batches, *, unit: str):
-    """Executor side: each batch of ``doc_index, doc_id, url, text`` with its
-    host, token count, character count and order key."""
+    """Executor side: each batch of ``doc_index, doc_id, url, text``, a slice of text
+    at a time (:func:`repetend.spark.io.text_slices`), with its host, token count,
+    character count and order key."""
+    from .io import text_slices
+
+    for whole in batches:
+        if whole.num_rows == 0:
+            continue
+        for batch in text_slices(whole):
+            yield _corpus_slice(batch, unit=unit)
+
+
+def _corpus_slice(batch, *, unit: str):
     import pyarrow as pa
 
     from ..corpus.record import host_of
     from ..corpus.tokenizer import tokenize_batch
     from .order import order_keys
 
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        texts = [t if t is not None else "" for t in batch.column("text").to_pylist()]
-        ids = batch.column("doc_id").to_pylist()
-        urls = batch.column("url").to_pylist()
-        tb = tokenize_batch(texts, unit=unit)
-        yield pa.RecordBatch.from_arrays(
-            [batch.column("doc_index"), batch.column("doc_id"), batch.column("url"),
-             pa.array([host_of(u) for u in urls], pa.string()),
-             pa.array(np.diff(tb.doc_offsets).astype(np.int64)),
-             pa.array(np.fromiter((len(t) for t in texts), np.int64, len(texts))),
-             pa.array(order_keys(ids, texts)),
-             pa.array(np.fromiter((len(t.encode("utf-8", "surrogatepass")) for t in texts),
-                                  np.int64, len(texts))),
-             pa.array([not t or t.isspace() for t in texts]),
-             pa.array(texts, pa.string())],
-            names=["doc_index", "doc_id", "url", "host", "n_tokens", "n_chars", "order_key",
-                   "n_bytes", "blank", "text"])
+    texts = [t if t is not None else "" for t in batch.column("text").to_pylist()]
+    ids = batch.column("doc_id").to_pylist()
+    urls = batch.column("url").to_pylist()
+    tb = tokenize_batch(texts, unit=unit)
+    return pa.RecordBatch.from_arrays(
+        [batch.column("doc_index"), batch.column("doc_id"), batch.column("url"),
+         pa.array([host_of(u) for u in urls], pa.string()),
+         pa.array(np.diff(tb.doc_offsets).astype(np.int64)),
+         pa.array(np.fromiter((len(t) for t in texts), np.int64, len(texts))),
+         pa.array(order_keys(ids, texts)),
+         pa.array(np.fromiter((len(t.encode("utf-8", "surrogatepass")) for t in texts),
+                              np.int64, len(texts))),
+         pa.array([not t or t.isspace() for t in texts]),
+         pa.array(texts, pa.string())],
+        names=["doc_index", "doc_id", "url", "host", "n_tokens", "n_chars", "order_key",
+               "n_bytes", "blank", "text"])
 
 
 def read_counts(spark, raw, from_json: bool, inputs: Sequence[str], *, text_col: str,

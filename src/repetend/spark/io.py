@@ -354,18 +354,46 @@ def pack_binary(values: np.ndarray, offsets: np.ndarray):
                                  [None, pa.py_buffer(off.tobytes()), pa.py_buffer(values.tobytes())])
 
 
+#: text bytes per tokenized slice of an Arrow batch: an executor's Python worker holds
+#: some 10-30 times a slice's text while it works on it (token hashes, strings,
+#: spans), and an Arrow batch is ``spark.sql.execution.arrow.maxRecordsPerBatch``
+#: documents (10,000 by default) of any length
+SLICE_TEXT_BYTES = 4 << 20
+
+
+def text_slices(batch, limit: int | None = None):
+    """*batch* cut into consecutive slices of at most *limit* (default
+    :data:`SLICE_TEXT_BYTES`) bytes of ``text`` each (a longer document is a slice of
+    its own)."""
+    import pyarrow.compute as pc
+
+    limit = SLICE_TEXT_BYTES if limit is None else int(limit)
+    n = batch.num_rows
+    lens = pc.fill_null(pc.binary_length(batch.column("text")), 0).to_numpy(zero_copy_only=False)
+    ends = np.cumsum(lens, dtype=np.int64)
+    start = 0
+    while start < n:
+        base = int(ends[start - 1]) if start else 0
+        stop = max(int(np.searchsorted(ends, base + limit, side="right")), start + 1)
+        yield batch.slice(start, stop - start)
+        start = stop
+
+
 def token_batches(batches, unit: str):
-    """The non-empty Arrow batches of ``(doc_index, text)`` tokenized on an executor:
-    yields ``(doc_index array, texts, TokenizedBatch)``; a null text is an empty
-    document (``""``)."""
+    """The non-empty Arrow batches of ``(doc_index, text)`` tokenized on an executor,
+    a slice of at most :data:`SLICE_TEXT_BYTES` of text at a time
+    (:func:`text_slices`): yields ``(doc_index array, texts, TokenizedBatch)``; a
+    null text is an empty document (``""``).  Every consumer works per document or
+    sums over batches, so the slices change no result, only the memory of a task."""
     from ..corpus.tokenizer import tokenize_batch
 
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        texts = [t if t is not None else "" for t in batch.column("text").to_pylist()]
-        yield (numpy_column(batch.column("doc_index"), np.int64), texts,
-               tokenize_batch(texts, unit=unit))
+        for part in text_slices(batch):
+            texts = [t if t is not None else "" for t in part.column("text").to_pylist()]
+            yield (numpy_column(part.column("doc_index"), np.int64), texts,
+                   tokenize_batch(texts, unit=unit))
 
 
 def batch_shingle_sets(tb, k: int):
