@@ -1,5 +1,6 @@
 """An Arrow batch tokenized on an executor a slice of text at a time
-(``repetend.spark.io.text_slices`` / ``token_batches``): the slices are the batch, in
+(``repetend.spark.io.byte_slices`` / ``token_batches``), and the pre-filter's
+statistics over batches of packed tokens cut into slices: the slices are the batch, in
 order, each within the limit unless it is one document; tokenized slice by slice,
 every document gets the tokens it gets in one piece.  No Spark runs."""
 
@@ -29,7 +30,7 @@ def test_slices_are_the_batch_within_the_limit(seed):
     rng = np.random.default_rng(seed)
     batch = _batch(rng, int(rng.integers(1, 60)))
     limit = int(rng.integers(1, 400))
-    parts = list(io.text_slices(batch, limit))
+    parts = list(io.byte_slices(batch, "text", limit))
     assert pa.Table.from_batches(parts).equals(pa.Table.from_batches([batch]))
     for p in parts:
         size = sum(len((t or "").encode()) for t in p.column("text").to_pylist())
@@ -58,3 +59,39 @@ def test_token_batches_slice_by_slice_equal_one_piece(monkeypatch, seed, unit):
     assert np.concatenate(got_idx).tolist() == [i for b in whole for i in b.column("doc_index").to_pylist()]
     assert np.concatenate(got_n).tolist() == np.diff(want.doc_offsets).tolist()
     assert np.concatenate(got_h).tolist() == np.asarray(want.hashes).tolist()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_word_statistics_over_token_slices_sum_to_those_of_whole_batches(monkeypatch, seed):
+    """df and first occurrence of every token hash, per slice of packed tokens and
+    summed (as Spark's groupBy does), equal those of the whole batches."""
+    from repetend.spark import _prefilter as P
+
+    rng = np.random.default_rng(seed)
+    batches = []
+    for b in range(3):
+        n = int(rng.integers(0, 30))
+        lens = rng.integers(0, 40, size=n)
+        off = np.concatenate(([0], np.cumsum(lens)))
+        h = rng.integers(1, 25, size=int(off[-1])).astype(np.uint64)
+        batches.append(pa.RecordBatch.from_arrays(
+            [pa.array(np.arange(n, dtype=np.int64) + 100 * b), io.pack_binary(h, off)],
+            names=["doc_index", "tokens"]))
+
+    def merged(limit):
+        monkeypatch.setattr(io, "SLICE_TOKEN_BYTES", limit)
+        stats: dict[int, list] = {}
+        n_batches = 0
+        for out in P._word_stat_batches(iter(batches)):
+            n_batches += 1
+            for h, df, d, p in zip(*(out.column(c).to_pylist() for c in
+                                     ("hash", "df", "first_doc", "first_pos"))):
+                cur = stats.setdefault(h, [0, (d, p)])
+                cur[0] += df
+                cur[1] = min(cur[1], (d, p))
+        return stats, n_batches
+
+    whole, n_whole = merged(1 << 40)
+    sliced, n_sliced = merged(int(rng.integers(1, 200)))
+    assert sliced == whole
+    assert n_sliced >= n_whole

@@ -359,17 +359,22 @@ def pack_binary(values: np.ndarray, offsets: np.ndarray):
 #: spans), and an Arrow batch is ``spark.sql.execution.arrow.maxRecordsPerBatch``
 #: documents (10,000 by default) of any length
 SLICE_TEXT_BYTES = 4 << 20
+#: packed token bytes per slice of a batch of tokenized documents (2 M uint64 hashes):
+#: the pre-filters' k-gram windows and sorts take some 5-10 times that
+SLICE_TOKEN_BYTES = 16 << 20
 
 
-def text_slices(batch, limit: int | None = None):
-    """*batch* cut into consecutive slices of at most *limit* (default
-    :data:`SLICE_TEXT_BYTES`) bytes of ``text`` each (a longer document is a slice of
-    its own)."""
+def byte_slices(batch, column: str = "text", limit: int | None = None):
+    """*batch* cut into consecutive slices of at most *limit* bytes of *column* each
+    (a string or binary column; a longer row is a slice of its own).  The default
+    limit is :data:`SLICE_TEXT_BYTES` for ``text``, :data:`SLICE_TOKEN_BYTES` else."""
     import pyarrow.compute as pc
 
-    limit = SLICE_TEXT_BYTES if limit is None else int(limit)
+    if limit is None:
+        limit = SLICE_TEXT_BYTES if column == "text" else SLICE_TOKEN_BYTES
+    limit = int(limit)
     n = batch.num_rows
-    lens = pc.fill_null(pc.binary_length(batch.column("text")), 0).to_numpy(zero_copy_only=False)
+    lens = pc.fill_null(pc.binary_length(batch.column(column)), 0).to_numpy(zero_copy_only=False)
     ends = np.cumsum(lens, dtype=np.int64)
     start = 0
     while start < n:
@@ -382,7 +387,7 @@ def text_slices(batch, limit: int | None = None):
 def token_batches(batches, unit: str):
     """The non-empty Arrow batches of ``(doc_index, text)`` tokenized on an executor,
     a slice of at most :data:`SLICE_TEXT_BYTES` of text at a time
-    (:func:`text_slices`): yields ``(doc_index array, texts, TokenizedBatch)``; a
+    (:func:`byte_slices`): yields ``(doc_index array, texts, TokenizedBatch)``; a
     null text is an empty document (``""``).  Every consumer works per document or
     sums over batches, so the slices change no result, only the memory of a task."""
     from ..corpus.tokenizer import tokenize_batch
@@ -390,7 +395,7 @@ def token_batches(batches, unit: str):
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        for part in text_slices(batch):
+        for part in byte_slices(batch):
             texts = [t if t is not None else "" for t in part.column("text").to_pylist()]
             yield (numpy_column(part.column("doc_index"), np.int64), texts,
                    tokenize_batch(texts, unit=unit))
