@@ -131,8 +131,10 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
     work_dir : path, optional
         A directory the driver and the executors both see (default: the driver's
         temporary directory, which is enough for ``local[*]`` and a cluster on this
-        machine).  The executors write the templates' widened corpus there as
-        Parquet, the driver reads it back and removes it.
+        machine).  The executors write the templates' widened corpus and its
+        vocabulary there as Parquet and the driver the layer's inputs; the layer's
+        task (one, on an executor) reads them and writes its result there; the
+        driver reads that and removes the directory.
 
     Returns
     -------
