@@ -32,13 +32,10 @@ from pathlib import Path
 
 import psutil
 
+from repetend._memory import parse_size
+
 MARKERS = (("spark: reading", "corpus"), ("finding near-duplicates", "dups"),
            ("mining phrases", "phrases"), ("planning the cleaning", "decisions"))
-
-
-def _size(s: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    return int(float(s[:-1]) * units[s[-1].upper()]) if s[-1].upper() in units else int(s)
 
 
 def _anon(proc: psutil.Process) -> int:
@@ -79,7 +76,7 @@ def main() -> None:
     ap.add_argument("--kill-above", default="20G", help="kill the scan when the sum passes this")
     ap.add_argument("--every", type=float, default=0.2)
     args = ap.parse_args()
-    limit = _size(args.kill_above)
+    limit = parse_size(args.kill_above)
     shutil.rmtree(args.out, ignore_errors=True)
     cmd = [sys.executable, "-m", "repetend.cli", "scan", args.corpus, "--out", str(args.out),
            "--engine", "spark", "--spark-master", args.master, "--no-report"]

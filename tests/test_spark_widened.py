@@ -164,7 +164,7 @@ def test_driver_memory_is_a_quarter_of_the_machine_between_2_and_16_gb(monkeypat
 
 def _task_dir(tmp_path, seed):
     """A widened dataset, its kept vocabulary and the driver's inputs, as
-    ``find_templates`` leaves them for the task; returns (dir, inputs)."""
+    ``find_templates`` leaves them for the task; returns (dir, inputs, documents)."""
     import pickle
 
     from repetend.phrases import PhraseConfig, RawPhrases

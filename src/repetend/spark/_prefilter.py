@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels as SK
-from .io import binary_of, byte_slices, numpy_column, pack_binary, token_batches
+from .io import binary_of, numpy_column, pack_binary, sliced, token_batches
 
 SKETCH_DEPTH = 4
 SKETCH_WIDTH = 1 << 20
@@ -36,20 +36,15 @@ def _token_batches(batches, *, unit):
             names=["doc_index", "n_tokens", "n_chars", "tokens"])
 
 
-def _token_slices(batches):
-    """The non-empty slices of at most ``io.SLICE_TOKEN_BYTES`` of packed tokens of the
-    batches (every consumer below works per document or sums over batches)."""
-    for batch in batches:
-        if batch.num_rows:
-            yield from byte_slices(batch, "tokens")
-
+# (the consumers below take slices of at most ``io.SLICE_TOKEN_BYTES`` of packed
+# tokens, ``sliced(batches, "tokens")``: each works per document or sums over batches)
 
 def _word_stat_batches(batches):
     """Per batch: each token hash, the number of its documents and its first
     occurrence (document, position)."""
     import pyarrow as pa
 
-    for batch in _token_slices(batches):
+    for batch in sliced(batches, "tokens"):
         idx = numpy_column(batch.column("doc_index"), np.int64)
         h, off = binary_of(batch.column("tokens"), np.uint64)
         if h.size == 0:
@@ -125,7 +120,7 @@ def _sketch_batches(batches, *, words_bc, k, depth, width):
 
     words = words_bc.value
     table = np.zeros((depth, width), dtype=np.uint32)
-    for batch in _token_slices(batches):
+    for batch in sliced(batches, "tokens"):
         _, _, _, woff, wh, valid = _windows(batch, words, k)
         SK.cms_add(_distinct(wh, valid, woff), table)
     yield pa.RecordBatch.from_arrays([pack_binary(table.reshape(-1), np.array([0, table.size]))],
@@ -137,7 +132,7 @@ def _survivor_batches(batches, *, words_bc, sketch_bc, k, min_docs):
 
     words = words_bc.value
     table = sketch_bc.value
-    for batch in _token_slices(batches):
+    for batch in sliced(batches, "tokens"):
         _, _, _, woff, wh, valid = _windows(batch, words, k)
         d = _distinct(wh, valid, woff)
         est = np.empty(d.size, dtype=np.uint32)
@@ -155,7 +150,7 @@ def _island_batches(batches, *, words_bc, grams_bc, k):
 
     words = words_bc.value
     grams = grams_bc.value
-    for batch in _token_slices(batches):
+    for batch in sliced(batches, "tokens"):
         idx = numpy_column(batch.column("doc_index"), np.int64)
         h, off = binary_of(batch.column("tokens"), np.uint64)
         keep = covered(h, off, words, grams, k)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .io import binary_of, byte_slices, numpy_column, pack_binary
+from .io import binary_of, numpy_column, pack_binary, sliced
 
 __all__ = ["add_char_columns"]
 
@@ -46,19 +46,16 @@ def _offset_batches(batches, *, unit: str):
 
     from ..corpus.char_offsets import char_offsets
 
-    for whole in batches:
-        if whole.num_rows == 0:
-            continue
-        for batch in byte_slices(whole):     # a slice of text at a time
-            texts = batch.column("text").to_pylist()
-            view = _BatchTexts(texts, numpy_column(batch.column("n_tokens"), np.int64), unit)
-            s, off = binary_of(batch.column("starts"), np.int64)
-            e, _ = binary_of(batch.column("ends"), np.int64)
-            doc = np.repeat(np.arange(batch.num_rows, dtype=np.int64), np.diff(off))
-            cs, ce = char_offsets(view, doc, s, e)
-            yield pa.RecordBatch.from_arrays(
-                [batch.column("doc_index"), pack_binary(cs, off), pack_binary(ce, off)],
-                names=["doc_index", "char_starts", "char_ends"])
+    for batch in sliced(batches):     # a slice of text at a time
+        texts = batch.column("text").to_pylist()
+        view = _BatchTexts(texts, numpy_column(batch.column("n_tokens"), np.int64), unit)
+        s, off = binary_of(batch.column("starts"), np.int64)
+        e, _ = binary_of(batch.column("ends"), np.int64)
+        doc = np.repeat(np.arange(batch.num_rows, dtype=np.int64), np.diff(off))
+        cs, ce = char_offsets(view, doc, s, e)
+        yield pa.RecordBatch.from_arrays(
+            [batch.column("doc_index"), pack_binary(cs, off), pack_binary(ce, off)],
+            names=["doc_index", "char_starts", "char_ends"])
 
 
 def char_offsets_on_executors(spark, docs_df, doc: np.ndarray, start: np.ndarray,

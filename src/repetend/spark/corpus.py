@@ -49,15 +49,12 @@ ROW_GROUP_BYTES = 4 << 20          # Parquet row groups of the corpus dataset (a
 
 def _corpus_batches(batches, *, unit: str):
     """Executor side: each batch of ``doc_index, doc_id, url, text``, a slice of text
-    at a time (:func:`repetend.spark.io.byte_slices`), with its host, token count,
+    at a time (:func:`repetend.spark.io.sliced`), with its host, token count,
     character count and order key."""
-    from .io import byte_slices
+    from .io import sliced
 
-    for whole in batches:
-        if whole.num_rows == 0:
-            continue
-        for batch in byte_slices(whole):
-            yield _corpus_slice(batch, unit=unit)
+    for batch in sliced(batches):
+        yield _corpus_slice(batch, unit=unit)
 
 
 def _corpus_slice(batch, *, unit: str):

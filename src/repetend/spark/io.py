@@ -384,21 +384,25 @@ def byte_slices(batch, column: str = "text", limit: int | None = None):
         start = stop
 
 
+def sliced(batches, column: str = "text", limit: int | None = None):
+    """The slices (:func:`byte_slices`) of every non-empty batch of *batches*, in order."""
+    for batch in batches:
+        if batch.num_rows:
+            yield from byte_slices(batch, column, limit)
+
+
 def token_batches(batches, unit: str):
     """The non-empty Arrow batches of ``(doc_index, text)`` tokenized on an executor,
     a slice of at most :data:`SLICE_TEXT_BYTES` of text at a time
-    (:func:`byte_slices`): yields ``(doc_index array, texts, TokenizedBatch)``; a
+    (:func:`sliced`): yields ``(doc_index array, texts, TokenizedBatch)``; a
     null text is an empty document (``""``).  Every consumer works per document or
     sums over batches, so the slices change no result, only the memory of a task."""
     from ..corpus.tokenizer import tokenize_batch
 
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        for part in byte_slices(batch):
-            texts = [t if t is not None else "" for t in part.column("text").to_pylist()]
-            yield (numpy_column(part.column("doc_index"), np.int64), texts,
-                   tokenize_batch(texts, unit=unit))
+    for part in sliced(batches):
+        texts = [t if t is not None else "" for t in part.column("text").to_pylist()]
+        yield (numpy_column(part.column("doc_index"), np.int64), texts,
+               tokenize_batch(texts, unit=unit))
 
 
 def batch_shingle_sets(tb, k: int):

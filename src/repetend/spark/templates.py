@@ -422,13 +422,12 @@ LAYER_RESULT = "_layer-result.pkl"
 
 
 def _write_pickle(path: Path, obj) -> None:
-    import os
     import pickle
 
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
-    with open(tmp, "wb") as f:
+    from .._atomic import atomic_path
+
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
         pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, path)
 
 
 def _layer_task(kept_dir: str) -> int:
