@@ -319,7 +319,17 @@ class _Bc:
 
 def _prefilter_locally(tokens, doc_offsets, sigma, k, depth, width, batches=2):
     """The Spark pre-filter's worker functions chained in one process, as Spark would
-    (rows split into *batches* Arrow batches, shuffles replaced by numpy)."""
+    (rows split into *batches* Arrow batches, shuffles replaced by numpy), and the
+    reduced corpus of the islands (None when there are none)."""
+    isl, word_hash = _islands_locally(tokens, doc_offsets, sigma, k, depth, width, batches)
+    word_key = np.arange(word_hash.size, dtype=np.int64)
+    if not isl:
+        return None
+    return SP._reduced_corpus(pa.Table.from_batches(isl), word_hash, word_key)
+
+
+def _islands_locally(tokens, doc_offsets, sigma, k, depth, width, batches=2):
+    """The islands' batches the executors would write, and the frequent words' hashes."""
     n = doc_offsets.size - 1
     h = tokens.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(7)  # token hashes
     cut = np.linspace(0, n, batches + 1).astype(int)
@@ -353,10 +363,7 @@ def _prefilter_locally(tokens, doc_offsets, sigma, k, depth, width, batches=2):
     grams = np.sort(np.array([hh for hh, c in surv.items() if c >= sigma],
                              dtype=np.int64).view(np.uint64))
     isl = [b for b in SP._island_batches(iter(rbs), words_bc=words, grams_bc=_Bc(grams), k=k)]
-    word_key = np.arange(word_hash.size, dtype=np.int64)
-    if not isl:
-        return None
-    return SP._reduced_corpus(pa.Table.from_batches(isl), word_hash, word_key)
+    return isl, word_hash
 
 
 @settings(max_examples=60, deadline=None)
@@ -394,6 +401,62 @@ def test_prefilter_keeps_every_maximal_phrase(docs, sigma, min_len, data):
             mapped.append(int(offsets[d] + posmap[s]))
         got[orig] = (df, sorted(mapped))
     assert got == want
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 5), min_size=0, max_size=14), min_size=1, max_size=9),
+       st.integers(1, 3), st.integers(1, 4), st.data())
+def test_island_mining_task_equals_the_local_engine(tmp_path_factory, docs, sigma, min_len, data):
+    """The island mining as its Spark task runs it (islands in Parquet files, rows in
+    any order; :func:`repetend.spark.task.run`), mapped back to the original
+    documents: the local engine's phrases, occurrences, per-document coverage and
+    frequent spans on the whole corpus."""
+    from repetend.phrases import PhraseConfig
+    from repetend.spark.task import INPUTS, result, run, scratch_dir
+
+    k = data.draw(st.integers(1, min_len))
+    tokens = np.array([t for d in docs for t in d], dtype=np.int32)
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    if tokens.size == 0:
+        return
+    cfg = PhraseConfig(min_docs=sigma, min_len=min_len, templates=False)
+    want = repetend.find_phrases((tokens, offsets), cfg)
+    isl, word_hash = _islands_locally(tokens, offsets, sigma, k, 2, 64)
+    d = scratch_dir(tmp_path_factory.mktemp("isl"), SP.ISLANDS_NAME)
+    d.mkdir()
+    rows = pa.Table.from_batches(isl) if isl else None
+    if rows is not None:           # rows shuffled over up to three files, as Spark may write them
+        rows = rows.take(pa.array(np.random.default_rng(len(docs)).permutation(rows.num_rows)))
+        cut = np.linspace(0, rows.num_rows, 4).astype(int)
+        for i, (a, b) in enumerate(zip(cut[:-1], cut[1:])):
+            pq.write_table(rows.slice(a, b - a), d / f"part-{i}.parquet")
+    # the local store's ids are the token values here: each frequent word's own token
+    h = tokens.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(7)
+    token_of = dict(zip(h.tolist(), tokens.tolist()))
+    word_key = np.array([token_of[int(x)] for x in word_hash], np.int64)
+    with open(d / INPUTS, "wb") as f:
+        import pickle
+
+        pickle.dump({"word_hash": word_hash, "word_key": word_key, "cfg": cfg, "labels": None}, f)
+    assert run(SP._mine_islands, str(d)) == 1
+    m, _ = result(d)
+    assert m.raw.lengths.tolist() == want.raw.lengths.tolist()
+    assert m.raw.df.tolist() == want.raw.df.tolist()
+    assert m.raw.occ_offsets.tolist() == want.raw.occ_offsets.tolist()
+    assert (offsets[m.occ_doc] + m.occ_local).tolist() == want.raw.occ_starts.tolist()
+    n = len(docs)
+    covered, frequent = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    covered[m.island_doc] = m.covered
+    frequent[m.island_doc] = m.frequent
+    assert covered.tolist() == want.documents.column("covered_tokens").to_pylist()
+    assert frequent.tolist() == want.documents.column("frequent_tokens").to_pylist()
+    ws = want.spans
+    assert sorted(zip(m.span_doc.tolist(), m.span_start.tolist(), m.span_end.tolist(),
+                      m.span_phrase.tolist())) == sorted(zip(
+        *(ws.column(c).to_pylist() for c in ("doc_index", "start", "end", "phrase_id"))))
+    assert m.kept == (0 if rows is None else binary_of(rows.column("positions"), np.int32)[0].size)
+    assert m.island_doc.tolist() == ([] if rows is None else sorted(rows.column("doc_index").to_pylist()))
 
 
 @settings(max_examples=40, deadline=None)

@@ -13,7 +13,8 @@ import pytest
 
 from repetend.spark._kernels import widened_index
 from repetend.spark.io import pack_binary
-from repetend.spark.templates import KEPT_PREFIX, _read_widened, remove_partial
+from repetend.spark.task import INPUTS, RESULT, remove_partial, scratch_dir
+from repetend.spark.templates import KEPT_NAME, _read_widened
 
 
 def _corpus(rng):
@@ -100,7 +101,7 @@ def _reference(docs, ids, n_vocab):
 def test_widened_corpus_equals_document_by_document(tmp_path, seed):
     rng = np.random.default_rng(seed)
     docs = _corpus(rng)
-    path = tmp_path / f"{KEPT_PREFIX}x"
+    path = scratch_dir(tmp_path, KEPT_NAME)
     _dataset(docs, path, rng, n_files=int(rng.integers(1, 4)))
     # ids: a random injective map of the 30 words; the vocabulary is larger
     n_vocab = 50
@@ -139,12 +140,18 @@ def test_widened_corpus_equals_document_by_document(tmp_path, seed):
     assert got.tolist() == want
 
 
-def test_remove_partial_removes_only_widened_datasets(tmp_path):
-    (tmp_path / f"{KEPT_PREFIX}abc").mkdir()
-    (tmp_path / f"{KEPT_PREFIX}abc" / "part-0.parquet").write_text("x")
+def test_remove_partial_removes_only_scratch_datasets(tmp_path):
+    for name in ("templates-widened", "phrases-islands"):
+        d = scratch_dir(tmp_path, name)
+        assert d.parent == tmp_path.resolve() and d.name.startswith(f".{name}.tmp-")
+        d.mkdir()
+        (d / "part-0.parquet").write_text("x")
     (tmp_path / "corpus").mkdir()
+    (tmp_path / ".corpus.tmp-12").mkdir()       # the corpus dataset's: not this function's
     remove_partial(tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".corpus.tmp-12", "corpus"]
+    with pytest.raises(ValueError, match="not one of"):
+        scratch_dir(tmp_path, "elsewhere")
 
 
 @pytest.mark.parametrize("ram_gb, heap", [(4, "2g"), (24, "6g"), (64, "16g"), (512, "16g")])
@@ -186,7 +193,7 @@ def _task_dir(tmp_path, seed):
         spans = np.stack([ends - [len(w) for w in words], ends], axis=1)
         keep = np.delete(np.arange(n), 1) if head >= 3 else np.arange(n)
         docs[d] = (text, words, keep, spans[keep])
-    path = tmp_path / f"{KEPT_PREFIX}t{seed}"
+    path = scratch_dir(tmp_path, KEPT_NAME)
     _dataset(docs, path, rng, n_files=2)
     n_vocab = 40
     perm = rng.permutation(n_vocab)[:30]
@@ -202,23 +209,24 @@ def _task_dir(tmp_path, seed):
               "doc_offsets": doc_offsets, "doc_ids": pa.array([f"d{i}" for i in range(200)]),
               "n_tokens": int(doc_offsets[-1]), "frequent_tokens": 0, "groups": None,
               "figures": {"layer": "executor task"}}
-    with open(path / "_layer-inputs.pkl", "wb") as f:
+    with open(path / INPUTS, "wb") as f:
         pickle.dump(inputs, f)
     return path, inputs, docs
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_layer_task_gives_what_the_layer_gives(tmp_path, seed):
-    from repetend.spark.templates import _layer, _layer_result, _layer_task, _read_vocab
+    from repetend.spark.task import result, run
+    from repetend.spark.templates import _layer, _layer_in_task, _read_vocab
 
     path, inputs, _ = _task_dir(tmp_path, seed)
-    assert _layer_task(str(path)) == 1
-    res, plan, figures = _layer_result(path)
+    assert run(_layer_in_task, str(path)) == 1
+    (res, plan, figures), peak = result(path)
+    assert peak > 0
     vh, vid, words = _read_vocab(path / "_vocab")
     want, want_plan, want_figures = _layer(_read_widened(path, vh, vid, inputs["n_vocab"]), vid,
                                            words, **{**inputs, "figures": {"layer": "executor task"}})
     assert plan == want_plan
-    assert figures.pop("task_peak_anon_bytes") > 0
     assert figures == want_figures
     assert res.table.num_rows > 0
     assert res.table.equals(want.table) and res.occurrences.equals(want.occurrences)
@@ -228,18 +236,19 @@ def test_layer_task_hands_its_error_to_the_driver(tmp_path):
     import pickle
 
     from repetend.phrases import RawPhrases
-    from repetend.spark.templates import _layer_result, _layer_task
+    from repetend.spark.task import result, run
+    from repetend.spark.templates import _layer_in_task
 
     path, inputs, docs = _task_dir(tmp_path, 5)
     dropped = next(d for d in range(200) if d not in docs)      # not in the widened corpus
     inputs["raw"] = RawPhrases(np.array([2], np.int64), np.array([2], np.int64),
                                np.array([0, 1], np.int64),
                                np.array([int(inputs["doc_offsets"][dropped])], np.int64))
-    with open(path / "_layer-inputs.pkl", "wb") as f:
+    with open(path / INPUTS, "wb") as f:
         pickle.dump(inputs, f)
-    assert _layer_task(str(path)) == 1          # the task itself succeeds: Spark retries nothing
+    assert run(_layer_in_task, str(path)) == 1  # the task itself succeeds: Spark retries nothing
     with pytest.raises(RuntimeError, match="outside the widened corpus"):
-        _layer_result(path)
-    (path / "_layer-result.pkl").unlink()
+        result(path)
+    (path / RESULT).unlink()
     with pytest.raises(RuntimeError, match="left no result"):
-        _layer_result(path)
+        result(path)

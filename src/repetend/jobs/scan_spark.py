@@ -76,13 +76,13 @@ def corpus(spark, input_list: list[str], out: Path, config, cols: dict, *,
     from ..errors import InputError
     from ..scandir import CORPUS
     from ..spark.corpus import read_corpus_frame, remove_partial, write_corpus
-    from ..spark.templates import remove_partial as remove_widened
+    from ..spark.task import remove_partial as remove_scratch
     from .reuse import inputs_stamp, same_inputs
 
     io = config.input_options
     cdir = out / CORPUS
     remove_partial(cdir)   # a killed run's, also when the dataset is reused
-    remove_widened(out)    # and the templates' widened corpus a killed run left
+    remove_scratch(out)    # and the islands or widened corpus a killed run left
     if config.reuse and is_corpus_table(cdir) and same_inputs(cdir, input_list, io):
         try:
             corpus_view = TableCorpus.open(cdir)
@@ -109,9 +109,9 @@ def start(config, *, quiet: bool, say: Callable[[str], None]):
                              f"in this process; stop it to scan on {config.spark_master}")
     say(f"starting Spark ({config.spark_master}) …")
     say("spark: on the executors: reading, document order, ids, tokens, the corpus dataset, "
-        "near-duplicates, the phrase pre-filter, the widened corpus of the templates and "
-        "the template layer on it (one task), character offsets, the cleaning plan; "
-        "driver: mining the reduced corpus, the tables and the report")
+        "near-duplicates, the phrase pre-filter, the mining of its islands (one task), the "
+        "widened corpus of the templates and the template layer on it (one task), character "
+        "offsets, the cleaning plan; driver: the tables and the report")
     spark = local_session(config.spark_master, "repetend scan", quiet=quiet)
     io = config.input_options
     cols = {"id_col": io.get("id_field") or "id", "text_col": io.get("text_field") or "text",
@@ -139,7 +139,7 @@ def near_duplicates(spark, corpus_df, ncfg, config, say: Callable[[str], None]):
 def phrases(spark, corpus_df, pcfg, config, say: Callable[[str], None], groups=None, *,
             out: Path):
     """Phrases mined on Spark (pre-filter on the executors, mining of the reduced
-    corpus on the driver), templates from the widened corpus (in one task on an
+    corpus in one task on an executor), templates from the widened corpus (in one task on an
     executor); the character
     offsets of every occurrence and span computed on the executors (by
     :func:`repetend.spark.find_phrases`)."""
@@ -148,7 +148,12 @@ def phrases(spark, corpus_df, pcfg, config, say: Callable[[str], None], groups=N
     say(f"spark: phrase pre-filter on the executors (σ = {pcfg.min_docs}, L = {pcfg.min_len}) …")
     res = spark_phrases(spark, corpus_df, pcfg, **_load_kw(config), work_dir=out,
                         **({} if groups is None else {"groups": groups}))
-    tpl = (res.summary.get("spark") or {}).get("templates")
+    sp = res.summary.get("spark") or {}
+    mpeak = sp.get("mining_task_peak_anon_bytes")
+    say(f"spark: the islands were mined in one task: {sp.get('island_tokens', 0):,} tokens, "
+        f"{100 * sp.get('kept_share', 0):.1f} % of the corpus"
+        + (f", {mpeak / 2**20:,.0f} MB of the executor's Python memory" if mpeak else ""))
+    tpl = sp.get("templates")
     if tpl:
         peak = tpl.get("task_peak_anon_bytes")
         say(f"spark: the template layer ran in one task on the widened corpus: "

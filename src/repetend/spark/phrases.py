@@ -1,7 +1,7 @@
 """Boilerplate phrases on Spark: a distributed exact pre-filter, then the local engine.
 
 The maximal frequent phrases of length >= L are found in four Spark passes and one
-exact mining run on the driver (proof of equality with the local result in
+exact mining run in one task on an executor (proof of equality with the local result in
 ``docs/spark.md``):
 
 1. **tokens** (``mapInArrow``): :func:`repetend.corpus.tokenizer.tokenize_batch` per batch;
@@ -15,11 +15,14 @@ exact mining run on the driver (proof of equality with the local result in
 4. **exact k-gram df**: k-grams whose sketch estimate is >= σ are counted exactly by a
    shuffle; those with df >= σ are the frequent k-grams.
 5. **islands**: positions covered by an occurrence of a frequent k-gram, kept per document
-   with their document-local positions, are collected.  The driver builds a reduced
-   corpus — one document per original document that has islands, the islands in order,
-   consecutive islands separated by a token that occurs nowhere else — and runs
+   with their document-local positions, are written by the executors as a Parquet
+   dataset.  One task on an executor (:func:`_mine_islands`, through
+   :mod:`repetend.spark.task`) builds a reduced corpus from it — one document per
+   original document that has islands, the islands in order, consecutive islands
+   separated by a token that occurs nowhere else — and runs
    :func:`repetend.phrases.find_phrases` on it with the same :class:`PhraseConfig`; the
-   occurrences are mapped back to original documents and positions.
+   occurrences are mapped back to original documents and positions there, and the
+   driver receives the result's tables only.
 
 Token ids of the reduced corpus follow the order of the local token store's vocabulary
 (order of first occurrence in the corpus), so that the canonical phrase order — whose
@@ -30,14 +33,17 @@ last tie-break compares token ids — is the local one.  Templates with variable
 
 from __future__ import annotations
 
+import shutil
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import ParameterError
 from .io import binary_of, check_unique_ids, destroy, load_documents, numpy_column
+from .task import in_one_task, parquet_parts, scratch_dir
 
 __all__ = ["find_phrases"]
 
@@ -46,10 +52,10 @@ from ._prefilter import (SKETCH_DEPTH, SKETCH_WIDTH, _island_batches,  # noqa: F
                          _word_stat_batches, word_stat_schema)
 
 
-# -- driver side ------------------------------------------------------------------
+# -- the island mining (one task) --------------------------------------------------
 
 def _reduced_corpus(isl, word_hash, word_key):
-    """Reduced corpus from the collected islands: tokens, offsets, original document of
+    """Reduced corpus from the executors' islands: tokens, offsets, original document of
     each reduced document, original local position of each reduced token (−1 for
     separators), and the number of real token ids."""
     docs = numpy_column(isl.column("doc_index"), np.int64)
@@ -81,6 +87,85 @@ def _reduced_corpus(isl, word_hash, word_key):
     np.cumsum(lens, out=offsets[1:])
     return tokens.astype(np.int32), offsets, docs, posmap, n_real
 
+
+#: the islands' dataset, written by the executors under the work directory and
+#: removed once mined (a killed run's: :func:`repetend.spark.task.remove_partial`)
+ISLANDS_NAME = "phrases-islands"
+
+
+@dataclass
+class _Mined:
+    """What the island mining hands the driver: the reduced corpus's phrases (``raw``,
+    occurrences in reduced positions) with each occurrence's original document and
+    position, per island document its covered and frequent tokens, the frequent spans
+    in original documents and positions, and figures.  Sizes: the result's, and one
+    row per document with islands."""
+    raw: Any
+    engine: str
+    reason: Any
+    seconds: float
+    occ_doc: np.ndarray
+    occ_local: np.ndarray
+    island_doc: np.ndarray
+    covered: np.ndarray
+    frequent: np.ndarray
+    span_doc: np.ndarray
+    span_start: np.ndarray
+    span_end: np.ndarray
+    span_phrase: np.ndarray
+    separators: int
+    kept: int
+
+
+def _mine_islands(isl_dir: Path, *, word_hash, word_key, cfg, labels) -> _Mined:
+    """The exact mining of the islands the executors wrote in *isl_dir* (run in one
+    task: :func:`repetend.spark.task.run`): the reduced corpus
+    (:func:`_reduced_corpus`), :func:`repetend.phrases.find_phrases` on it with *cfg*
+    (``templates`` off; *labels*: one cluster label per original document, or None),
+    and the occurrences, coverage and spans mapped back to original documents."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ..phrases import RawPhrases, covered_per_document
+    from ..phrases import find_phrases as local_find
+
+    parts = [pq.read_table(f, columns=["doc_index", "positions", "tokens"]) for f in parquet_parts(isl_dir)]
+    isl = pa.concat_tables(parts) if parts else None
+    del parts
+    z = np.zeros(0, np.int64)
+    if isl is None or isl.num_rows == 0:
+        return _Mined(RawPhrases(z, z.copy(), np.zeros(1, np.int64), z.copy(), {}), "none",
+                      {"rule": "no islands"}, 0.0, z, z, z, z, z, z, z, z, z, 0, 0)
+    tokens_r, offsets_r, island_doc, posmap, _ = _reduced_corpus(isl, word_hash, word_key)
+    del isl
+    t1 = time.perf_counter()
+    red = local_find((tokens_r, offsets_r), replace(cfg, templates=False),
+                     **({} if labels is None else {"groups": labels[island_doc]}))
+    seconds = time.perf_counter() - t1
+    raw_r = red.raw
+    starts_r = np.asarray(raw_r.occ_starts, np.int64)
+    rdoc = (np.searchsorted(offsets_r, starts_r, side="right") - 1).astype(np.int64)
+    covered = covered_per_document(raw_r, offsets_r) if raw_r.n_phrases else np.zeros(island_doc.size, np.int64)
+    frequent = numpy_column(red.documents.column("frequent_tokens"), np.int64)
+    # frequent spans: reduced (document, start, end) → original document and positions
+    sp = red.spans
+    if sp is not None and sp.num_rows:
+        sr = numpy_column(sp.column("doc_index"), np.int64)
+        s_start = offsets_r[sr] + numpy_column(sp.column("start"), np.int64)
+        s_end = offsets_r[sr] + numpy_column(sp.column("end"), np.int64)
+        spans = (island_doc[sr], posmap[s_start], posmap[s_end - 1] + 1,
+                 numpy_column(sp.column("phrase_id"), np.int64))
+    else:
+        spans = (z, z, z, z)
+    n_sep = int(np.count_nonzero(posmap < 0))
+    return _Mined(raw_r, red.summary["engine"], red.summary["engine_choice"], seconds,
+                  island_doc[rdoc], posmap[starts_r].astype(np.int64), island_doc,
+                  np.asarray(covered, np.int64), frequent,
+                  *(np.asarray(a, np.int64) for a in spans),
+                  separators=n_sep, kept=int(tokens_r.size) - n_sep)
+
+
+# -- driver side ------------------------------------------------------------------
 
 def _surface(spark, docs_df, wanted: np.ndarray, unit: str) -> dict[int, tuple[str, Any, list]]:
     """Text, token spans and token strings of the documents *wanted*."""
@@ -127,14 +212,16 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         With ``df_over="clusters"``, as the local call: df counts distinct
         labels.  The pre-filters count documents, which is one-sided (a token
         or k-gram in fewer than σ documents is in fewer than σ groups), and the
-        driver mines the reduced corpus with the labels of its documents.
+        reduced corpus is mined with the labels of its documents.
     work_dir : path, optional
         A directory the driver and the executors both see (default: the driver's
         temporary directory, which is enough for ``local[*]`` and a cluster on this
-        machine).  The executors write the templates' widened corpus and its
-        vocabulary there as Parquet and the driver the layer's inputs; the layer's
-        task (one, on an executor) reads them and writes its result there; the
-        driver reads that and removes the directory.
+        machine).  The executors write the islands there as Parquet, and the
+        templates' widened corpus and its vocabulary; the driver writes the small
+        inputs of the two one-task stages (the island mining, the template layer)
+        beside them; each task (one, on an executor) reads its dataset and writes
+        its result there; the driver reads that and removes the directory
+        (:mod:`repetend.spark.task`).
 
     Returns
     -------
@@ -181,6 +268,7 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
                           order_col=order_col, on_error=on_error).persist(StorageLevel.MEMORY_AND_DISK)
     persisted = [docs]
     bcs: list = []      # the pre-filter's broadcasts, destroyed once the islands are in
+    isl_dir = scratch_dir(work_dir, ISLANDS_NAME)
     try:
         n_docs = check_unique_ids(docs)
         if groups is not None:
@@ -239,12 +327,16 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         is_schema = T.StructType([T.StructField("doc_index", T.LongType()),
                                   T.StructField("positions", T.BinaryType()),
                                   T.StructField("tokens", T.BinaryType())])
-        isl = src.mapInArrow(
+        # the islands are written by the executors and mined in one task on an
+        # executor (:func:`_mine_islands`), not collected to the driver
+        src.mapInArrow(
             lambda it, _w=words_bc, _g=grams_bc, _k=k:
-            _island_batches(it, words_bc=_w, grams_bc=_g, k=_k), is_schema).toArrow()
+            _island_batches(it, words_bc=_w, grams_bc=_g, k=_k), is_schema) \
+            .write.parquet(isl_dir.as_uri())
     except BaseException:
         for d in persisted:
             d.unpersist()
+        shutil.rmtree(isl_dir, ignore_errors=True)
         raise
     finally:
         destroy(bcs)
@@ -253,30 +345,29 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         if not (d is docs or d is toks):   # those two: for the offsets and the templates
             d.unpersist()
     try:
-        return _finish(spark, cfg, docs, toks, meta, isl, words_t, word_hash, word_key, grams,
+        return _finish(spark, cfg, docs, toks, meta, isl_dir, words_t, word_hash, word_key, grams,
                        n_survivors, n_docs, groups, grp if groups is not None else None, k,
                        sketch_depth, sketch_width, unit, min_docs, with_templates, t0, work_dir)
     finally:
         docs.unpersist()
         toks.unpersist()
+        shutil.rmtree(isl_dir, ignore_errors=True)
 
 
-def _finish(spark, cfg, docs, toks, meta, isl, words_t, word_hash, word_key, grams, n_survivors,
+def _finish(spark, cfg, docs, toks, meta, isl_dir, words_t, word_hash, word_key, grams, n_survivors,
             n_docs, groups, grp, k, sketch_depth, sketch_width, unit, min_docs, with_templates,
             t0, work_dir):
-    """The driver's part of :func:`find_phrases`: mine the reduced corpus, map back,
-    the tables (character offsets from the executors), the templates."""
+    """The driver's part of :func:`find_phrases`: the islands mined in one task,
+    mapped back, the tables (character offsets from the executors), the templates."""
     import pyarrow as pa
 
     from ..corpus.record import host_of
-    from ..phrases import (PhraseResult, RawPhrases, covered_per_document, hosts_table,
-                           phrase_summary, phrase_tables)
-    from ..phrases import find_phrases as local_find
+    from ..phrases import PhraseResult, RawPhrases, hosts_table, phrase_summary, phrase_tables
     from .char_offsets import add_char_columns
 
     t_filter = time.perf_counter() - t0
 
-    # -- mine the reduced corpus on the driver --------------------------------------
+    # -- mine the reduced corpus in one task on an executor ---------------------------
     n_tok = numpy_column(meta.column("n_tokens"), np.int64)
     doc_offsets = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(n_tok, out=doc_offsets[1:])
@@ -285,35 +376,19 @@ def _finish(spark, cfg, docs, toks, meta, isl, words_t, word_hash, word_key, gra
         from ..errors import InputError
 
         raise InputError(f"empty corpus: {n_docs} documents but no tokens")
-    tokens_r, offsets_r, island_doc, posmap, n_real = _reduced_corpus(
-        isl, word_hash, word_key) if isl.num_rows else (
-        np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros(0, np.int64),
-        np.zeros(0, np.int64), 0)
-    t1 = time.perf_counter()
-    if tokens_r.size:
-        red = local_find((tokens_r, offsets_r), replace(cfg, templates=False),
-                         **({} if groups is None else {"groups": grp.label[island_doc]}))
-        raw_r, engine, reason = red.raw, red.summary["engine"], red.summary["engine_choice"]
-        engine_stats = raw_r.stats
-        red_docs, red_spans = red.documents, red.spans
-    else:
-        z = np.zeros(0, np.int64)
-        raw_r = RawPhrases(z, z.copy(), np.zeros(1, np.int64), z.copy(), {})
-        engine, reason, engine_stats = "none", {"rule": "no islands"}, {}
-        red_docs = red_spans = None
-    t_mine = time.perf_counter() - t1
-    n_sep = int(np.count_nonzero(posmap < 0))
-    n_kept = int(tokens_r.size) - n_sep
+    m, mine_peak = in_one_task(spark, _mine_islands, isl_dir, {
+        "word_hash": word_hash, "word_key": word_key, "cfg": cfg,
+        "labels": None if groups is None else grp.label}, "mining the islands")
+    raw_r, engine, reason, t_mine = m.raw, m.engine, m.reason, m.seconds
+    engine_stats = raw_r.stats
+    n_sep, n_kept = m.separators, m.kept
 
     # -- back to the original documents -----------------------------------------------
     P = raw_r.n_phrases
     lengths = np.asarray(raw_r.lengths, np.int64)
     df = np.asarray(raw_r.df, np.int64)
     counts = np.diff(raw_r.occ_offsets).astype(np.int64)
-    starts_r = np.asarray(raw_r.occ_starts, np.int64)
-    rdoc = (np.searchsorted(offsets_r, starts_r, side="right") - 1).astype(np.int64)
-    occ_doc = island_doc[rdoc]
-    occ_local = posmap[starts_r]
+    occ_doc, occ_local = m.occ_doc, m.occ_local
     occ_global = doc_offsets[occ_doc] + occ_local
     raw = RawPhrases(lengths=lengths, df=df, occ_offsets=np.asarray(raw_r.occ_offsets, np.int64),
                      occ_starts=occ_global, stats=engine_stats)
@@ -336,23 +411,11 @@ def _finish(spark, cfg, docs, toks, meta, isl, words_t, word_hash, word_key, gra
                                          occ_local, doc_ids)
     covered = np.zeros(n_docs, dtype=np.int64)
     fcovered = np.zeros(n_docs, dtype=np.int64)
-    if P:
-        covered[island_doc] = covered_per_document(raw_r, offsets_r)
-    if red_docs is not None:
-        fcovered[island_doc] = numpy_column(red_docs.column("frequent_tokens"), np.int64)
+    covered[m.island_doc] = m.covered
+    fcovered[m.island_doc] = m.frequent
     share = np.divide(covered, n_tok, out=np.zeros(n_docs, np.float64), where=n_tok > 0)
     fshare = np.divide(fcovered, n_tok, out=np.zeros(n_docs, np.float64), where=n_tok > 0)
-    # frequent spans: reduced (document, start, end) → original document and positions
-    if red_spans is not None and red_spans.num_rows:
-        sr = numpy_column(red_spans.column("doc_index"), np.int64)
-        s_start = offsets_r[sr] + numpy_column(red_spans.column("start"), np.int64)
-        s_end = offsets_r[sr] + numpy_column(red_spans.column("end"), np.int64)
-        span_doc = island_doc[sr]
-        span_start = posmap[s_start]
-        span_end = posmap[s_end - 1] + 1
-        span_phrase = numpy_column(red_spans.column("phrase_id"), np.int64)
-    else:
-        span_doc = span_start = span_end = span_phrase = np.zeros(0, np.int64)
+    span_doc, span_start, span_end, span_phrase = m.span_doc, m.span_start, m.span_end, m.span_phrase
     spans = pa.table({
         "doc_index": pa.array(span_doc),
         "doc_id": doc_ids.take(pa.array(span_doc)),
@@ -404,9 +467,10 @@ def _finish(spark, cfg, docs, toks, meta, isl, words_t, word_hash, word_key, gra
     summary["spark"] = {"k": k, "frequent_words": int(word_hash.size),
                         "sketch": [int(sketch_depth), int(sketch_width)],
                         "kgrams_past_sketch": int(n_survivors), "frequent_kgrams": int(grams.size),
-                        "island_documents": int(isl.num_rows),
+                        "island_documents": int(m.island_doc.size),
                         "island_tokens": n_kept, "separators": n_sep,
-                        "kept_share": n_kept / n_tokens}
+                        "kept_share": n_kept / n_tokens,
+                        "mining_task_peak_anon_bytes": int(mine_peak)}
     if hosts is not None:
         summary["hosts"] = hosts.num_rows
     if templates is not None:

@@ -8,7 +8,7 @@ position within W tokens of a frequent masked k'-gram (k' = min(L', L)), W a bou
 how far the layer reads past its parts (:func:`reach`), and a fresh separator token
 where more was dropped.  The executors write that corpus as a Parquet dataset and
 one task on an executor runs :func:`repetend.phrases.run_templates` on it
-(:func:`_layer_task`), with the local store's token ids (order of first occurrence
+(:func:`_layer_in_task`, through :mod:`repetend.spark.task`), with the local store's token ids (order of first occurrence
 in the whole corpus) and original document ids; the template tables come out in
 original token positions and characters, and the driver holds none of the widened
 corpus.  The argument is in ``docs/spark.md`` ("Templates:
@@ -18,7 +18,6 @@ the widened corpus").
 from __future__ import annotations
 
 import shutil
-import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,12 +29,14 @@ from ..corpus.store import TokenStore
 from ._kernels import widened_index
 from ._prefilter import covered
 from .io import binary_of, destroy, numpy_column, pack_binary, token_batches
+from .task import in_one_task, parquet_parts, scratch_dir
 
-__all__ = ["reach", "remove_partial"]
+__all__ = ["find_templates", "reach"]
 
 #: the widened corpus's dataset, written by the executors under the work directory
-#: and removed once the layer's task has read it (a killed run's: :func:`remove_partial`)
-KEPT_PREFIX = ".templates-widened.tmp-"
+#: and removed once the layer's task has read it (a killed run's:
+#: :func:`repetend.spark.task.remove_partial`)
+KEPT_NAME = "templates-widened"
 #: the dataset's row-group size: a row group is what the layer's task decodes at once
 KEPT_ROW_GROUP_BYTES = 16 << 20
 
@@ -256,18 +257,6 @@ class _WideStore(TokenStore):
         return out
 
 
-def _kept_dir(work_dir) -> Path:
-    base = Path(work_dir) if work_dir is not None else Path(tempfile.gettempdir())
-    base.mkdir(parents=True, exist_ok=True)
-    return base.resolve() / f"{KEPT_PREFIX}{uuid.uuid4().hex}"
-
-
-def remove_partial(work_dir) -> None:
-    """Remove the widened-corpus datasets a killed run left in *work_dir*."""
-    for stale in Path(work_dir).glob(f"{KEPT_PREFIX}*"):
-        shutil.rmtree(stale, ignore_errors=True)
-
-
 @dataclass
 class _Widened:
     """The widened corpus in the layer's task: kept documents ``kdoc`` (ascending), token ids
@@ -301,8 +290,7 @@ def _read_widened(kept_dir: Path, vh: np.ndarray, vid: np.ndarray, n_vocab: int)
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    files = sorted(p for p in Path(kept_dir).iterdir()
-                   if p.suffix == ".parquet" and not p.name.startswith((".", "_")))
+    files = parquet_parts(kept_dir)
     groups, metas = [], []
     for fi, f in enumerate(files):
         pf = pq.ParquetFile(f)
@@ -414,66 +402,18 @@ def _read_vocab(path: Path) -> tuple[np.ndarray, np.ndarray, list]:
 
 # -- the layer: one task on an executor ---------------------------------------------
 
-#: files of the layer's task in the widened dataset's directory: the kept
-#: vocabulary (written by the executors), the driver's inputs, the task's result
+#: the kept vocabulary (written by the executors) in the widened dataset's directory
 VOCAB_DIR = "_vocab"
-LAYER_INPUTS = "_layer-inputs.pkl"
-LAYER_RESULT = "_layer-result.pkl"
 
 
-def _write_pickle(path: Path, obj) -> None:
-    import pickle
-
-    from .._atomic import atomic_path
-
-    with atomic_path(path) as tmp, open(tmp, "wb") as f:
-        pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def _layer_task(kept_dir: str) -> int:
-    """The template layer, run in a Spark task: reads the widened dataset, the kept
-    vocabulary and the driver's inputs from *kept_dir*, runs :func:`_layer`, and
-    writes ``("ok", (result, plan, figures))`` or ``("error", exception)`` there
-    (:data:`LAYER_RESULT`; a retried task writes it again).  Memory of this
-    process while the layer ran: ``figures["task_peak_anon_bytes"]``."""
-    import pickle
-
-    from .._memory import MemoryBudget
-
-    d = Path(kept_dir)
-    with open(d / LAYER_INPUTS, "rb") as f:
-        inp = pickle.load(f)
-    try:
-        with MemoryBudget() as mb:
-            vh, vid, words = _read_vocab(d / VOCAB_DIR)
-            wide = _read_widened(d, vh, vid, inp["n_vocab"])
-            del vh
-            res, plan, figures = _layer(wide, vid, words, **inp)
-            del wide
-        figures["task_peak_anon_bytes"] = int(mb.report()["peak_anon"])
-        payload: tuple = ("ok", (res, plan, figures))
-    except Exception as exc:             # the driver raises it again, as it was
-        try:
-            pickle.dumps(exc)
-        except Exception:                # pragma: no cover - an exception pickle refuses
-            exc = RuntimeError(f"{type(exc).__name__}: {exc}")
-        payload = ("error", exc)
-    _write_pickle(d / LAYER_RESULT, payload)
-    return 1
-
-
-def _layer_result(kept_dir: Path):
-    """The task's ``(result, plan, figures)``, or its exception raised here."""
-    import pickle
-
-    path = Path(kept_dir) / LAYER_RESULT
-    if not path.is_file():
-        raise RuntimeError(f"templates on Spark: the layer's task left no result in {kept_dir}")
-    with open(path, "rb") as f:
-        status, value = pickle.load(f)
-    if status == "error":
-        raise value
-    return value
+def _layer_in_task(kept_dir: Path, *, n_vocab: int, **inputs):
+    """The template layer in its task (:func:`repetend.spark.task.run`): the widened
+    dataset and the kept vocabulary read from *kept_dir*, then :func:`_layer`;
+    returns ``(result, plan, figures)``."""
+    vh, vid, words = _read_vocab(kept_dir / VOCAB_DIR)
+    wide = _read_widened(kept_dir, vh, vid, n_vocab)
+    del vh
+    return _layer(wide, vid, words, n_vocab, **inputs)
 
 
 def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_tokens: int,
@@ -541,7 +481,7 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
                             T.StructField("pieces", T.ArrayType(T.StringType()))])
     # the widened corpus is written by the executors (not collected through the
     # driver's JVM) and read back by the layer's task, row group by row group
-    kept_dir = _kept_dir(work_dir)
+    kept_dir = scratch_dir(work_dir, KEPT_NAME)
     try:
         docs.select("doc_index", "text").mapInArrow(
             lambda it, _w=words_bc, _g=grams_bc, _k=k, _wd=w, _u=unit:
@@ -554,19 +494,15 @@ def find_templates(spark, docs, toks, cfg, raw, *, doc_offsets, doc_ids, n_token
             .mapInArrow(_word_pairs, vschema), kept_dir / VOCAB_DIR)
         # the layer runs in one task on an executor (the driver holds none of the
         # widened corpus): its inputs and its result pass through files here
-        _write_pickle(kept_dir / LAYER_INPUTS, {
+        (res, plan, figures), peak = in_one_task(spark, _layer_in_task, kept_dir, {
             "n_vocab": n_vocab, "cfg": cfg, "raw": raw, "doc_offsets": doc_offsets,
             "doc_ids": doc_ids, "n_tokens": n_tokens, "frequent_tokens": frequent_tokens,
             "groups": groups, "figures": {"part_k": k, "reach": w,
                                           "masked_frequent_words": int(words.size),
                                           "masked_frequent_kgrams": int(grams.size),
-                                          "layer": "executor task"}})
-        sc.setJobDescription("repetend: the template layer (one task)")
-        try:
-            sc.parallelize([str(kept_dir)], 1).map(_layer_task).collect()
-        finally:
-            sc.setJobDescription(None)
-        return _layer_result(kept_dir)
+                                          "layer": "executor task"}}, "the template layer")
+        figures["task_peak_anon_bytes"] = peak
+        return res, plan, figures
     finally:
         destroy(bcs)
         shutil.rmtree(kept_dir, ignore_errors=True)
