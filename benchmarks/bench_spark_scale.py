@@ -12,9 +12,10 @@ The scan runs with its default options (``--spark-master local[2]`` unless
 Python driver), of its Java descendants (in local mode the driver's JVM, which runs
 the executors too) and of its other Python descendants (the executors' Python
 workers; the largest one counts), and kills the whole tree when their sum passes
-``--kill-above``.  Stages are told apart by the scan's progress lines; the peak of
-the one task that runs the template layer is ``task_peak_anon_bytes`` of
-``phrases/summary.json``, sampled inside that task.
+``--kill-above``.  Stages are told apart by the scan's progress lines; the peaks of
+the one task that mines the islands and of the one that runs the template layer are
+``mining_task_peak_anon_bytes`` and ``templates.task_peak_anon_bytes`` of
+``phrases/summary.json``'s ``spark``, sampled inside those tasks.
 """
 
 from __future__ import annotations
@@ -130,7 +131,9 @@ def main() -> None:
         tpl = sp.get("templates") or {}
         top = json.loads((args.out / "summary.json").read_text())
         print(f"tokens {top['corpus']['tokens']:,}; islands {sp.get('island_tokens', 0):,} "
-              f"({100 * sp.get('kept_share', 0):.1f} %); widened corpus {tpl.get('tokens', 0):,} "
+              f"({100 * sp.get('kept_share', 0):.1f} %), the mining task "
+              f"{sp.get('mining_task_peak_anon_bytes', 0) / 2**20:,.0f} MB; "
+              f"widened corpus {tpl.get('tokens', 0):,} "
               f"({100 * tpl.get('kept_share', 0):.1f} %); the layer's task "
               f"{tpl.get('task_peak_anon_bytes', 0) / 2**20:,.0f} MB")
     elif proc.returncode:
