@@ -205,6 +205,68 @@ def test_result_survives_a_killed_worker(spark, tmp_path, task):
     assert os.path.exists(marker), "the worker was never killed"
 
 
+def _islands_task_dir(root, seed):
+    """A scratch directory with the islands of a random corpus in Parquet, and the
+    mining task's inputs."""
+    from repetend.phrases import PhraseConfig
+    from repetend.spark.task import scratch_dir
+
+    rng = np.random.default_rng(seed)
+    docs = [rng.integers(0, 6, size=int(rng.integers(0, 20))) for _ in range(12)]
+    tokens = np.concatenate(docs).astype(np.int32)
+    offsets = np.concatenate(([0], np.cumsum([d.size for d in docs]))).astype(np.int64)
+    isl, word_hash = _islands_locally(tokens, offsets, 2, 2, 2, 64)
+    d = scratch_dir(root, SP.ISLANDS_NAME)
+    d.mkdir()
+    pq.write_table(pa.Table.from_batches(isl), d / "part-0.parquet")
+    return d, {"word_hash": word_hash, "word_key": np.arange(word_hash.size, dtype=np.int64),
+               "cfg": PhraseConfig(min_docs=2, min_len=3, templates=False), "labels": None}
+
+
+def test_a_one_task_stage_survives_a_killed_worker(spark, tmp_path):
+    """The island mining's one task: its Python worker dies (os._exit) once, Spark
+    retries it, and the driver gets what the mining gives without Spark."""
+    from repetend.spark.task import in_one_task
+
+    d, inputs = _islands_task_dir(tmp_path, 3)
+    marker = str(tmp_path / "crashed")
+
+    def crash_once(work, _marker=marker, **kw):
+        if not os.path.exists(_marker):
+            with open(_marker, "w") as f:
+                f.write("x")
+            os._exit(3)
+        return SP._mine_islands(work, **kw)
+
+    got, peak = in_one_task(spark, crash_once, d, inputs, "test: mining the islands")
+    assert os.path.exists(marker), "the worker was never killed"
+    want = SP._mine_islands(d, **inputs)
+    assert want.raw.n_phrases > 0 and peak > 0
+    for name in ("occ_doc", "occ_local", "island_doc", "covered", "frequent", "span_doc",
+                 "span_start", "span_end", "span_phrase"):
+        assert getattr(got, name).tolist() == getattr(want, name).tolist(), name
+    assert got.raw.lengths.tolist() == want.raw.lengths.tolist()
+    assert got.raw.occ_starts.tolist() == want.raw.occ_starts.tolist()
+
+
+def test_a_one_task_stage_raises_the_tasks_error_once(spark, tmp_path):
+    """An exception in the task reaches the driver as it was, and the task ran once
+    (Spark does not retry a deterministic error)."""
+    from repetend.spark.task import in_one_task
+
+    d, inputs = _islands_task_dir(tmp_path, 4)
+    calls = tmp_path / "calls"
+
+    def fail(work, _calls=str(calls), **kw):
+        with open(_calls, "a") as f:
+            f.write("x")
+        raise ParameterError(f"no good: {sorted(kw)}")
+
+    with pytest.raises(ParameterError, match=r"no good: \['cfg', 'labels', 'word_hash', 'word_key'\]"):
+        in_one_task(spark, fail, d, inputs, "test: an error")
+    assert calls.read_text() == "x"
+
+
 def test_connected_components_equal_union_find(spark):
     from repetend.spark import connected_components
 

@@ -95,3 +95,29 @@ def test_word_statistics_over_token_slices_sum_to_those_of_whole_batches(monkeyp
     sliced, n_sliced = merged(int(rng.integers(1, 200)))
     assert sliced == whole
     assert n_sliced >= n_whole
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_kept_vocabulary_pairs_over_token_slices_are_every_distinct_pair(monkeypatch, seed):
+    """``templates._word_pairs`` a slice at a time: grouped by hash (as the cluster
+    groups them), the distinct (hash, word) pairs of the kept dataset's batches."""
+    from repetend.spark.templates import _word_pairs
+
+    rng = np.random.default_rng(seed)
+    vocab = [f"w{j}" for j in range(40)]
+    batches, want = [], set()
+    for _ in range(int(rng.integers(1, 4))):
+        docs = [rng.integers(0, 40, size=int(rng.integers(0, 30))) for _ in range(int(rng.integers(1, 12)))]
+        flat = np.concatenate(docs).astype(np.int64) if docs else np.zeros(0, np.int64)
+        off = np.concatenate(([0], np.cumsum([d.size for d in docs]))).astype(np.int64)
+        batches.append(pa.RecordBatch.from_arrays(
+            [io.pack_binary((flat * 1009 + 3).astype(np.uint64), off),
+             pa.array([[vocab[t] for t in d.tolist()] for d in docs], pa.list_(pa.string()))],
+            names=["tokens", "strings"]))
+        want |= {(int(t) * 1009 + 3, vocab[int(t)]) for t in flat.tolist()}
+    monkeypatch.setattr(io, "SLICE_TOKEN_BYTES", int(rng.integers(1, 200)))
+    out = pa.Table.from_batches(list(_word_pairs(iter(batches))),
+                                schema=pa.schema([("hash", pa.int64()), ("word", pa.string())]))
+    got = set(zip(out.column("hash").to_pylist(), out.column("word").to_pylist()))
+    assert got == want
+    assert out.num_rows >= len(want)

@@ -27,7 +27,7 @@ import numpy as _np
 from .errors import ParameterError, RepetendError
 
 __all__ = ["MemoryBudget", "MemoryLimitExceeded", "StageWatchdog", "drop_read_pages", "format_size",
-           "parse_size", "rss_now", "substage"]
+           "parse_size", "release_free_heap", "rss_now", "substage"]
 
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10,
           "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
@@ -369,3 +369,26 @@ def drop_read_pages(arr: _np.ndarray, start: int, stop: int) -> None:
             mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
         except (OSError, ValueError):   # advice only: the values are the file's either way
             pass
+
+
+def release_free_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc ``malloc_trim``).
+
+    glibc raises its mmap threshold after large frees and serves the next ones from
+    the heap, which then keeps the pages: freed arrays stay private memory of the
+    process that every later stage adds to (the near-duplicate stream's rebuilt sets
+    and chunks, a reused Spark worker's last one-task stage).  No-op where glibc is
+    absent."""
+    global _TRIM
+    if _TRIM is None:
+        try:
+            import ctypes
+
+            _TRIM = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
+
+
+_TRIM = None

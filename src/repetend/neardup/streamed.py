@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._arrays import sorted_unique
-from .._memory import drop_read_pages
+from .._memory import drop_read_pages, release_free_heap
 from . import _minhash_kernels as MK
 from . import _shingle_kernels as SK
 from .minhash import MinHashSignatures, minhash_signatures, storage_dtype
@@ -231,25 +231,3 @@ def verify_streamed(tokens: npt.NDArray[np.int32], doc_offsets: npt.NDArray[np.i
     del parts
     release_free_heap()
     return out
-
-
-def release_free_heap() -> None:
-    """Give the C heap's free pages back to the system (glibc ``malloc_trim``).
-
-    The rebuilt sets and the chunks are freed, but glibc raises its mmap threshold
-    after large frees and serves the next ones from the heap, which then keeps the
-    pages: about 5 MB private on Go that every later stage (writing the tables)
-    would add to.  No-op where glibc is absent."""
-    global _TRIM
-    if _TRIM is None:
-        try:
-            import ctypes
-
-            _TRIM = ctypes.CDLL("libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            _TRIM = False
-    if _TRIM:
-        _TRIM(0)
-
-
-_TRIM = None

@@ -72,8 +72,14 @@ def run(fn: Callable[..., Any], work: str) -> int:
     """The task's side: ``fn(Path(work), **inputs)`` on the driver's pickled inputs,
     its value and this process's peak private memory while it ran (bytes, sampled)
     written to :data:`RESULT` as ``("ok", (value, peak))``, or its exception as
-    ``("error", exception)``.  Returns 1 (the task succeeds either way)."""
-    from .._memory import MemoryBudget
+    ``("error", exception)``.  Returns 1 (the task succeeds either way).  The
+    process's free heap is given back after: Spark reuses its Python workers, and
+    the next stage in this one would start from what this stage left."""
+    import gc
+
+    import pyarrow as pa
+
+    from .._memory import MemoryBudget, release_free_heap
 
     d = Path(work)
     with open(d / INPUTS, "rb") as f:
@@ -90,6 +96,10 @@ def run(fn: Callable[..., Any], work: str) -> int:
             exc = RuntimeError(f"{type(exc).__name__}: {exc}")
         payload = ("error", exc)
     write_pickle(d / RESULT, payload)
+    del payload
+    gc.collect()
+    pa.default_memory_pool().release_unused()
+    release_free_heap()
     return 1
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from ..corpus.store import TokenStore
 from ._kernels import widened_index
 from ._prefilter import covered
-from .io import binary_of, destroy, numpy_column, pack_binary, token_batches
+from .io import binary_of, destroy, numpy_column, pack_binary, sliced, token_batches
 from .task import in_one_task, parquet_parts, scratch_dir
 
 __all__ = ["find_templates", "reach"]
@@ -164,10 +164,12 @@ def _kept_batches(batches, *, words_bc, grams_bc, k, w, unit):
 
 
 def _word_pairs(batches):
-    """(hash, word) of each distinct kept token hash of a batch of the kept dataset."""
+    """(hash, word) of each distinct kept token hash of a batch of the kept dataset,
+    a slice of the batch at a time (:func:`repetend.spark.io.sliced`; the pairs are
+    grouped by hash after)."""
     import pyarrow as pa
 
-    for batch in batches:
+    for batch in sliced(batches, "tokens"):
         h, _ = binary_of(batch.column("tokens"), np.uint64)
         if h.size == 0:
             continue
