@@ -7,8 +7,9 @@ with a one-worker and a two-worker cluster (workers of 1 core, 1 GB).  Prints
 wall time, the scan's per-stage timings (summary.json), the driver's peak memory
 (sampled every 0.2 s: the Python driver, its JVM, and their sum; executors are
 children of the workers, not counted), the private memory of the executor's Python
-worker while it ran the template layer ("task MB": ``task_peak_anon_bytes`` of
-summary.json) and whether every table equals the local one.
+worker while it mined the islands ("mine MB": ``mining_task_peak_anon_bytes``) and
+while it ran the template layer ("task MB": ``task_peak_anon_bytes`` of
+summary.json), and whether every table equals the local one.
 Arguments after ``--`` go to every scan (e.g. ``--no-templates``).
 
     python benchmarks/bench_spark.py bench-data/debian.jsonl 500 2000 [-- --no-templates]
@@ -56,7 +57,9 @@ def run_scan(corpus: Path, out: Path, extra: list[str]) -> tuple[float, tuple, d
     wall = time.perf_counter() - t
     sm = json.loads((out / "summary.json").read_text())
     ph = out / "phrases" / "summary.json"
-    sm["task_mb"] = task_mb(json.loads(ph.read_text())) if ph.is_file() else 0.0
+    psm = json.loads(ph.read_text()) if ph.is_file() else {}
+    sm["task_mb"] = task_mb(psm)
+    sm["mine_mb"] = (psm.get("spark") or {}).get("mining_task_peak_anon_bytes", 0) / 2**20
     return wall, tuple(x / 2**20 for x in peak), sm
 
 
@@ -112,11 +115,11 @@ def main() -> None:
     print(f"corpus: first N records of {src}, shuffled for Spark; workers 1 core / 1 GB each; "
           f"scan arguments: {' '.join(extra) or '(defaults)'}")
     print(f"{'docs':>6} {'tokens':>10} {'engine':9} {'wall s':>7} {'py MB':>6} {'JVM MB':>6} "
-          f"{'sum MB':>6} {'task MB':>7} {'tokenize':>8} {'dups':>7} {'phrases':>7} {'decide':>7} equal")
+          f"{'sum MB':>6} {'mine MB':>7} {'task MB':>7} {'tokenize':>8} {'dups':>7} {'phrases':>7} {'decide':>7} equal")
     for n, tok, eng, wall, peak, sm, eq in results:
         tim = sm["timings"]
         print(f"{n:6d} {tok:10d} {eng:9} {wall:7.1f} {peak[0]:6.0f} {peak[1]:6.0f} {peak[2]:6.0f} "
-              f"{sm['task_mb']:7.0f} "
+              f"{sm['mine_mb']:7.0f} {sm['task_mb']:7.0f} "
               f"{tim.get('tokenize', 0):8.1f} "
               f"{tim.get('dups', 0):7.1f} {tim.get('phrases', 0):7.1f} "
               f"{tim.get('decisions', 0):7.1f} {eq}")

@@ -71,14 +71,16 @@ def test_a_killed_spark_scan_never_makes_clean_write_a_wrong_corpus(tmp_path):
         for p in alive:   # do not leave them to the next test
             os.kill(p, signal.SIGKILL)
         assert not alive, f"trial {trial}: processes of the killed scan still run: {alive}"
-        # what a kill in the middle of the two datasets' writes leaves (the kill above
+        # what a kill in the middle of the datasets' writes leaves (the kill above
         # may or may not have landed there): --reuse removes it
-        for left in (".corpus.tmp-planted", ".templates-widened.tmp-planted"):
-            (k / left).mkdir(parents=True, exist_ok=True)
-            (k / left / "part-00000.parquet").write_bytes(b"PAR1")
+        # (the corpus dataset's, and the scratch datasets of the one-task stages)
+        left = (".corpus.tmp-planted", ".phrases-islands.tmp-planted", ".templates-widened.tmp-planted")
+        for name in left:
+            (k / name).mkdir(parents=True, exist_ok=True)
+            (k / name / "part-00000.parquet").write_bytes(b"PAR1")
         again = _run("scan", shuffled, "-o", k, "--reuse", *SPARK)
         assert again.returncode == 0, again.stderr
-        assert not list(k.glob(".corpus.tmp-*")) and not list(k.glob(".templates-widened.tmp-*"))
+        assert not [p for name in left for p in k.glob(name.replace("planted", "*"))]
         out2 = tmp_path / f"d{trial}.jsonl"
         assert _run("clean", shuffled, "--scan", k, "-o", out2, "-q").returncode == 0
         assert filecmp.cmp(out2, ref, shallow=False), f"trial {trial}: --reuse after the kill"

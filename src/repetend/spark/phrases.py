@@ -129,7 +129,8 @@ def _mine_islands(isl_dir: Path, *, word_hash, word_key, cfg, labels) -> _Mined:
     from ..phrases import RawPhrases, covered_per_document
     from ..phrases import find_phrases as local_find
 
-    parts = [pq.read_table(f, columns=["doc_index", "positions", "tokens"]) for f in parquet_parts(isl_dir)]
+    parts = [pq.read_table(f, columns=["doc_index", "positions", "tokens"])
+             for f in parquet_parts(isl_dir)]
     isl = pa.concat_tables(parts) if parts else None
     del parts
     z = np.zeros(0, np.int64)
@@ -145,7 +146,8 @@ def _mine_islands(isl_dir: Path, *, word_hash, word_key, cfg, labels) -> _Mined:
     raw_r = red.raw
     starts_r = np.asarray(raw_r.occ_starts, np.int64)
     rdoc = (np.searchsorted(offsets_r, starts_r, side="right") - 1).astype(np.int64)
-    covered = covered_per_document(raw_r, offsets_r) if raw_r.n_phrases else np.zeros(island_doc.size, np.int64)
+    covered = (covered_per_document(raw_r, offsets_r) if raw_r.n_phrases
+               else np.zeros(island_doc.size, np.int64))
     frequent = numpy_column(red.documents.column("frequent_tokens"), np.int64)
     # frequent spans: reduced (document, start, end) → original document and positions
     sp = red.spans
@@ -229,9 +231,10 @@ def find_phrases(spark, data, config=None, *, id_col: str = "id", text_col: str 
         The local result type with the same tables, ``char_start``/``char_end`` of
         every occurrence and span included (computed on the executors,
         :mod:`repetend.spark.char_offsets`; ``templates`` from the widened corpus
-        when ``config.templates`` is set, :mod:`repetend.spark.templates`); ``raw`` holds global
-        token positions of the whole corpus; ``summary["spark"]`` has the pre-filter figures (words, k-grams and
-        positions kept, islands).
+        when ``config.templates`` is set, :mod:`repetend.spark.templates`); ``raw``
+        holds global token positions of the whole corpus; ``summary["spark"]`` has
+        the pre-filter figures (words, k-grams and positions kept, islands) and the
+        mining task's peak private memory (``mining_task_peak_anon_bytes``).
 
     Notes
     -----
@@ -415,7 +418,8 @@ def _finish(spark, cfg, docs, toks, meta, isl_dir, words_t, word_hash, word_key,
     fcovered[m.island_doc] = m.frequent
     share = np.divide(covered, n_tok, out=np.zeros(n_docs, np.float64), where=n_tok > 0)
     fshare = np.divide(fcovered, n_tok, out=np.zeros(n_docs, np.float64), where=n_tok > 0)
-    span_doc, span_start, span_end, span_phrase = m.span_doc, m.span_start, m.span_end, m.span_phrase
+    span_doc, span_start, span_end = m.span_doc, m.span_start, m.span_end
+    span_phrase = m.span_phrase
     spans = pa.table({
         "doc_index": pa.array(span_doc),
         "doc_id": doc_ids.take(pa.array(span_doc)),

@@ -8,10 +8,10 @@ position within W tokens of a frequent masked k'-gram (k' = min(L', L)), W a bou
 how far the layer reads past its parts (:func:`reach`), and a fresh separator token
 where more was dropped.  The executors write that corpus as a Parquet dataset and
 one task on an executor runs :func:`repetend.phrases.run_templates` on it
-(:func:`_layer_in_task`, through :mod:`repetend.spark.task`), with the local store's token ids (order of first occurrence
-in the whole corpus) and original document ids; the template tables come out in
-original token positions and characters, and the driver holds none of the widened
-corpus.  The argument is in ``docs/spark.md`` ("Templates:
+(:func:`_layer_in_task`, through :mod:`repetend.spark.task`), with the local store's
+token ids (order of first occurrence in the whole corpus) and original document ids;
+the template tables come out in original token positions and characters, and the
+driver holds none of the widened corpus.  The argument is in ``docs/spark.md`` ("Templates:
 the widened corpus").
 """
 
