@@ -249,6 +249,23 @@ def test_a_one_task_stage_survives_a_killed_worker(spark, tmp_path):
     assert got.raw.occ_starts.tolist() == want.raw.occ_starts.tolist()
 
 
+def test_a_one_task_stage_whose_worker_always_dies_says_what_to_give_it(spark, tmp_path):
+    """Every attempt loses its Python worker (as an executor killed for its memory
+    would): one error naming the stage, the attempts and the setting, no traceback
+    of Spark's."""
+    from repetend.errors import SparkTaskError
+    from repetend.spark.task import in_one_task
+
+    d, inputs = _islands_task_dir(tmp_path, 5)
+
+    def die(work, **kw):
+        os._exit(9)
+
+    with pytest.raises(SparkTaskError, match=r"^the mining: its Python worker was lost in all 4 "
+                                             r"attempts .*spark\.executor\.memoryOverhead"):
+        in_one_task(spark, die, d, inputs, "the mining")
+
+
 def test_a_one_task_stage_raises_the_tasks_error_once(spark, tmp_path):
     """An exception in the task reaches the driver as it was, and the task ran once
     (Spark does not retry a deterministic error)."""

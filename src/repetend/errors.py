@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["DeadlineExceeded", "InputError", "ParameterError", "RepetendError", "MissingExtraError"]
+__all__ = ["DeadlineExceeded", "InputError", "ParameterError", "RepetendError", "MissingExtraError",
+           "SparkTaskError"]
 
 
 class RepetendError(Exception):
@@ -32,6 +33,12 @@ class InputError(RepetendError):
 class DeadlineExceeded(RepetendError, TimeoutError):
     """A call given a time budget (``timeout=``) ran out of it and stopped; it
     changed nothing (an index ``add`` stopped before writing its segment)."""
+
+
+class SparkTaskError(RepetendError, RuntimeError):
+    """A stage that runs in one Spark task on an executor could not finish there
+    (its Python worker lost every attempt, or ran out of memory); names the stage
+    and what to give the executors."""
 
 
 class MissingExtraError(RepetendError, ImportError):

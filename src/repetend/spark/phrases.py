@@ -381,7 +381,7 @@ def _finish(spark, cfg, docs, toks, meta, isl_dir, words_t, word_hash, word_key,
         raise InputError(f"empty corpus: {n_docs} documents but no tokens")
     m, mine_peak = in_one_task(spark, _mine_islands, isl_dir, {
         "word_hash": word_hash, "word_key": word_key, "cfg": cfg,
-        "labels": None if groups is None else grp.label}, "mining the islands")
+        "labels": None if groups is None else grp.label}, "the mining of the phrase islands")
     raw_r, engine, reason, t_mine = m.raw, m.engine, m.reason, m.seconds
     engine_stats = raw_r.stats
     n_sep, n_kept = m.separators, m.kept

@@ -10,7 +10,9 @@ runs the function on them and pickles ``("ok", (value, peak))`` or
 ``("error", exception)`` (:data:`RESULT`), and the driver reads that back
 (:func:`result`), raising the task's exception as it was.  A deterministic error is
 thus not retried four times by Spark; a task whose Python worker dies is retried and
-writes the same result.
+writes the same result.  A stage whose every attempt lost its worker, or that ran out
+of memory, is a :class:`repetend.errors.SparkTaskError` naming the stage and what to
+give the executors.
 
 Scratch directories are named ``.<name>.tmp-<uuid>`` under the work directory and
 removed when the work is done; :func:`remove_partial` removes those a killed run left.
@@ -19,12 +21,15 @@ removed when the work is done; :func:`remove_partial` removes those a killed run
 from __future__ import annotations
 
 import pickle
+import re
 import shutil
 import tempfile
 import uuid
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable
+
+from ..errors import SparkTaskError
 
 __all__ = ["INPUTS", "RESULT", "SCRATCH_NAMES", "in_one_task", "parquet_parts", "remove_partial",
            "result", "run", "scratch_dir", "write_pickle"]
@@ -34,6 +39,12 @@ INPUTS = "_task-inputs.pkl"
 RESULT = "_task-result.pkl"
 #: the scratch directories of the scan's one-task stages (``.<name>.tmp-<uuid>``)
 SCRATCH_NAMES = ("phrases-islands", "templates-widened")
+#: what a user does when a one-task stage runs out of room on its executor
+ROOM = ("it runs in one task on one executor and needs Python memory outside that "
+        "executor's JVM heap (about what a local scan needs for the same stage): give "
+        "the executors more (spark.executor.memoryOverhead on YARN or Kubernetes, a "
+        "larger worker on a standalone cluster; spark.executor.pyspark.memory, if set, "
+        "must allow it), or scan with --no-templates when it is the template layer")
 
 
 def scratch_dir(work_dir, name: str) -> Path:
@@ -103,16 +114,32 @@ def run(fn: Callable[..., Any], work: str) -> int:
     return 1
 
 
-def result(work) -> tuple[Any, int]:
-    """``(value, peak bytes)`` the task wrote in *work*, or its exception raised here."""
+def result(work, description: str = "a one-task stage") -> tuple[Any, int]:
+    """``(value, peak bytes)`` the task wrote in *work*, or its exception raised here
+    (a :class:`MemoryError` as a :class:`repetend.errors.SparkTaskError` that says
+    what to give the executors)."""
     path = Path(work) / RESULT
     if not path.is_file():
         raise RuntimeError(f"Spark: the one-task stage left no result in {work}")
     with open(path, "rb") as f:
         status, value = pickle.load(f)
     if status == "error":
+        if isinstance(value, MemoryError):
+            raise SparkTaskError(f"{description}: out of memory in its task on an executor; "
+                                 f"{ROOM}") from value
         raise value
     return value
+
+
+def _lost_worker(exc: BaseException) -> int | None:
+    """How many attempts Spark made when *exc* is a job whose task lost its Python
+    worker (or executor) on every attempt, else None."""
+    text = str(exc)
+    m = re.search(r"Task \S+ in stage \S+ failed (\d+) times?", text)
+    if m is None or not re.search(r"Python worker exited unexpectedly|crashed|Lost executor|"
+                                  r"ExecutorLostFailure|killed", text):
+        return None
+    return int(m.group(1))
 
 
 def in_one_task(spark, fn: Callable[..., Any], work: Path, inputs: dict,
@@ -126,6 +153,12 @@ def in_one_task(spark, fn: Callable[..., Any], work: Path, inputs: dict,
     sc.setJobDescription(f"repetend: {description} (one task)")
     try:
         sc.parallelize([str(work)], 1).map(partial(run, fn)).collect()
+    except Exception as exc:
+        attempts = _lost_worker(exc)
+        if attempts is None:
+            raise
+        raise SparkTaskError(f"{description}: its Python worker was lost in all {attempts} "
+                             f"attempts (most often killed for its memory); {ROOM}") from exc
     finally:
         sc.setJobDescription(None)
-    return result(work)
+    return result(work, description)
