@@ -9,7 +9,8 @@ import pickle
 import pytest
 
 from repetend.errors import SparkTaskError
-from repetend.spark.task import INPUTS, RESULT, _lost_worker, result, run, scratch_dir
+from repetend.spark.failures import lost_worker, translated
+from repetend.spark.task import INPUTS, RESULT, result, run, scratch_dir
 
 
 def _task_dir(tmp_path, inputs):
@@ -73,4 +74,38 @@ def test_a_task_out_of_memory_says_what_to_give_the_executors(tmp_path):
     ("An error occurred while calling o55.parquet: path already exists", None),
 ])
 def test_a_lost_worker_is_told_from_other_failures(text, attempts):
-    assert _lost_worker(RuntimeError(text)) == attempts
+    assert lost_worker(RuntimeError(text)) == attempts
+
+
+# the text of the Py4JJavaError a Spark scan into a full 2 MB tmpfs raised (causes kept,
+# stack frames cut), 2026-12-08
+_FULL = ("An error occurred while calling o243.parquet.\n: org.apache.spark.SparkException: "
+         "[TASK_WRITE_FAILED] Task failed while writing rows to file:/mnt/tiny/scan/.corpus.tmp-"
+         "28640. SQLSTATE: 58030\n\tat org.apache.spark.sql.errors.QueryExecutionErrors$."
+         "taskFailedWhileWritingRowsError(QueryExecutionErrors.scala:774)\nCaused by: org.apache."
+         "parquet.util.AutoCloseables$ParquetCloseResourceException: Unable to close resource\n"
+         "Caused by: org.apache.hadoop.fs.FSError: java.io.IOException: No space left on device\n"
+         "Caused by: java.io.IOException: No space left on device\n\t... 41 more")
+
+
+def test_a_full_disk_on_the_cluster_is_the_local_engines_full_disk(tmp_path):
+    import errno
+
+    told = translated(RuntimeError(_FULL), where=tmp_path)
+    assert isinstance(told, OSError) and told.errno == errno.ENOSPC
+    assert told.filename == "/mnt/tiny/scan/.corpus.tmp-28640"
+    # a Python worker's own write (no dataset named): the output directory
+    told = translated(RuntimeError("PythonException: OSError: [Errno 28] No space left on "
+                                   "device"), where=tmp_path)
+    assert told.errno == errno.ENOSPC and told.filename == str(tmp_path)
+
+
+def test_a_lost_worker_is_told_and_other_failures_are_kept():
+    lost = ("Job aborted due to stage failure: Task 3 in stage 9.0 failed 4 times, most "
+            "recent failure: Lost task 3.3 in stage 9.0 (TID 77): org.apache.spark.Spark"
+            "Exception: Python worker exited unexpectedly (crashed)")
+    told = translated(RuntimeError(lost))
+    assert isinstance(told, SparkTaskError)
+    assert "in all 4 attempts" in str(told) and "spark.executor.memoryOverhead" in str(told)
+    assert translated(RuntimeError("[PATH_NOT_FOUND] Path does not exist: file:/x")) is None
+    assert translated(SparkTaskError("the template layer: its Python worker was lost")) is None

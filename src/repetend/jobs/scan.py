@@ -302,9 +302,15 @@ def scan(inputs: Sequence[str | os.PathLike] | TokenStore, out: str | os.PathLik
             with wd.stage("scan"):
                 res = _write_scan(inputs, out, config, command=command, quiet=quiet, say=say,
                                   config_file=config_file, wd=wd)
-        except BaseException:
+        except BaseException as exc:
             if created:  # a failed first run leaves no directory behind it
                 shutil.rmtree(out, ignore_errors=True)
+            if config.spark_master is not None and isinstance(exc, Exception):
+                from ..spark.failures import translated   # a full disk, a task killed
+
+                told = translated(exc, where=out)
+                if told is not None:
+                    raise told from exc
             raise
         finally:
             (out / RUNNING).unlink(missing_ok=True)

@@ -21,7 +21,6 @@ removed when the work is done; :func:`remove_partial` removes those a killed run
 from __future__ import annotations
 
 import pickle
-import re
 import shutil
 import tempfile
 import uuid
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import SparkTaskError
+from .failures import ROOM, lost_worker
 
 __all__ = ["INPUTS", "RESULT", "SCRATCH_NAMES", "in_one_task", "parquet_parts", "remove_partial",
            "result", "run", "scratch_dir", "write_pickle"]
@@ -40,11 +40,9 @@ RESULT = "_task-result.pkl"
 #: the scratch directories of the scan's one-task stages (``.<name>.tmp-<uuid>``)
 SCRATCH_NAMES = ("phrases-islands", "templates-widened")
 #: what a user does when a one-task stage runs out of room on its executor
-ROOM = ("it runs in one task on one executor and needs Python memory outside that "
-        "executor's JVM heap (about what a local scan needs for the same stage): give "
-        "the executors more (spark.executor.memoryOverhead on YARN or Kubernetes, a "
-        "larger worker on a standalone cluster; spark.executor.pyspark.memory, if set, "
-        "must allow it), or scan with --no-templates when it is the template layer")
+ONE_TASK_ROOM = ("it runs in one task on one executor and needs about what a local scan "
+                 f"needs for the same stage: {ROOM}, or scan with --no-templates when it "
+                 "is the template layer")
 
 
 def scratch_dir(work_dir, name: str) -> Path:
@@ -126,39 +124,30 @@ def result(work, description: str = "a one-task stage") -> tuple[Any, int]:
     if status == "error":
         if isinstance(value, MemoryError):
             raise SparkTaskError(f"{description}: out of memory in its task on an executor; "
-                                 f"{ROOM}") from value
+                                 f"{ONE_TASK_ROOM}") from value
         raise value
     return value
-
-
-def _lost_worker(exc: BaseException) -> int | None:
-    """How many attempts Spark made when *exc* is a job whose task lost its Python
-    worker (or executor) on every attempt, else None."""
-    text = str(exc)
-    m = re.search(r"Task \S+ in stage \S+ failed (\d+) times?", text)
-    if m is None or not re.search(r"Python worker exited unexpectedly|crashed|Lost executor|"
-                                  r"ExecutorLostFailure|killed", text):
-        return None
-    return int(m.group(1))
 
 
 def in_one_task(spark, fn: Callable[..., Any], work: Path, inputs: dict,
                 description: str) -> tuple[Any, int]:
     """Run ``fn(work, **inputs)`` in one Spark task on an executor; returns
     ``(value, peak bytes of the task's process)`` or raises the task's exception.
-    *fn* must be a module-level function (pickled by reference); *work* a directory
-    the executors see."""
+    *fn* goes to the executor with the task (a module-level function by reference);
+    *work* is a directory the executors see.  A task that lost its Python worker on
+    every attempt is a :class:`repetend.errors.SparkTaskError` naming *description*."""
     sc = spark.sparkContext
     write_pickle(Path(work) / INPUTS, inputs)
     sc.setJobDescription(f"repetend: {description} (one task)")
     try:
         sc.parallelize([str(work)], 1).map(partial(run, fn)).collect()
     except Exception as exc:
-        attempts = _lost_worker(exc)
+        attempts = lost_worker(exc)
         if attempts is None:
             raise
         raise SparkTaskError(f"{description}: its Python worker was lost in all {attempts} "
-                             f"attempts (most often killed for its memory); {ROOM}") from exc
+                             f"attempts (most often killed for its memory); "
+                             f"{ONE_TASK_ROOM}") from exc
     finally:
         sc.setJobDescription(None)
     return result(work, description)
