@@ -54,38 +54,84 @@ from ._prefilter import (SKETCH_DEPTH, SKETCH_WIDTH, _island_batches,  # noqa: F
 
 # -- the island mining (one task) --------------------------------------------------
 
+def _island_rows(tables):
+    """The islands' rows from *tables* (doc_index, positions, tokens; any order, read
+    one at a time), in document order: document of each row, row offsets, each
+    token's document-local position (int32) and hash (uint64), as flat arrays (each
+    table's copied out, so that it is freed before the next is read)."""
+    docs, lens, pos, hsh = [], [], [], []
+    for t in tables:
+        if t.num_rows == 0:
+            continue
+        docs.append(numpy_column(t.column("doc_index"), np.int64))
+        p, po = binary_of(t.column("positions"), np.int32)
+        h, _ = binary_of(t.column("tokens"), np.uint64)
+        lens.append(np.diff(po))
+        pos.append(p.copy())
+        hsh.append(h.copy())
+        del t, p, h
+    if not docs:
+        return (np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32),
+                np.zeros(0, np.uint64))
+    d = np.concatenate(docs)
+    n_tok = np.concatenate(lens)
+    pos_a = np.concatenate(pos)
+    del pos
+    h_a = np.concatenate(hsh)
+    del hsh
+    off = np.zeros(d.size + 1, dtype=np.int64)
+    np.cumsum(n_tok, out=off[1:])
+    if d.size > 1 and not np.all(d[1:] > d[:-1]):
+        # rows in document order: each token's source index, row by row
+        order = np.argsort(d, kind="stable")
+        d, n_tok = d[order], n_tok[order]
+        start = off[:-1][order]
+        off = np.zeros(d.size + 1, dtype=np.int64)
+        np.cumsum(n_tok, out=off[1:])
+        src = np.repeat(start - off[:-1], n_tok) + np.arange(int(off[-1]), dtype=np.int64)
+        pos_a, h_a = pos_a[src], h_a[src]
+        del src
+    return d, off, pos_a, h_a
+
+
 def _reduced_corpus(isl, word_hash, word_key):
-    """Reduced corpus from the executors' islands: tokens, offsets, original document of
-    each reduced document, original local position of each reduced token (−1 for
-    separators), and the number of real token ids."""
-    docs = numpy_column(isl.column("doc_index"), np.int64)
-    order = np.argsort(docs, kind="stable")
-    isl = isl.take(order)
-    docs = docs[order]
-    pos, poff = binary_of(isl.column("positions"), np.int32)
-    hashes, _ = binary_of(isl.column("tokens"), np.uint64)
-    pos = pos.astype(np.int64)
+    """Reduced corpus from the executors' islands (a table, or tables read one at a
+    time): tokens, offsets, original document of each reduced document, original
+    local position of each reduced token (int32, −1 for separators), and the number
+    of real token ids."""
+    import pyarrow as pa
+
+    docs, poff, pos, hashes = _island_rows([isl] if isinstance(isl, pa.Table) else isl)
+    del isl
     n = hashes.size
-    # real token ids: the local store's vocabulary order among the island tokens
+    # real token ids: the local store's vocabulary order (word_key, one rank per
+    # frequent word) among the words the islands hold
     w = np.searchsorted(word_hash, hashes)
-    key = word_key[w]
-    uniq_keys, ids = np.unique(key, return_inverse=True)
-    ids = ids.reshape(-1).astype(np.int64)
-    n_real = int(uniq_keys.size)
+    del hashes
+    used = np.flatnonzero(np.bincount(w, minlength=word_hash.size))
+    n_real = int(used.size)
+    if n_real + n >= 2**31:                          # pragma: no cover - 2 G island tokens
+        raise RuntimeError("phrases on Spark: more than 2^31 token ids in the islands")
+    rank = np.zeros(word_hash.size, dtype=np.int32)
+    rank[used[np.argsort(word_key[used], kind="stable")]] = np.arange(n_real, dtype=np.int32)
+    ids = rank[w]
+    del w, rank
     # a separator before every token that does not follow its predecessor
     gap = np.zeros(n, dtype=bool)
     if n:
         gap[1:] = pos[1:] != pos[:-1] + 1
         gap[poff[:-1][poff[:-1] < n]] = False      # document starts are not gaps
     gap_at = np.flatnonzero(gap)
-    sep_ids = n_real + np.arange(gap_at.size, dtype=np.int64)
-    tokens = np.insert(ids, gap_at, sep_ids)
-    posmap = np.insert(pos, gap_at, -1)
-    per_doc_gaps = np.add.reduceat(gap.astype(np.int64), poff[:-1]) if n else np.zeros(0, np.int64)
+    tokens = np.insert(ids, gap_at, (n_real + np.arange(gap_at.size)).astype(np.int32))
+    del ids
+    posmap = np.insert(pos, gap_at, np.int32(-1))
+    del pos
+    per_doc_gaps = (np.add.reduceat(gap.view(np.uint8), poff[:-1], dtype=np.int64) if n
+                    else np.zeros(0, np.int64))
     lens = np.diff(poff) + per_doc_gaps
     offsets = np.zeros(lens.size + 1, dtype=np.int64)
     np.cumsum(lens, out=offsets[1:])
-    return tokens.astype(np.int32), offsets, docs, posmap, n_real
+    return tokens, offsets, docs, posmap, n_real
 
 
 #: the islands' dataset, written by the executors under the work directory and
@@ -123,22 +169,18 @@ def _mine_islands(isl_dir: Path, *, word_hash, word_key, cfg, labels) -> _Mined:
     (:func:`_reduced_corpus`), :func:`repetend.phrases.find_phrases` on it with *cfg*
     (``templates`` off; *labels*: one cluster label per original document, or None),
     and the occurrences, coverage and spans mapped back to original documents."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from ..phrases import RawPhrases, covered_per_document
     from ..phrases import find_phrases as local_find
 
-    parts = [pq.read_table(f, columns=["doc_index", "positions", "tokens"])
-             for f in parquet_parts(isl_dir)]
-    isl = pa.concat_tables(parts) if parts else None
-    del parts
+    tokens_r, offsets_r, island_doc, posmap, _ = _reduced_corpus(
+        (pq.read_table(f, columns=["doc_index", "positions", "tokens"])
+         for f in parquet_parts(isl_dir)), word_hash, word_key)
     z = np.zeros(0, np.int64)
-    if isl is None or isl.num_rows == 0:
+    if island_doc.size == 0:
         return _Mined(RawPhrases(z, z.copy(), np.zeros(1, np.int64), z.copy(), {}), "none",
                       {"rule": "no islands"}, 0.0, z, z, z, z, z, z, z, z, z, 0, 0)
-    tokens_r, offsets_r, island_doc, posmap, _ = _reduced_corpus(isl, word_hash, word_key)
-    del isl
     t1 = time.perf_counter()
     red = local_find((tokens_r, offsets_r), replace(cfg, templates=False),
                      **({} if labels is None else {"groups": labels[island_doc]}))
