@@ -94,10 +94,12 @@ def test_a_full_disk_on_the_cluster_is_the_local_engines_full_disk(tmp_path):
     told = translated(RuntimeError(_FULL), where=tmp_path)
     assert isinstance(told, OSError) and told.errno == errno.ENOSPC
     assert told.filename == "/mnt/tiny/scan/.corpus.tmp-28640"
-    # a Python worker's own write (no dataset named): the output directory
+    # a Python worker's own write or Spark's shuffle (no dataset named): the output
+    # directory, and Spark's local directories named too
     told = translated(RuntimeError("PythonException: OSError: [Errno 28] No space left on "
                                    "device"), where=tmp_path)
     assert told.errno == errno.ENOSPC and told.filename == str(tmp_path)
+    assert "spark.local.dir" in told.strerror
 
 
 def test_a_lost_worker_is_told_and_other_failures_are_kept():

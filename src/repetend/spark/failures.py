@@ -3,8 +3,9 @@
 A Spark job that fails reaches the driver as a ``Py4JJavaError`` (or a
 ``PythonException``) whose text holds Java's whole chain of causes.  Two causes are
 the user's to fix, and are told as such: the disk of a dataset being written is
-full (an :class:`OSError` with ``ENOSPC`` and the path, which the CLI prints as it
-prints a full disk of the local engine), and a task lost its Python worker or
+full (an :class:`OSError` with ``ENOSPC`` and the dataset's path — or the output
+directory and Spark's local directories when Spark's text names none — which the CLI
+prints as it prints a full disk of the local engine), and a task lost its Python worker or
 executor on every attempt — most often killed for its memory (a
 :class:`repetend.errors.SparkTaskError` saying what to give the executors).  Any
 other failure is left as it is.
@@ -47,8 +48,13 @@ def translated(exc: BaseException, where=None) -> BaseException | None:
     text = str(exc)
     if _NO_SPACE.search(text):
         m = _WRITING.search(text)
-        path = m.group(1) if m else (str(where) if where is not None else None)
-        return OSError(errno.ENOSPC, "No space left on device", path)
+        if m is not None:
+            return OSError(errno.ENOSPC, "No space left on device", m.group(1))
+        # no dataset named: the output directory's disk, or Spark's own scratch
+        # (shuffle and spill files under spark.local.dir)
+        return OSError(errno.ENOSPC, "No space left on device, in this directory or in "
+                       "Spark's local directories (spark.local.dir)",
+                       str(where) if where is not None else None)
     attempts = lost_worker(exc)
     if attempts is not None:
         return SparkTaskError(f"a Spark task lost its Python worker in all {attempts} "
