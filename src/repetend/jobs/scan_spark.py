@@ -139,29 +139,31 @@ def near_duplicates(spark, corpus_df, ncfg, config, say: Callable[[str], None]):
 def phrases(spark, corpus_df, pcfg, config, say: Callable[[str], None], groups=None, *,
             out: Path):
     """Phrases mined on Spark (pre-filter on the executors, mining of the reduced
-    corpus in one task on an executor), templates from the widened corpus (in one task on an
-    executor); the character
-    offsets of every occurrence and span computed on the executors (by
-    :func:`repetend.spark.find_phrases`)."""
+    corpus in one task on an executor), templates from the widened corpus (in one
+    task on an executor); the character offsets of every occurrence and span
+    computed on the executors (by :func:`repetend.spark.find_phrases`)."""
     from ..spark import find_phrases as spark_phrases
 
     say(f"spark: phrase pre-filter on the executors (σ = {pcfg.min_docs}, L = {pcfg.min_len}) …")
     res = spark_phrases(spark, corpus_df, pcfg, **_load_kw(config), work_dir=out,
                         **({} if groups is None else {"groups": groups}))
     sp = res.summary.get("spark") or {}
-    mpeak = sp.get("mining_task_peak_anon_bytes")
-    say(f"spark: the islands were mined in one task: {sp.get('island_tokens', 0):,} tokens, "
-        f"{100 * sp.get('kept_share', 0):.1f} % of the corpus"
-        + (f", {mpeak / 2**20:,.0f} MB of the executor's Python memory" if mpeak else ""))
+    say(_one_task_line("the islands were mined in one task", sp.get("island_tokens"),
+                       sp.get("kept_share"), sp.get("mining_task_peak_anon_bytes")))
     tpl = sp.get("templates")
     if tpl:
-        peak = tpl.get("task_peak_anon_bytes")
-        say(f"spark: the template layer ran in one task on the widened corpus: "
-            f"{tpl.get('tokens', 0):,} tokens, {100 * tpl.get('kept_share', 0):.1f} % of the "
-            "corpus" + (f", {peak / 2**20:,.0f} MB of the executor's Python memory" if peak else "")
+        say(_one_task_line("the template layer ran in one task on the widened corpus",
+                           tpl.get("tokens"), tpl.get("kept_share"),
+                           tpl.get("task_peak_anon_bytes"))
             + " (it grows with the corpus; --no-templates leaves it out)")
     # (character offsets of every occurrence and span: on the executors, by find_phrases)
     return res
+
+
+def _one_task_line(what: str, tokens, share, peak) -> str:
+    """The progress line of a one-task stage: what it read and the task's memory."""
+    return (f"spark: {what}: {tokens or 0:,} tokens, {100 * (share or 0):.1f} % of the corpus"
+            + (f", {peak / 2**20:,.0f} MB of the executor's Python memory" if peak else ""))
 
 
 def decisions_columns(spark, corpus_df, say: Callable[[str], None]):

@@ -171,7 +171,7 @@ def _mine_islands(isl_dir: Path, *, word_hash, word_key, cfg, labels) -> _Mined:
     and the occurrences, coverage and spans mapped back to original documents."""
     import pyarrow.parquet as pq
 
-    from ..phrases import RawPhrases, covered_per_document
+    from ..phrases import RawPhrases
     from ..phrases import find_phrases as local_find
 
     tokens_r, offsets_r, island_doc, posmap, _ = _reduced_corpus(
@@ -188,8 +188,8 @@ def _mine_islands(isl_dir: Path, *, word_hash, word_key, cfg, labels) -> _Mined:
     raw_r = red.raw
     starts_r = np.asarray(raw_r.occ_starts, np.int64)
     rdoc = (np.searchsorted(offsets_r, starts_r, side="right") - 1).astype(np.int64)
-    covered = (covered_per_document(raw_r, offsets_r) if raw_r.n_phrases
-               else np.zeros(island_doc.size, np.int64))
+    # per reduced document: the local result's coverage (as the local engine counts it)
+    covered = numpy_column(red.documents.column("covered_tokens"), np.int64)
     frequent = numpy_column(red.documents.column("frequent_tokens"), np.int64)
     # frequent spans: reduced (document, start, end) → original document and positions
     sp = red.spans
@@ -204,7 +204,7 @@ def _mine_islands(isl_dir: Path, *, word_hash, word_key, cfg, labels) -> _Mined:
     n_sep = int(np.count_nonzero(posmap < 0))
     return _Mined(raw_r, red.summary["engine"], red.summary["engine_choice"], seconds,
                   island_doc[rdoc], posmap[starts_r].astype(np.int64), island_doc,
-                  np.asarray(covered, np.int64), frequent,
+                  covered, frequent,
                   *(np.asarray(a, np.int64) for a in spans),
                   separators=n_sep, kept=int(tokens_r.size) - n_sep)
 
